@@ -1,0 +1,220 @@
+"""Correctly rounded f64 arithmetic in every PTX rounding mode.
+
+RN results of add/mul/div/sqrt are NumPy's own (IEEE RN).  Directed modes
+start from the RN result s and the exact sign of (exact - s), found with
+error-free transformations on operands scaled to [0.5, 2) so that nothing
+under- or overflows; ``_finish`` then steps s one ulp where the mode says
+so and scales back, re-rounding from the exact data when the result is
+subnormal.  fma needs this path in RN too (NumPy has no fused multiply-add).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .encode import decompose_f64, encode, overflow_to_inf
+from .eft import sign, step, two_prod, two_sum
+from .formats import F64, as_bits
+from .modifiers import exact_zero_sign, saturate
+from .nans import nan_result
+from .rounding import Rounding
+
+_MAX = np.finfo(np.float64).max
+_STICKY = 2.0 ** -400   # stands in for a term far below every rounding bit
+
+
+def _vals(bits):
+    return as_bits(bits, F64).view(np.float64)
+
+
+def directed(s, rs, mode: Rounding):
+    """Round exact = s + e (s = RN(exact), sign(e) = rs) in ``mode``.
+
+    Works for float32 or float64 arrays: only nextafter is used.
+    """
+    if mode is Rounding.RN:
+        return s
+    if mode is Rounding.RZ:
+        d = np.where(rs * sign(s) < 0, rs, 0)
+    elif mode is Rounding.RM:
+        d = np.where(rs < 0, -1, 0)
+    elif mode is Rounding.RP:
+        d = np.where(rs > 0, 1, 0)
+    else:
+        raise ValueError(f"{mode} is not an IEEE arithmetic rounding mode")
+    return step(s, d)
+
+
+def _overflow(s, mode):
+    """Result for |exact| beyond the overflow threshold (s is +-inf)."""
+    return np.where(overflow_to_inf(mode, np.signbit(s)), s, np.copysign(_MAX, s))
+
+
+def _finish(s, rs, scale, mode: Rounding) -> np.ndarray:
+    """Bits of exact = (s + e) * 2**scale, s = RN(s + e) normal, sign(e) = rs."""
+    r = directed(s, rs, mode)
+    scale = np.asarray(scale, dtype=np.int64)
+    res = np.ldexp(r, np.clip(scale, -2200, 2200).astype(np.int32))
+    res = np.where(np.isinf(res), _overflow(res, mode), res)
+    bits = res.view(np.uint64).copy()
+    tiny = (np.frexp(r)[1] + scale) <= -1022
+    if np.any(tiny):
+        # Subnormal result: round from 2*mant(s) +- 1 (round-to-odd form).
+        sg, mant, exp = decompose_f64(s[tiny])
+        r_mag = np.where(sg, -rs[tiny], rs[tiny]).astype(np.int64)
+        mant = ((mant << np.uint64(1)).astype(np.int64) + r_mag).astype(np.uint64)
+        bits[tiny] = encode(sg, mant, exp - 1 + scale[tiny], F64, mode)
+    return bits
+
+
+def _regular(*xs):
+    """Mask of finite nonzero operands, and the operands with others -> 1.0."""
+    mask = np.ones(np.broadcast(*xs).shape, bool)
+    for x in xs:
+        mask &= np.isfinite(x) & (x != 0)
+    return mask, [np.where(mask, x, 1.0) for x in xs]
+
+
+def _out(bits, nan_mask, sat, *operands):
+    bits = nan_result(nan_mask, bits, F64, *operands)
+    return saturate(bits, F64) if sat else bits
+
+
+def add(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """add{.rnd}.f64 on bits."""
+    x, y = _vals(a), _vals(b)
+    with np.errstate(all="ignore"):
+        s, e = two_sum(x, y)
+        rs = np.where(np.isfinite(e), sign(e), 0)
+        r = directed(s, rs, mode)
+        over = np.isinf(s) & np.isfinite(x) & np.isfinite(y)
+        r = np.where(over, _overflow(s, mode), r)
+        zero = np.copysign(0.0, np.where(
+            exact_zero_sign(mode is Rounding.RM, np.signbit(x), np.signbit(y)), -1.0, 1.0))
+        r = np.where(s == 0, zero, r)
+    return _out(r.view(np.uint64), np.isnan(s), sat, a, b)
+
+
+def sub(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """sub{.rnd}.f64: a + (-b)."""
+    return add(a, as_bits(b, F64) ^ np.uint64(1 << 63), mode, sat)
+
+
+def mul(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """mul{.rnd}.f64 on bits."""
+    x, y = _vals(a), _vals(b)
+    with np.errstate(all="ignore"):
+        plain = x * y
+        reg, (x1, y1) = _regular(x, y)
+        mx, ex = np.frexp(x1)
+        my, ey = np.frexp(y1)
+        p, e = two_prod(mx, my)
+        bits = _finish(p, sign(e), ex.astype(np.int64) + ey, mode)
+    bits = np.where(reg, bits, plain.view(np.uint64))
+    return _out(bits, np.isnan(plain), sat, a, b)
+
+
+def div(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """div.rnd.f64 on bits (IEEE-correct in every mode)."""
+    x, y = _vals(a), _vals(b)
+    with np.errstate(all="ignore"):
+        plain = x / y
+        reg, (x1, y1) = _regular(x, y)
+        mx, ex = np.frexp(x1)
+        my, ey = np.frexp(y1)
+        q = mx / my
+        ph, pl = two_prod(q, my)
+        rem = (mx - ph) - pl        # mx - ph is exact (Sterbenz)
+        rs = sign(rem) * sign(my)
+        bits = _finish(q, rs, ex.astype(np.int64) - ey, mode)
+    bits = np.where(reg, bits, plain.view(np.uint64))
+    return _out(bits, np.isnan(plain), sat, a, b)
+
+
+def rcp(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """rcp.rnd.f64: correctly rounded 1/a."""
+    one = np.full(np.shape(a), 0x3FF0000000000000, dtype=np.uint64)
+    return div(one, a, mode, sat)
+
+
+def sqrt(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """sqrt.rnd.f64 on bits."""
+    x = _vals(a)
+    with np.errstate(all="ignore"):
+        plain = np.sqrt(x)
+        reg = np.isfinite(x) & (x > 0)
+        mx, ex = np.frexp(np.where(reg, x, 1.0))
+        odd = (ex & 1).astype(bool)
+        mx = np.where(odd, mx * 2, mx)
+        ex = ex.astype(np.int64) - odd
+        q = np.sqrt(mx)
+        ph, pl = two_prod(q, q)
+        rs = sign((mx - ph) - pl)
+        bits = _finish(q, rs, ex // 2, mode)
+    bits = np.where(reg, bits, plain.view(np.uint64))
+    return _out(bits, np.isnan(plain), sat, a)
+
+
+def _round_to_odd_sum(x, y):
+    """v = RO(x + y) and the sign of (x + y) - v."""
+    v, err = two_sum(x, y)
+    even = (v.view(np.uint64) & np.uint64(1)) == 0
+    bump = (err != 0) & even
+    v_odd = np.where(bump, step(v, sign(err)), v)
+    ro_sign = np.where(err == 0, 0, np.where(bump, sign(v - v_odd), sign(err)))
+    return v_odd, ro_sign.astype(np.int8)
+
+
+def fma_values(x, y, z, mode: Rounding):
+    """Bits of RND(x*y + z) for finite float64 arrays with x*y != 0, z free.
+
+    The product is scaled to [0.25, 1); z is aligned to it, or, when one
+    term lies more than 200 binades below the other, replaced by a signed
+    2**-400 that only acts as a sticky bit.  Then Boldo & Melquiond's
+    emulation (TwoSum, round-to-odd of the low parts, final TwoSum) gives
+    RN of the exact sum plus the exact sign of its error.
+    """
+    mx, ex = np.frexp(x)
+    my, ey = np.frexp(y)
+    mz, ez = np.frexp(z)
+    ph, pl = two_prod(mx, my)
+    scale = ex.astype(np.int64) + ey
+    d = ez.astype(np.int64) - scale
+    z_major = (d > 200) & (z != 0)
+    aligned = np.ldexp(mz, np.clip(d, -200, 200).astype(np.int32))
+    zs = np.where(d < -200, np.copysign(_STICKY, z), aligned)
+    zs = np.where(z == 0, 0.0, zs)
+    zs = np.where(z_major, mz, zs)
+    ph = np.where(z_major, np.copysign(_STICKY, ph), ph)
+    pl = np.where(z_major, 0.0, pl)
+    scale = np.where(z_major, ez.astype(np.int64), scale)
+    th, tl = two_sum(zs, ph)
+    v, ro_sign = _round_to_odd_sum(tl, pl)
+    s, e2 = two_sum(th, v)
+    rs = np.where(e2 != 0, sign(e2), ro_sign)
+    exact_zero = (s == 0) & (rs == 0)
+    s1 = np.where(exact_zero, 1.0, s)
+    bits = _finish(s1, rs, scale, mode)
+    return bits, exact_zero
+
+
+def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
+    """fma.rnd.f64: a*b + c with a single rounding."""
+    x, y, z = _vals(a), _vals(b), _vals(c)
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+        prod_zero = (x == 0) | (y == 0)
+        # Non-finite operands: the product's class is all that matters.
+        special = np.where(np.isfinite(x) & np.isfinite(y), z, x * y + z)
+        reg = finite & ~prod_zero
+        bits, exact_zero = fma_values(np.where(reg, x, 1.0), np.where(reg, y, 1.0),
+                                      np.where(reg, z, 0.0), mode)
+        sp = np.signbit(x) ^ np.signbit(y)
+        zero_sign = exact_zero_sign(mode is Rounding.RM, sp, np.signbit(z))
+        zero = np.where(zero_sign, np.uint64(1 << 63), np.uint64(0))
+        bits = np.where(exact_zero, zero, bits)
+        # x*y == 0 exactly: the result is z, or a signed zero if z is zero.
+        bits = np.where(finite & prod_zero,
+                        np.where(z == 0, zero, z.view(np.uint64)), bits)
+        bits = np.where(finite, bits, special.view(np.uint64))
+    nan = ~finite & np.isnan(special)
+    return _out(bits, nan, sat, a, b, c)

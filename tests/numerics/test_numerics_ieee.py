@@ -1,0 +1,68 @@
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import numerics_ref as R
+from numerics_strategies import arrays, operand_tuples, specials
+from ptxvm.numerics import ieee32, ieee64
+from ptxvm.numerics.formats import F32, F64
+from ptxvm.numerics.rounding import Rounding
+
+MODES = [Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP]
+ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "fma": 3, "sqrt": 1, "rcp": 1}
+REF_FMT = {F32: R.F32, F64: R.F64}
+MODULE = {F32: ieee32, F64: ieee64}
+
+
+def check(fmt, op, cols, mode, ftz=False, sat=False):
+    kw = {"sat": sat}
+    if ftz:
+        kw["ftz"] = True
+    got = getattr(MODULE[fmt], op)(*cols, mode, **kw)
+    assert got.dtype == fmt.dtype
+    for i in range(len(got)):
+        ops = [int(c[i]) for c in cols]
+        want = R.ref_op(op, ops, REF_FMT[fmt], mode.value, ftz, sat)
+        if int(got[i]) != want:
+            args = ", ".join(hex(o) for o in ops)
+            pytest.fail(f"{fmt}.{op}.{mode.value} ftz={ftz} sat={sat} ({args}) "
+                        f"-> {int(got[i]):#x}, want {want:#x}")
+
+
+def _case(fmt, op):
+    @st.composite
+    def case(draw):
+        mode = draw(st.sampled_from(MODES))
+        ftz = fmt is F32 and draw(st.booleans())
+        sat = draw(st.integers(0, 5)) == 0
+        tuples = draw(st.lists(operand_tuples(fmt, ARITY[op]), min_size=1, max_size=24))
+        return mode, ftz, sat, arrays(tuples, fmt)
+    return case()
+
+
+@pytest.mark.parametrize("fmt", [F32, F64])
+@pytest.mark.parametrize("op", list(ARITY))
+def test_random_against_exact_reference(fmt, op):
+    @settings(max_examples=60, deadline=None)
+    @given(_case(fmt, op))
+    def run(case):
+        mode, ftz, sat, cols = case
+        check(fmt, op, cols, mode, ftz, sat)
+    run()
+
+
+@pytest.mark.parametrize("fmt", [F32, F64])
+@pytest.mark.parametrize("op", list(ARITY))
+@pytest.mark.parametrize("mode", MODES)
+def test_special_grid(fmt, op, mode):
+    sp = specials(fmt)
+    n = ARITY[op]
+    if n == 3:
+        sp = sp[::3]
+    tuples = list(itertools.product(sp, repeat=n))
+    cols = arrays(tuples, fmt)
+    check(fmt, op, cols, mode)
+    if fmt is F32:
+        check(fmt, op, cols, mode, ftz=True, sat=True)
