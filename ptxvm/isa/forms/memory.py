@@ -1,0 +1,4 @@
+"""placeholder"""
+from ..table import builder
+
+F = builder("misc")
