@@ -144,4 +144,7 @@ def round_float64(x, fmt: FloatFormat, mode: Rounding = Rounding.RN,
         inf_bits = np.uint64(fmt.max_logical << fmt.pad_bits)
     big = np.where(sign, np.uint64(fmt.sign_mask << fmt.pad_bits) | inf_bits, inf_bits)
     bits = np.where(np.isinf(x), big.astype(fmt.dtype), bits)
-    return nan_result(np.isnan(x), bits, fmt)
+    nan = np.isnan(x)
+    if not fmt.has_inf and not satfinite:
+        nan = nan | np.isinf(x)
+    return nan_result(nan, bits, fmt)

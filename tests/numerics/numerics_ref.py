@@ -18,6 +18,7 @@ class Fmt:
     man_bits: int
     has_inf: bool = True
     pad: int = 0
+    nan_override: int = 0
 
     @property
     def width(self):
@@ -44,12 +45,14 @@ class Fmt:
 
     @property
     def canonical_nan(self):
+        if self.nan_override:
+            return self.nan_override
         return ((1 << (self.width - 1)) - 1) << self.pad
 
 
 F64 = Fmt(11, 52)
 F32 = Fmt(8, 23)
-TF32 = Fmt(8, 10, pad=13)
+TF32 = Fmt(8, 10, pad=13, nan_override=0x7FFFFFFF)  # f32 canonical NaN
 F16 = Fmt(5, 10)
 BF16 = Fmt(8, 7)
 E4M3 = Fmt(4, 3, has_inf=False)
