@@ -1,0 +1,180 @@
+"""Golden files: what a case needs to run (its PTX, inputs, launch shape) and what the GPU gave.
+
+Per family, `tests/goldens/conformance/<family>.npz` (np.savez_compressed) holds
+
+    ptx|<case id>            the PTX text that ran (uint8)
+    in|<input key>|<i>       source operand i of an input set, shared by the cases naming it
+    mem0|<case id>|<name>    initial contents of a memory array
+    out|<case id>|<name>     each destination, as the GPU left it
+    mem|<case id>|<name>     each memory array, as the GPU left it
+
+and `<family>.meta.json` the device, toolchain and date, and per case its PTX hash, input key,
+lane count, launch shape and status. Goldens are written by tools/device/record.py only.
+
+NumPy only: the recorder imports this on the GPU machine.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from . import inputs as I
+from . import values as V
+from .case import Case, effective_version
+
+FORMAT = 1
+SENTINEL = 0xA5  # every output byte before the launch: unwritten outputs show
+
+
+def ptx_sha(ptx: str) -> str:
+    return hashlib.sha256(ptx.encode()).hexdigest()
+
+
+def grid_for(lanes: int, block: int) -> int:
+    return max(1, -(-lanes // block))
+
+
+def memory_init(case: Case) -> dict[str, np.ndarray]:
+    rng = V.rng_for("memory", case.id)
+    out = {}
+    for m in case.memory:
+        out[m.name] = V.random(m.type, m.length, rng)
+    return out
+
+
+@dataclass
+class Launch:
+    """Everything one run of a case needs, as host arrays (the order of the kernel's params)."""
+
+    case_id: str
+    ptx: str
+    kernel: str
+    lanes: int
+    block: int
+    srcs: list            # [(name, array)]
+    dsts: list            # [(name, array filled with SENTINEL)]
+    mems: list            # [(name, array)]
+
+    @property
+    def grid(self) -> int:
+        return grid_for(self.lanes, self.block)
+
+    def args(self) -> list:
+        return ([a for _, a in self.srcs] + [a for _, a in self.dsts] + [a for _, a in self.mems]
+                + [np.uint32(self.lanes)])
+
+    def truncated(self, lanes: int) -> "Launch":
+        """The same launch over only the first `lanes` lanes."""
+        if lanes >= self.lanes:
+            return self
+
+        def cut(arrs, per_lane_counts):
+            return [(n, a[: lanes * k].copy()) for (n, a), k in zip(arrs, per_lane_counts)]
+
+        sk = [a.size // self.lanes for _, a in self.srcs]
+        dk = [a.size // self.lanes for _, a in self.dsts]
+        return Launch(self.case_id, self.ptx, self.kernel, lanes, self.block,
+                      cut(self.srcs, sk), cut(self.dsts, dk), [(n, a.copy()) for n, a in self.mems])
+
+
+def launch_for_case(case: Case) -> Launch:
+    """Build the launch from the case definition (the recorder's view)."""
+    cols = I.make(case.inputs)
+    srcs_ops = case.source_operands()
+    if len(cols) != len(srcs_ops):
+        raise ValueError(f"{case.id}: input set {case.inputs} has {len(cols)} arrays, "
+                         f"the case {len(srcs_ops)} sources")
+    lanes = I.lanes(case.inputs)
+    srcs = []
+    for o, c in zip(srcs_ops, cols):
+        if c.dtype != o.array_dtype("in") or c.size != lanes * o.count:
+            raise ValueError(f"{case.id}: operand {o.name} wants {o.count}x{o.array_dtype('in')}, "
+                             f"input set gives {c.size}x{c.dtype}")
+        srcs.append((o.name, c))
+    dsts = []
+    for o in case.dest_operands():
+        dt = o.array_dtype("out")
+        a = np.full(lanes * o.count * dt.itemsize, SENTINEL, np.uint8).view(dt)
+        dsts.append((o.name, a))
+    mems = list(memory_init(case).items())
+    return Launch(case.id, case.ptx(), case.kernel_name(), lanes, case.block, srcs, dsts, mems)
+
+
+def case_meta(case: Case) -> dict:
+    return {
+        "instruction": case.instruction,
+        "opcode": case.opcode,
+        "modifiers": list(case.modifiers),
+        "version": effective_version(case.version),
+        "target": case.target,
+        "inputs": case.inputs,
+        "lanes": I.lanes(case.inputs),
+        "block": case.block,
+        "truncatable": case.truncatable,
+        "lanes_multiple": case.lanes_multiple,
+        "ci": case.ci,
+        "undefined": case.undefined,
+        "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
+        "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
+        "memory": [[m.name, m.type, m.length] for m in case.memory],
+        "kernel": case.kernel_name(),
+    }
+
+
+# ------------------------------------------------------------------------------ reading back
+
+@dataclass
+class GoldenCase:
+    id: str
+    meta: dict
+    launch: Optional[Launch]                     # None when the GPU did not run it
+    expected: dict = field(default_factory=dict)  # "out:<name>" / "mem:<name>" -> array
+
+
+class GoldenFamily:
+    def __init__(self, family: str, directory: str):
+        self.family = family
+        self.dir = directory
+        with open(os.path.join(directory, f"{family}.meta.json")) as f:
+            self.meta = json.load(f)
+        self._npz = np.load(os.path.join(directory, f"{family}.npz"))
+
+    @property
+    def case_ids(self) -> list[str]:
+        return list(self.meta["cases"])
+
+    def case(self, cid: str) -> GoldenCase:
+        m = self.meta["cases"][cid]
+        z = self._npz
+        if m.get("status") != "recorded":
+            return GoldenCase(cid, m, None)
+        ptx = bytes(z[f"ptx|{cid}"]).decode()
+        srcs = [(name, z[f"in|{m['inputs']}|{i}"]) for i, (name, _t, _k) in enumerate(m["srcs"])]
+        dsts, expected = [], {}
+        for name, _t, _k in m["dsts"]:
+            exp = z[f"out|{cid}|{name}"]
+            expected["out:" + name] = exp
+            dsts.append((name, np.full(exp.nbytes, SENTINEL, np.uint8).view(exp.dtype)))
+        mems = []
+        for name, _t, _l in m["memory"]:
+            mems.append((name, z[f"mem0|{cid}|{name}"].copy()))
+            expected["mem:" + name] = z[f"mem|{cid}|{name}"]
+        launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems)
+        return GoldenCase(cid, m, launch, expected)
+
+
+def families_present(directory: str) -> list[str]:
+    if not os.path.isdir(directory):
+        return []
+    return sorted(f[: -len(".meta.json")] for f in os.listdir(directory)
+                  if f.endswith(".meta.json") and os.path.exists(os.path.join(directory, f[: -len(".meta.json")] + ".npz")))
+
+
+def default_dir() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "..", "tests", "goldens", "conformance"))

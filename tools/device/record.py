@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Record conformance goldens on a real GPU (run on the device machine, repo root as cwd).
+
+    python3 tools/device/record.py --family integer --family logic --out tests/goldens/conformance
+    python3 tools/device/record.py --all --out tests/goldens/conformance
+
+Needs python3 with NumPy and CuPy. Each case's PTX is loaded through the CUDA driver (the JIT,
+exactly as a PTX user gets it), launched, and every output copied back. Each family runs in a
+worker process; a case that breaks the CUDA context (a sticky error) is marked failed and the
+worker restarts after it. Imports nothing of ptxvm but ptxvm.conformance (NumPy only).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import types
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def import_conformance():
+    """Import ptxvm.conformance without running ptxvm/__init__.py (which may pull in the engine
+    and its dependencies): a bare package object stands in for ptxvm."""
+    if "ptxvm" not in sys.modules:
+        pkg = types.ModuleType("ptxvm")
+        pkg.__path__ = [os.path.join(ROOT, "ptxvm")]
+        sys.modules["ptxvm"] = pkg
+    import ptxvm.conformance.cases as cases
+    import ptxvm.conformance.golden as golden
+    return cases, golden
+
+
+def sh(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+    except Exception as e:  # noqa: BLE001
+        return f"unavailable ({e.__class__.__name__})"
+
+
+def source_hash() -> str:
+    """A hash of the recorder and the case generator sources (identifies them without git)."""
+    h = hashlib.sha256()
+    paths = [os.path.join(ROOT, "tools", "device", "record.py")]
+    base = os.path.join(ROOT, "ptxvm", "conformance")
+    for d, _, files in sorted(os.walk(base)):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                paths.append(os.path.join(d, f))
+    for p in paths:
+        h.update(os.path.relpath(p, ROOT).encode())
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def git_commit() -> str:
+    env = os.environ.get("RECORDER_COMMIT")
+    if env:
+        return env
+    out = sh(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    return out if len(out) == 40 else "unknown"
+
+
+def device_info() -> dict:
+    import cupy as cp
+    rt = cp.cuda.runtime
+    props = rt.getDeviceProperties(0)
+    name = props["name"]
+    name = name.decode() if isinstance(name, bytes) else name
+    smi = sh(["nvidia-smi", "--query-gpu=name,driver_version,vbios_version", "--format=csv,noheader"])
+    ptxas = sh(["ptxas", "--version"]).splitlines()
+    return {
+        "gpu": name,
+        "compute_capability": f"{props['major']}.{props['minor']}",
+        "multiprocessors": props.get("multiProcessorCount"),
+        "nvidia_smi": smi,
+        "driver_version": smi.split(",")[1].strip() if smi.count(",") >= 1 else smi,
+        "cuda_driver_api": rt.driverGetVersion(),
+        "cuda_runtime": rt.runtimeGetVersion(),
+        "ptxas": ptxas[-1] if ptxas else "unavailable",
+        "ptxas_full": " | ".join(ptxas),
+        "cupy": cp.__version__,
+        "numpy": __import__("numpy").__version__,
+        "python": platform.python_version(),
+        "host": platform.node(),
+    }
+
+
+# ------------------------------------------------------------------------------------- worker
+
+def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
+    """Record cases start.. of a family; one JSON line per case on stdout; arrays to tmp/<i>.npz."""
+    import numpy as np
+    import cupy as cp
+    cases_mod, golden = import_conformance()
+    cases = cases_mod.family_cases(family)
+    for i in range(start, len(cases) if stop is None else min(stop, len(cases))):
+        c = cases[i]
+        print(json.dumps({"start": i}), flush=True)
+        t0 = time.perf_counter()
+        try:
+            L = golden.launch_for_case(c)
+        except Exception as e:  # noqa: BLE001  (a generator bug: report, go on)
+            print(json.dumps({"done": i, "status": "generator_error", "message": repr(e)}), flush=True)
+            continue
+        try:
+            mod = cp.cuda.function.Module()
+            mod.load(L.ptx.encode())
+            fn = mod.get_function(L.kernel)
+        except Exception as e:  # noqa: BLE001
+            msg = f"{e.__class__.__name__}: {e}"
+            log = ptxas_log(L.ptx)
+            print(json.dumps({"done": i, "status": "load_failed", "message": msg, "ptxas": log}), flush=True)
+            continue
+        t1 = time.perf_counter()
+        try:
+            dev_srcs = [cp.asarray(a) for _, a in L.srcs]
+            dev_dsts = [cp.asarray(a) for _, a in L.dsts]
+            dev_mems = [cp.asarray(a) for _, a in L.mems]
+            args = tuple(dev_srcs + dev_dsts + dev_mems + [np.uint32(L.lanes)])
+            fn((L.grid, 1, 1), (L.block, 1, 1), args)
+            cp.cuda.runtime.deviceSynchronize()
+            arrays = {"ptx": np.frombuffer(L.ptx.encode(), np.uint8)}
+            for (name, _), d in zip(L.dsts, dev_dsts):
+                arrays[f"out|{name}"] = cp.asnumpy(d)
+            for (name, a), d in zip(L.mems, dev_mems):
+                arrays[f"mem0|{name}"] = a
+                arrays[f"mem|{name}"] = cp.asnumpy(d)
+        except Exception as e:  # noqa: BLE001  (a launch error poisons the context: restart)
+            print(json.dumps({"done": i, "status": "launch_failed", "message": f"{e.__class__.__name__}: {e}"}),
+                  flush=True)
+            return 3
+        np.savez(os.path.join(tmp, f"{i}.npz"), **arrays)
+        t2 = time.perf_counter()
+        print(json.dumps({"done": i, "status": "recorded", "load_s": round(t1 - t0, 4),
+                          "run_s": round(t2 - t1, 4)}), flush=True)
+    return 0
+
+
+def ptxas_log(ptx: str) -> str:
+    if not shutil.which("ptxas"):
+        return ""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "case.ptx")
+        with open(p, "w") as f:
+            f.write(ptx)
+        r = subprocess.run(["ptxas", "-arch=sm_90", p, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+        return (r.stdout + r.stderr).replace(p, "case.ptx").strip()[:2000]
+
+
+# ------------------------------------------------------------------------------------- parent
+
+def record_family(family: str, out_dir: str, info: dict, limit: int | None = None) -> dict:
+    import numpy as np
+    cases_mod, golden = import_conformance()
+    cases = cases_mod.family_cases(family)
+    n_cases = len(cases) if limit is None else min(limit, len(cases))
+    results: dict[int, dict] = {}
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        start = 0
+        while start < n_cases:
+            env = dict(os.environ, PYTHONUNBUFFERED="1")
+            p = subprocess.Popen([sys.executable, __file__, "--worker", family, "--start", str(start),
+                                  "--tmp", tmp, "--stop", str(n_cases)],
+                                 stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+            current = None
+            for line in p.stdout:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if "start" in msg:
+                    current = msg["start"]
+                elif "done" in msg:
+                    results[msg["done"]] = msg
+                    current = None
+            rc = p.wait()
+            progressed = any(k >= start for k in results)
+            last = max(results) if results else start - 1
+            if current is not None and current not in results:
+                results[current] = {"done": current, "status": "crashed",
+                                    "message": f"worker exited with {rc} during this case"}
+                last = current
+            if rc == 0 and last >= n_cases - 1:
+                break
+            if not progressed and current is None:
+                print(f"record: worker for {family} exited with {rc} before any case; giving up",
+                      file=sys.stderr, flush=True)
+                break
+            start = last + 1
+
+        arrays = {}
+        meta_cases = {}
+        shared_inputs = set()
+        for i in range(n_cases):
+            c = cases[i]
+            r = results.get(i, {"status": "not_run"})
+            m = golden.case_meta(c)
+            m["status"] = r["status"]
+            for k in ("message", "ptxas", "load_s", "run_s"):
+                if k in r:
+                    m[k] = r[k]
+            ptx = c.ptx()
+            m["ptx_sha256"] = golden.ptx_sha(ptx)
+            if r["status"] == "recorded":
+                z = np.load(os.path.join(tmp, f"{i}.npz"))
+                arrays[f"ptx|{c.id}"] = z["ptx"]
+                for k in z.files:
+                    if k.startswith(("out|", "mem|", "mem0|")):
+                        kind, name = k.split("|", 1)
+                        arrays[f"{kind}|{c.id}|{name}"] = z[k]
+                if c.inputs not in shared_inputs:
+                    shared_inputs.add(c.inputs)
+                    L = golden.launch_for_case(c)
+                    for j, (_, a) in enumerate(L.srcs):
+                        arrays[f"in|{c.inputs}|{j}"] = a
+            meta_cases[c.id] = m
+    os.makedirs(out_dir, exist_ok=True)
+    npz_path = os.path.join(out_dir, f"{family}.npz")
+    np.savez_compressed(npz_path, **arrays)
+    statuses: dict[str, int] = {}
+    for m in meta_cases.values():
+        statuses[m["status"]] = statuses.get(m["status"], 0) + 1
+    meta = {
+        "format": golden.FORMAT,
+        "family": family,
+        "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "recorder_commit": git_commit(),
+        "recorder_source_sha256": source_hash(),
+        "device": info,
+        "sentinel_byte": golden.SENTINEL,
+        "seconds": round(time.time() - t0, 1),
+        "statuses": statuses,
+        "cases": meta_cases,
+    }
+    with open(os.path.join(out_dir, f"{family}.meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=False)
+        f.write("\n")
+    return {"family": family, "cases": n_cases, "statuses": statuses, "seconds": meta["seconds"],
+            "npz_bytes": os.path.getsize(npz_path)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--family", action="append", default=[])
+    ap.add_argument("--all", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "tests", "goldens", "conformance"))
+    ap.add_argument("--limit", type=int, default=None, help="record only the first N cases per family")
+    ap.add_argument("--info-only", action="store_true", help="print the device information and stop")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--stop", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--tmp", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.worker:
+        return worker(a.worker, a.start, a.tmp, a.stop)
+    info = device_info()
+    print(json.dumps(info, indent=1), flush=True)
+    if a.info_only:
+        return 0
+    cases_mod, _ = import_conformance()
+    fams = cases_mod.FAMILIES if a.all else a.family
+    if not fams:
+        ap.error("name --family F (repeatable) or --all")
+    bad = 0
+    for fam in fams:
+        s = record_family(fam, a.out, info, a.limit)
+        print(json.dumps(s), flush=True)
+        bad += sum(v for k, v in s["statuses"].items() if k not in ("recorded",))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
