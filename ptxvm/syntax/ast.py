@@ -199,7 +199,8 @@ class Label:
 
 @node
 class Initializer:
-    """An initializer list `{a, b, {c, d}}`. Items are Exprs, nested Initializers, or Generic/Mask."""
+    """An initializer list `{a, b, {c, d}}`. Items are Exprs, nested Initializers, Generic/Mask or
+    FieldInit (opaque types)."""
 
     items: tuple["InitItem", ...]
     span: Span = _span()
@@ -223,7 +224,17 @@ class Mask:
     span: Span = _span()
 
 
-InitItem = Union[Expr, Initializer, Generic, Mask]
+@node
+class FieldInit:
+    """`name = value` in the initializer of an opaque variable:
+    `.global .samplerref s = { addr_mode_0 = wrap, filter_mode = linear };`"""
+
+    field: str
+    value: Expr  # a SymbolRef for keyword values (`wrap`, `linear`), else a constant expression
+    span: Span = _span()
+
+
+InitItem = Union[Expr, Initializer, Generic, Mask, FieldInit]
 
 
 @node
@@ -304,6 +315,7 @@ class CallPrototype:
     returns: tuple[VarDecl, ...]
     params: tuple[VarDecl, ...]
     noreturn: bool = False
+    directives: tuple[Directive, ...] = ()  # `.abi_preserve N`, `.abi_preserve_control N`
     span: Span = _span()
 
 
@@ -395,6 +407,7 @@ class Module:
     items: tuple[TopLevel, ...]
     file: str = "<string>"
     span: Span = _span()
+    source: str = field(default="", compare=False, repr=False)  # the parsed text, for diagnostics
 
     def functions(self):
         return [i for i in self.items if isinstance(i, Function)]

@@ -1,0 +1,38 @@
+"""The front door for PTX text: parse a module from a string or a file.
+
+`parse` only parses; loading a module for execution (parse, then verify) builds on it.
+"""
+from __future__ import annotations
+
+import os
+from typing import Union
+
+from .errors import Diagnostic, PtxSyntaxError, Span
+from .syntax import ast
+from .syntax.parser import parse as _parse
+
+
+def parse(text: str, name: str = "<string>") -> ast.Module:
+    """Parse PTX source `text`; `name` is the file name that diagnostics mention.
+
+    Raises PtxSyntaxError (with every diagnostic) for text that is not PTX; never anything else.
+    """
+    try:
+        return _parse(text, name)
+    except PtxSyntaxError:
+        raise
+    except RecursionError as exc:
+        raise _failure(name, "constructs nested too deeply to parse") from exc
+    except Exception as exc:  # a parser bug must still surface as a diagnostic, not a traceback
+        raise _failure(name, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+
+
+def parse_file(path: Union[str, os.PathLike]) -> ast.Module:
+    """Parse the PTX file at `path` (read as UTF-8, undecodable bytes replaced)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    return parse(text, os.fspath(path))
+
+
+def _failure(name: str, message: str) -> PtxSyntaxError:
+    return PtxSyntaxError([Diagnostic(Span(name, 1, 1), message)])

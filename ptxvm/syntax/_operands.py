@@ -1,0 +1,286 @@
+"""Instruction statements: guard, opcode with modifiers, operands (ISA 4.3.2, chapter 6).
+
+Operand nodes carry no spans: they are interned by their source text within a module (see
+scope.py), so one `%r12` node serves every occurrence. `spans.operand_span` recovers an operand's
+position from its instruction's span.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from . import ast
+from ._base import ParseError
+from ._exprs import ExprParser
+from .lexer import DIRECTIVE, IDENT
+from .scope import Scopes
+
+COMPONENTS = frozenset("xyzwrgba")
+_COMPONENT_DIRECTIVES = frozenset("." + c for c in COMPONENTS)
+_SINK = ast.Sink()
+
+_OPCODE = re.compile(r"[A-Za-z][\w$]*(?:\.\w+(?:::\w+)*)*\Z")
+_NAME = r"(?:[%$][\w$]|[A-Za-z_])[\w$]*"
+# The common shape of an instruction statement on one line: `[@[!]p] opcode[.mods] [operands];`
+_FAST_INSTRUCTION = re.compile(r"(?:@(!?)(" + _NAME + r")[ \t]+)?([A-Za-z][\w$.:]*)([ \t][^;/\n\"]*)?;")
+# One operand of a list split at top-level commas; brackets nest one level deep at most.
+_PIECE = re.compile(r"(?:[^,\[{(]|\[[^\]\[]*\]|\{[^}{]*\}|\([^)(]*\))*")
+
+
+def split_opcode(name: str) -> Optional[tuple[str, tuple[str, ...]]]:
+    if not _OPCODE.match(name):
+        return None
+    parts = name.split(".")
+    return parts[0], tuple(parts[1:])
+
+
+class OperandParser(ExprParser):
+    scopes: Scopes
+
+    def is_register_name(self, name: str) -> bool:
+        return self.scopes.is_register(name)
+
+    # ------------------------------------------------------------------ instructions
+
+    def parse_guard(self) -> ast.Guard:
+        lex = self.lex
+        start = lex.start
+        lex.next()  # '@'
+        negated = self.accept("!")
+        name = self.expect_name("a predicate after '@'")
+        return ast.Guard(name, negated, self.span(start, lex.start))
+
+    def parse_instruction(self, guard: Optional[ast.Guard]) -> ast.Instruction:
+        lex = self.lex
+        if lex.kind != IDENT:
+            self.fail_expected("an instruction")
+        start, end = lex.start, lex.end
+        parts = split_opcode(lex.value)
+        if parts is None:
+            self.fail(f"'{lex.value}' is not an instruction")
+        opcode, modifiers = parts
+        lex.next()
+        operands = []
+        if lex.kind != ";":
+            in_call = opcode == "call"
+            operands.append(self.parse_operand(in_call))
+            while lex.kind == ",":
+                lex.next()
+                operands.append(self.parse_operand(in_call))
+        self.expect(";", "',' or ';' after operand")
+        return ast.Instruction(opcode, modifiers, tuple(operands), guard, self.span(start, end))
+
+    def fast_instruction(self) -> Optional[ast.Instruction]:
+        """The instruction at the current token when it has the common one-line shape and every
+        operand resolves; None (with the lexer untouched) to let the general parser handle it."""
+        lex = self.lex
+        start = lex.start
+        m = _FAST_INSTRUCTION.match(self.text, start)
+        if m is None:
+            return None
+        negation, predicate, name, operand_text = m.groups()
+        parts = split_opcode(name)
+        if parts is None or parts[0] == "call":
+            return None
+        operands = ()
+        if operand_text is not None and not operand_text.isspace():
+            operands = self._fast_operands(operand_text, m.start(4))
+            if operands is None:
+                lex.seek(start)
+                return None
+        guard = None
+        opcode_start = m.start(3)
+        if predicate is not None:
+            guard = ast.Guard(predicate, negation == "!", self.span(start, m.end(2)))
+        instruction = ast.Instruction(
+            parts[0], parts[1], operands, guard, self.span(opcode_start, opcode_start + len(name))
+        )
+        lex.seek(m.end())
+        return instruction
+
+    def _fast_operands(self, text: str, offset: int) -> Optional[tuple]:
+        if "{" in text or "(" in text:
+            pieces = _split_pieces(text)
+            if pieces is None:
+                return None
+        else:
+            pieces = text.split(",")
+        cache = self.scopes.operand_cache
+        operands = []
+        for piece in pieces:
+            node = cache.get(piece)
+            if node is None:
+                node = self._operand_from_piece(piece, offset)
+                if node is None:
+                    return None
+                cache[piece] = node
+            operands.append(node)
+            offset += len(piece) + 1
+        return tuple(operands)
+
+    def _operand_from_piece(self, piece: str, offset: int):
+        """Parse the operand spanning text[offset:offset+len(piece)] or return None."""
+        lex = self.lex
+        lex.seek(offset)
+        try:
+            node = self.parse_operand(False)
+        except ParseError:  # the general parser will report it
+            return None
+        if lex.start != offset + len(piece):
+            return None
+        return node
+
+    # ------------------------------------------------------------------ operands
+
+    def parse_operand(self, in_call: bool = False):
+        lex = self.lex
+        kind = lex.kind
+        if kind == IDENT:
+            name = lex.value
+            if name == "_":
+                lex.next()
+                return self._pred_pair(_SINK)
+            if "." in name:
+                return self._pred_pair(self._component_register(name))
+            following = lex.peek_kind()
+            if following == "[":
+                return self._array_element()
+            if following == DIRECTIVE or self.scopes.is_register(name):
+                register = self._register(name)
+                if register is not None:
+                    return self._pred_pair(register)
+            return ast.Immediate(self.parse_expr())
+        if kind == "[":
+            return self._bracket()
+        if kind == "{":
+            return self._pred_pair(self._vector())
+        if kind == "(" and in_call:
+            return self._param_list()
+        if kind == "!" and lex.peek_kind() == IDENT:
+            start = lex.start
+            lex.next()
+            name = lex.value
+            if "." not in name and self.scopes.is_register(name) and lex.peek_kind() != "[":
+                lex.next()
+                return ast.Register(name, None, True)
+            lex.seek(start)
+        return ast.Immediate(self.parse_expr())
+
+    def _register(self, name: str) -> Optional[ast.Register]:
+        """A register named `name` (the current token); `%tid .x` with a detached component too.
+        None, with nothing consumed, when `name` followed by a directive is not a register."""
+        lex = self.lex
+        start = lex.start
+        lex.next()
+        if lex.kind == DIRECTIVE and lex.value in _COMPONENT_DIRECTIVES:
+            component = lex.value[1]
+            lex.next()
+            return ast.Register(name, component)
+        if not self.scopes.is_register(name):
+            lex.seek(start)
+            return None
+        return ast.Register(name)
+
+    def _component_register(self, dotted: str) -> ast.Register:
+        name, component = dotted.split(".", 1)
+        if component not in COMPONENTS:
+            self.fail(f"'{dotted}': '.{component}' is not a vector component (x, y, z, w, r, g, b, a)")
+        self.lex.next()
+        return ast.Register(name, component)
+
+    def _pred_pair(self, first):
+        """`first|second`: the predicate pair destination of setp and friends."""
+        lex = self.lex
+        if lex.kind != "|":
+            return first
+        lex.next()
+        if lex.kind != IDENT:
+            self.fail_expected("a predicate after '|'")
+        name = lex.value
+        if name == "_":
+            lex.next()
+            return ast.PredPair(first, _SINK)
+        if "." in name:
+            return ast.PredPair(first, self._component_register(name))
+        lex.next()
+        return ast.PredPair(first, ast.Register(name))
+
+    def _array_element(self) -> ast.ArrayElement:
+        lex = self.lex
+        base = ast.SymbolRef(lex.value)
+        lex.next()
+        lex.next()  # '['
+        index = self.parse_expr()
+        self.expect("]", "']' after array index")
+        return ast.ArrayElement(base, index)
+
+    def _bracket(self):
+        """`[addr]`, `[base+offset]`, or a bracketed operand list `[tex, sampler, {coords}]`."""
+        lex = self.lex
+        lex.next()  # '['
+        if lex.kind == IDENT and "." not in lex.value and lex.peek_kind() in ("+", "]", ","):
+            name = lex.value
+            base = ast.Register(name) if self.scopes.is_register(name) else ast.SymbolRef(name)
+            lex.next()
+            if lex.kind == ",":
+                first = base if isinstance(base, ast.Register) else ast.Immediate(base)
+                return self._bracket_list(first)
+            offset = None
+            if lex.kind == "+":
+                lex.next()
+                offset = self.parse_expr()
+            self.expect("]", "']' after address")
+            return ast.Address(base, offset)
+        if lex.kind in ("{", "[") or (lex.kind == IDENT and "." in lex.value):
+            return self._bracket_list(self.parse_operand())
+        offset = self.parse_expr()
+        if lex.kind == ",":
+            return self._bracket_list(ast.Immediate(offset))
+        self.expect("]", "']' after address")
+        return ast.Address(None, offset)
+
+    def _bracket_list(self, first) -> ast.BracketList:
+        lex = self.lex
+        elements = [first]
+        while lex.kind == ",":
+            lex.next()
+            elements.append(self.parse_operand())
+        self.expect("]", "',' or ']' in bracketed operand")
+        return ast.BracketList(tuple(elements))
+
+    def _vector(self) -> ast.VectorOperand:
+        lex = self.lex
+        lex.next()  # '{'
+        elements = [self.parse_operand()]
+        while lex.kind == ",":
+            lex.next()
+            elements.append(self.parse_operand())
+        self.expect("}", "',' or '}' in vector operand")
+        return ast.VectorOperand(tuple(elements))
+
+    def _param_list(self) -> ast.ParamList:
+        lex = self.lex
+        lex.next()  # '('
+        elements = []
+        if lex.kind != ")":
+            elements.append(self.parse_operand())
+            while lex.kind == ",":
+                lex.next()
+                elements.append(self.parse_operand())
+        self.expect(")", "',' or ')' in call parameter list")
+        return ast.ParamList(tuple(elements))
+
+
+def _split_pieces(text: str) -> Optional[list[str]]:
+    pieces = []
+    pos, end = 0, len(text)
+    match = _PIECE.match
+    while True:
+        m = match(text, pos)
+        pos = m.end()
+        pieces.append(m.group())
+        if pos == end:
+            return pieces
+        if text[pos] != ",":
+            return None
+        pos += 1
