@@ -1,0 +1,115 @@
+"""Atomic read-modify-write over lanes, serialised in lane order where lanes collide.
+
+PTX lets colliding atomics happen in any order; ptxvm picks lane order (lower thread slot
+first), which is one of the hardware's legal orders. Three paths:
+* no value returned (red, or atom into `_`): NumPy's unbuffered `ufunc.at` applies every lane's
+  update in order, including repeated indices;
+* integer add with values returned: an exclusive running sum per address (exact modulo 2^n);
+* everything else: rounds, where each round applies one pending lane per distinct address.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
+
+
+def _inc(old, b):  # ((old >= b) ? 0 : old + 1), unsigned
+    return np.where(old >= b, old.dtype.type(0), old + old.dtype.type(1))
+
+
+def _dec(old, b):  # ((old == 0) || (old > b)) ? b : old - 1, unsigned
+    return np.where((old == 0) | (old > b), b, old - old.dtype.type(1))
+
+
+def _float_min(old, b):
+    return np.fmin(old, b)  # a NaN operand yields the other operand, as atom.min.f32 does
+
+
+def _float_max(old, b):
+    return np.fmax(old, b)
+
+
+class Combiner:
+    def __init__(self, op: str, fn, ufunc=None):
+        self.op = op
+        self.fn = fn  # (old, b[, c]) -> new
+        self.ufunc = ufunc  # for the `ufunc.at` path
+
+
+def combiner(op: str, ptx_type: str) -> Combiner:
+    is_float = ptx_type.startswith("f")
+    if op == "add":
+        return Combiner(op, np.add, np.add)
+    if op in ("min", "max"):
+        if is_float:
+            return Combiner(op, _float_min if op == "min" else _float_max, np.fmin if op == "min" else np.fmax)
+        u = np.minimum if op == "min" else np.maximum
+        return Combiner(op, u, u)
+    if op == "and":
+        return Combiner(op, np.bitwise_and, np.bitwise_and)
+    if op == "or":
+        return Combiner(op, np.bitwise_or, np.bitwise_or)
+    if op == "xor":
+        return Combiner(op, np.bitwise_xor, np.bitwise_xor)
+    if op == "inc":
+        return Combiner(op, _inc)
+    if op == "dec":
+        return Combiner(op, _dec)
+    if op == "exch":
+        return Combiner(op, lambda old, b: b)
+    if op == "cas":
+        return Combiner(op, lambda old, b, c: np.where(old == b, c, old))
+    raise ValueError(f"unknown atomic operation {op}")
+
+
+def apply(view: np.ndarray, idx: np.ndarray, comb: Combiner, vals: list, need_old: bool):
+    """Apply the atomic for every lane; returns each lane's old value when `need_old`."""
+    idx = idx.astype(np.intp)
+    if not need_old and comb.ufunc is not None:
+        comb.ufunc.at(view, idx, vals[0])
+        return None
+    if comb.op == "add" and view.dtype.kind in "ui":
+        return _int_add(view, idx, vals[0])
+    return _rounds(view, idx, comb, vals)
+
+
+def _segments(idx):
+    order = np.argsort(idx, kind="stable")
+    sorted_idx = idx[order]
+    start = np.ones(idx.size, dtype=bool)
+    start[1:] = sorted_idx[1:] != sorted_idx[:-1]
+    seg_start = np.maximum.accumulate(np.where(start, np.arange(idx.size), 0))
+    rank = np.arange(idx.size) - seg_start
+    return order, sorted_idx, start, seg_start, rank
+
+
+def _int_add(view, idx, b):
+    order, sidx, start, seg_start, _ = _segments(idx)
+    sb = b[order]
+    incl = np.cumsum(sb, dtype=view.dtype)  # wraps modulo 2^n, which is what we want
+    before_seg = np.where(seg_start > 0, incl[seg_start - 1], view.dtype.type(0))
+    excl = incl - sb - before_seg  # sum of earlier lanes on the same address
+    base = view[sidx]
+    old = np.empty_like(sb)
+    old[order] = base + excl
+    ends = np.flatnonzero(np.append(start[1:], True))
+    view[sidx[ends]] = base[ends] + (incl[ends] - before_seg[ends])
+    return old
+
+
+def _rounds(view, idx, comb, vals):
+    order, sidx, _, _, rank = _segments(idx)
+    old = np.empty(idx.size, dtype=view.dtype)
+    svals = [v[order] for v in vals]
+    by_rank = np.argsort(rank, kind="stable")
+    counts = np.bincount(rank)
+    pos = 0
+    for c in counts:
+        sel = by_rank[pos : pos + c]  # one lane per distinct address
+        pos += c
+        where = sidx[sel]
+        o = view[where]
+        view[where] = comb.fn(o, *[v[sel] for v in svals])
+        old[order[sel]] = o
+    return old

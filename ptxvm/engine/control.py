@@ -1,0 +1,354 @@
+"""Control flow (ISA 9.7.11 and chapter 7's ABI): bra, brx.idx, call, ret, exit, trap.
+
+A call lays a frame in the caller's thread-local memory just above the caller's frame:
+
+    +0   return PC (the call's copy-back step)      +16  callee function index
+    +8   caller's frame base                         +24  (reserved)
+    then the callee's return and argument .param variables, its .local variables, ...
+
+so recursion gives every activation its own parameters and locals, as ptxas's stack does. A call
+is two PCs: the jump, and the step after the callee returns that copies the return values into
+the caller's .param variables and, on a recursive edge, restores the caller's registers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..syntax import ast
+from .machine import EXITED, Fault, Op, branch
+from .operands import LoweringError
+
+U64 = np.dtype(np.uint64)
+
+
+def _guard_mask(ctx, lanes, guard):
+    """The guard's truth over the group (None: no guard)."""
+    if guard is None:
+        return None
+    slot, negated = guard
+    p = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+    return ~p if negated else p
+
+
+def _target_label(lowerer, node) -> int:
+    name = node.expr.name if isinstance(node, ast.Immediate) else getattr(node, "name", None)
+    if name not in lowerer.labels:
+        raise LoweringError(f"unknown label {name}")
+    return lowerer.labels[name]
+
+
+def lower_bra(lowerer, instr, m, scope):
+    target = _target_label(lowerer, instr.operands[0])
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        branch(ctx, lanes, pc, target, _guard_mask(ctx, lanes, op.guard))
+
+    op.run = run
+    return [op]
+
+
+def lower_brx(lowerer, instr, m, scope):
+    """brx.idx index, table: jump to the index-th label of a .branchtargets list."""
+    index = lowerer.reader(instr.operands[0], "u32", scope)
+    table_name = instr.operands[1].expr.name if isinstance(instr.operands[1], ast.Immediate) else instr.operands[1].name
+    labels = lowerer._branch_tables.get(table_name)
+    if labels is None:
+        raise LoweringError(f"unknown .branchtargets list {table_name}")
+    targets = np.array([lowerer.labels[l] for l in labels], dtype=np.int64)
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        ctx.materialize_pcs()
+        lanes = ctx.lanes_or_live(lanes)
+        g = _guard_mask(ctx, lanes, op.guard)
+        idx = np.asarray(index(ctx, lanes)).astype(np.int64)
+        go = lanes if g is None else lanes[g]
+        i = idx if g is None else idx[g]
+        if (i >= targets.size).any():
+            bad = int(np.argmax(i >= targets.size))
+            raise Fault(f"brx.idx index {int(i[bad])} outside its {targets.size}-entry target list", int(go[bad]))
+        dest = targets[i]
+        ctx.pc[lanes] = pc + 1
+        ctx.epoch[go[dest <= pc]] += 1
+        ctx.pc[go] = dest
+
+    op.run = run
+    return [op]
+
+
+def _exit(ctx, lanes):
+    ctx.mark_exited(ctx.lanes_or_live(lanes))
+
+
+def lower_exit(lowerer, instr, m, scope):
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        g = _guard_mask(ctx, lanes, op.guard)
+        group = ctx.lanes_or_live(lanes)
+        if g is not None:
+            live = ctx.live_lanes()
+            if lanes is None and live is not None:
+                g = g[live]
+            leaving, staying = group[g], group[~g]
+            ctx.mark_exited(leaving)
+            if lanes is None:
+                ctx.upc = pc + 1
+            else:
+                ctx.pc[staying] = pc + 1
+            return
+        ctx.mark_exited(group)
+
+    op.run = run
+    return [op]
+
+
+def lower_trap(lowerer, instr, m, scope):
+    def run(ctx, lanes):
+        raise Fault("trap instruction executed", int(ctx.lanes_or_live(lanes)[0]))
+
+    return [Op(run, side_effects=True)]
+
+
+# ---------------------------------------------------------------------------- calls
+
+
+def _frame_header(ctx, lanes):
+    h = ctx.local.load(ctx.frame_base[lanes], lanes, U64, 3)
+    return h[:, 0], h[:, 1], h[:, 2]
+
+
+def lower_ret(lowerer, instr, m, scope):
+    info = lowerer.current
+    if info.kind == "entry":
+        return lower_exit(lowerer, instr, m, scope)
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        g = _guard_mask(ctx, lanes, op.guard)
+        if lanes is None:
+            ctx.materialize_pcs()
+            lanes = ctx.lanes_or_live(None)
+            if g is not None and ctx.live_lanes() is not None:
+                g = g[ctx.live_lanes()]
+        if g is not None:
+            ctx.pc[lanes[~g]] = pc + 1
+            lanes = lanes[g]
+        ret_pc, caller_base, _ = _frame_header(ctx, lanes)
+        ctx.pc[lanes] = ret_pc.astype(np.int64)
+        ctx.frame_base[lanes] = caller_base
+
+    op.run = run
+    return [op]
+
+
+def lower_implicit_return(lowerer, info) -> Op:
+    """Falling off the end of a function body returns (a kernel exits)."""
+    fake = ast.Instruction("ret", (), ())
+    op = (lower_exit if info.kind == "entry" else lower_ret)(lowerer, fake, None, None)[0]
+    op.text = "(end of function)"
+    return op
+
+
+def _call_parts(instr):
+    """(returns, target, arguments, prototype) of `call{.uni} (r), f, (a, b), proto`."""
+    ops = list(instr.operands)
+    rets = ops.pop(0).elements if ops and isinstance(ops[0], ast.ParamList) else ()
+    target = ops.pop(0)
+    args = ops.pop(0).elements if ops and isinstance(ops[0], ast.ParamList) else ()
+    if ops and isinstance(ops[0], ast.ParamList):  # `call f, (args)` written with an empty ret list
+        args = ops.pop(0).elements
+    proto = ops.pop(0) if ops else None
+    return rets, target, args, proto
+
+
+def _param_copier(lowerer, scope, sources, destinations_of, direction):
+    """Copy between the caller's .param variables (or registers) and a callee's parameters.
+
+    direction "in": caller values -> callee params (at the new frame); "out": callee returns ->
+    caller variables. `destinations_of(callee)` lists the callee's parameter symbols.
+    """
+    plans = []
+    for node in sources:
+        if isinstance(node, ast.Immediate) and isinstance(node.expr, ast.SymbolRef):
+            node = node.expr
+        if isinstance(node, ast.SymbolRef):
+            sym = lowerer.lookup(node.name, scope)
+            if sym is None or sym.space not in ("fparam", "flocal"):
+                raise LoweringError(f"call argument {node.name} is not a .param variable")
+            plans.append(("mem", sym))
+        elif isinstance(node, ast.Register):
+            sym = lowerer.register(node, scope)
+            plans.append(("reg", sym))
+        else:
+            plans.append(("imm", node))
+    return plans
+
+
+def _copy_bytes(ctx, lanes, src_addr, dst_addr, size):
+    """Copy `size` bytes in thread-local memory for each lane (both addresses thread-relative)."""
+    if size == 0:
+        return
+    if size % 8 == 0 and not ((src_addr | dst_addr) & 7).any():
+        dt, n = np.dtype(np.uint64), size // 8
+    elif size % 4 == 0 and not ((src_addr | dst_addr) & 3).any():
+        dt, n = np.dtype(np.uint32), size // 4
+    else:
+        dt, n = np.dtype(np.uint8), size
+    vals = ctx.local.load(src_addr, lanes, dt, n)
+    ctx.local.store(dst_addr, lanes, vals, dt, n)
+
+
+def lower_call(lowerer, instr, m, scope):
+    caller = lowerer.current
+    rets, target, args, _proto = _call_parts(instr)
+    if isinstance(target, ast.Immediate):
+        target = target.expr
+    direct = None
+    fptr = None
+    if isinstance(target, ast.SymbolRef):
+        direct = lowerer.functions.get(target.name)
+        if direct is None:
+            sym = lowerer.lookup(target.name, scope)
+            if sym is not None and sym.space == "reg":
+                fptr = lowerer.register(ast.Register(target.name), scope)
+            else:
+                raise LoweringError(f"call to unknown function {target.name}")
+    elif isinstance(target, ast.Register):
+        fptr = lowerer.register(target, scope)
+    if direct is not None:
+        caller.callees.add(direct.name)
+        if direct.decl.body is None and direct.name not in _SYSCALLS:
+            raise LoweringError(f"call to {direct.name}, which is declared but never defined")
+    else:
+        caller.callees.update(f.name for f in lowerer.functions.values() if f.kind == "func")
+    arg_plan = _param_copier(lowerer, scope, args, None, "in")
+    ret_plan = _param_copier(lowerer, scope, rets, None, "out")
+    if direct is not None and direct.name in _SYSCALLS:
+        return _SYSCALLS[direct.name](lowerer, arg_plan, ret_plan)
+    functions = list(lowerer.functions.values())
+    fptr_reader = None
+    if fptr is not None:
+        from .operands import register_reader
+
+        fptr_reader = register_reader(fptr.offset, lowerer.regs.dtypes[fptr.offset], "u64")
+
+    call_op = Op(None, control=True)
+    back_op = Op(None, control=True)
+
+    def callee_of(ctx, lanes):
+        if direct is not None:
+            return {direct.index: lanes}
+        addrs = fptr_reader(ctx, lanes).astype(np.int64)
+        idx = (addrs - lowerer_func_base) // 16
+        groups = {}
+        for fi in np.unique(idx):
+            if fi < 0 or fi >= len(functions) or functions[fi].decl.body is None:
+                bad = int(np.argmax(idx == fi))
+                raise Fault(f"indirect call through 0x{int(addrs[bad]):x}, which is not a function", int(lanes[bad]))
+            groups[int(fi)] = lanes[idx == fi]
+        return groups
+
+    from .lower import FUNC_ADDRESS_BASE as lowerer_func_base
+
+    def run_call(ctx, lanes, pc):
+        g = _guard_mask(ctx, lanes, call_op.guard)
+        if lanes is None:
+            ctx.materialize_pcs()
+            lanes = ctx.lanes_or_live(None)
+            if g is not None and ctx.live_lanes() is not None:
+                g = g[ctx.live_lanes()]
+        if g is not None:
+            ctx.pc[lanes[~g]] = pc + 2
+            lanes = lanes[g]
+        if lanes.size == 0:
+            return
+        base = ctx.frame_base[lanes]
+        if caller.save_offset >= 0:
+            for k, slot in enumerate(caller.reg_slots):
+                v = ctx.regs[slot][lanes]
+                ctx.local.store(base + np.uint64(caller.save_offset + 8 * k), lanes, v.astype(np.uint64), U64)
+        for fi, group in callee_of(ctx, lanes).items():
+            callee = functions[fi]
+            gbase = ctx.frame_base[group]
+            new = gbase + np.uint64(caller.frame.size)
+            new = (new + np.uint64(15)) & ~np.uint64(15)
+            if int(new.max()) + callee.frame.size > ctx.local.limit:
+                raise Fault(f"call stack overflow calling {callee.name} (thread-local memory of {ctx.local.limit} bytes)", int(group[0]))
+            header = np.stack([np.full(group.size, pc + 1, dtype=np.uint64), gbase,
+                               np.full(group.size, fi, dtype=np.uint64)], axis=1)
+            ctx.local.store(new, group, header, U64, 3)
+            if len(arg_plan) != len(callee.params):
+                raise Fault(f"call to {callee.name} passes {len(arg_plan)} arguments for {len(callee.params)} parameters", int(group[0]))
+            for (kind, src), param in zip(arg_plan, callee.params):
+                dst = new + np.uint64(param.offset)
+                if kind == "mem":
+                    src_addr = gbase + np.uint64(src.offset)
+                    _copy_bytes(ctx, group, src_addr, dst, min(src.size, param.size))
+                else:
+                    _store_value(ctx, lowerer, group, kind, src, dst, param)
+            ctx.frame_base[group] = new
+            ctx.pc[group] = callee.entry_pc
+
+    def run_back(ctx, lanes, pc):
+        if lanes is None:
+            ctx.materialize_pcs()
+            lanes = ctx.lanes_or_live(None)
+        base = ctx.frame_base[lanes]
+        callee_base = (base + np.uint64(caller.frame.size) + np.uint64(15)) & ~np.uint64(15)
+        ids = ctx.local.load(callee_base + np.uint64(16), lanes, U64).astype(np.int64)
+        for fi in np.unique(ids):
+            callee = functions[int(fi)]
+            sel = ids == fi
+            group, cb, b = lanes[sel], callee_base[sel], base[sel]
+            for (kind, dst), ret in zip(ret_plan, callee.returns):
+                src = cb + np.uint64(ret.offset)
+                if kind == "mem":
+                    _copy_bytes(ctx, group, src, b + np.uint64(dst.offset), min(dst.size, ret.size))
+                elif kind == "reg":
+                    _load_value(ctx, lowerer, group, dst, src, ret)
+        if caller.save_offset >= 0:
+            for k, slot in enumerate(caller.reg_slots):
+                v = ctx.local.load(base + np.uint64(caller.save_offset + 8 * k), lanes, U64)
+                ctx.regs[slot][lanes] = v.astype(ctx.regs[slot].dtype)
+        ctx.pc[lanes] = pc + 1
+
+    call_op.run = run_call
+    back_op.run = run_back
+    return [call_op, back_op]
+
+
+def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
+    from ..semantics.dtypes import numpy_dtype, storage_dtype
+
+    dt = storage_dtype(param.type)
+    if kind == "reg":
+        v = ctx.regs[src.offset][lanes].astype(dt)
+    else:
+        from .operands import literal
+
+        v = np.full(lanes.size, np.asarray(literal(src.expr, param.type)).view(dt))
+    ctx.local.store(dst_addr, lanes, v, dt)
+
+
+def _load_value(ctx, lowerer, lanes, dst_sym, src_addr, ret):
+    from ..semantics.dtypes import storage_dtype
+
+    dt = storage_dtype(ret.type)
+    v = ctx.local.load(src_addr, lanes, dt)
+    ctx.regs[dst_sym.offset][lanes] = v.astype(ctx.regs[dst_sym.offset].dtype)
+
+
+# System calls nvcc emits as calls to extern functions (chapter 7.x: vprintf, malloc, free,
+# __assertfail). Filled in by syscalls.py.
+_SYSCALLS: dict = {}
+
+LOWERINGS = {
+    "bra": lower_bra,
+    "brx": lower_brx,
+    "call": lower_call,
+    "ret": lower_ret,
+    "exit": lower_exit,
+    "trap": lower_trap,
+}

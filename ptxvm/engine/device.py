@@ -1,0 +1,74 @@
+"""The virtual device's memory as users see it: to_device, device_array, DeviceArray."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .memory import GlobalMemory
+
+
+class DeviceArray:
+    """An array in the virtual device's global memory (what cudaMalloc + cudaMemcpy give)."""
+
+    def __init__(self, device: "Device", shape, dtype, alloc):
+        self.device = device
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self._alloc = alloc
+
+    @property
+    def address(self) -> int:
+        return self._alloc.base
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape)) * self.dtype.itemsize
+
+    def copy_to_host(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        raw = self.device.memory.view(self._alloc)[: self.nbytes]
+        host = raw.view(self.dtype).reshape(self.shape).copy()
+        if out is not None:
+            out[...] = host
+            return out
+        return host
+
+    def copy_from_host(self, a: np.ndarray) -> None:
+        a = np.ascontiguousarray(a)
+        if a.nbytes != self.nbytes:
+            raise ValueError(f"host array has {a.nbytes} bytes, device array {self.nbytes}")
+        self.device.memory.view(self._alloc)[: self.nbytes] = a.reshape(-1).view(np.uint8)
+
+    def free(self) -> None:
+        if self._alloc is not None:
+            self.device.memory.free(self._alloc.base)
+            self._alloc = None
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, address=0x{self.address:x})"
+
+
+class Device:
+    def __init__(self):
+        self.memory = GlobalMemory()
+
+    def to_device(self, a: np.ndarray) -> DeviceArray:
+        a = np.ascontiguousarray(a)
+        d = self.device_array(a.shape, a.dtype)
+        d.copy_from_host(a)
+        return d
+
+    def device_array(self, shape, dtype) -> DeviceArray:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        return DeviceArray(self, shape, dtype, self.memory.allocate(nbytes))
+
+
+_DEFAULT: Optional[Device] = None
+
+
+def default_device() -> Device:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Device()
+    return _DEFAULT

@@ -1,0 +1,21 @@
+"""Which lowering each instruction gets: the engine's own (memory, control, synchronization,
+warp collectives) or the generic one over a pure lane function from ptxvm.semantics."""
+from __future__ import annotations
+
+from . import control, memory_ops, sync_ops, warp_ops
+
+ENGINE_LOWERINGS = {
+    **control.LOWERINGS,
+    **memory_ops.LOWERINGS,
+    **sync_ops.LOWERINGS,
+    **warp_ops.LOWERINGS,
+}
+
+
+def lower(lowerer, instr, m, scope):
+    special = ENGINE_LOWERINGS.get(instr.opcode)
+    if special is not None:
+        ops = special(lowerer, instr, m, scope)
+        if ops is not None:
+            return ops
+    return lowerer.alu(instr, m, scope)

@@ -1,0 +1,269 @@
+"""Kernel launches: argument marshalling, waves of resident CTAs, faults, statistics, printf."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..errors import FaultSite, KernelFault, LaunchError
+from ..semantics.dtypes import bits_of, numpy_dtype
+from . import sregs
+from .device import DeviceArray, default_device
+from .machine import EXITED, Context, Fault, run
+from .memory import FlatMemory, WindowedMemory
+
+SMS = 132  # H100 SXM / H200
+THREADS_PER_SM = 2048
+CTAS_PER_SM = 32
+SHARED_PER_SM = 228 * 1024
+MAX_SHARED_PER_CTA = 227 * 1024
+STATE_BUDGET = 1 << 30  # bytes of registers + local memory one wave may hold
+DEFAULT_STACK = 1024  # bytes of call stack per thread for recursive kernels (CUDA's default)
+
+
+@dataclass
+class LaunchStats:
+    thread_instructions: int
+    warp_instructions: int
+    seconds: float
+    ctas: int = 0
+    threads: int = 0
+    waves: int = 0
+
+    @property
+    def instructions_per_second(self) -> float:
+        return self.thread_instructions / self.seconds if self.seconds else 0.0
+
+
+def dim3(v, what: str) -> tuple[int, int, int]:
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    v = tuple(int(x) for x in v)
+    if not 1 <= len(v) <= 3 or any(x < 1 for x in v):
+        raise LaunchError(f"{what} must be a positive int or a tuple of 1-3 positive ints, got {v!r}")
+    return v + (1,) * (3 - len(v))
+
+
+class Launch:
+    def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None):
+        self.kernel = kernel
+        self.module = kernel.module
+        self.info = kernel.info
+        self.grid = dim3(grid, "grid")
+        self.block = dim3(block, "block")
+        self.cluster = dim3(cluster, "cluster") if cluster is not None else None
+        self.threads_per_cta = int(np.prod(self.block))
+        if self.threads_per_cta > 1024:
+            raise LaunchError(f"block of {self.threads_per_cta} threads exceeds the limit of 1024")
+        if self.block[2] > 64:
+            raise LaunchError("block z dimension exceeds 64")
+        self.shared_dynamic = int(shared_mem)
+        prog = self.module.program
+        self.shared_static = -(-prog.shared_static // 16) * 16
+        self.shared_total = self.shared_static + self.shared_dynamic
+        if self.shared_total > MAX_SHARED_PER_CTA:
+            raise LaunchError(f"{self.shared_total} bytes of shared memory per CTA exceed the {MAX_SHARED_PER_CTA} available")
+        self.max_instructions = max_instructions
+        self.device = self.module.device
+        self.copies: list[tuple[np.ndarray, DeviceArray]] = []
+        self.kparams = self.marshal(args)
+
+    # ------------------------------------------------------------------ arguments
+    def marshal(self, args) -> bytes:
+        params = self.info.params
+        if len(args) != len(params):
+            raise LaunchError(f"kernel {self.info.name} takes {len(params)} arguments, {len(args)} given")
+        buf = bytearray(self.info.kparam_size)
+        seen: dict[int, DeviceArray] = {}
+        for i, (p, a) in enumerate(zip(params, args)):
+            raw = self._param_bytes(p, a, seen, i)
+            buf[p.offset : p.offset + len(raw)] = raw
+        return bytes(buf)
+
+    def _param_bytes(self, p, a, seen, i) -> bytes:
+        where = f"argument {i} ({p.name}, .{p.type}{'[%d]' % p.size if p.decl.array else ''})"
+        if p.decl.array or p.decl.vector:
+            if isinstance(a, np.void):
+                a = a.tobytes()
+            if isinstance(a, np.ndarray) and not p.decl.array:
+                a = a.tobytes()
+            if not isinstance(a, (bytes, bytearray, memoryview)):
+                raise LaunchError(f"{where}: a by-value struct/array parameter takes bytes or np.void of {p.size} bytes")
+            if len(bytes(a)) != p.size:
+                raise LaunchError(f"{where}: expected {p.size} bytes, got {len(bytes(a))}")
+            return bytes(a)
+        if isinstance(a, np.ndarray):
+            if bits_of(p.type) != 64:
+                raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter")
+            if not a.flags.c_contiguous:
+                raise LaunchError(f"{where}: the array must be C-contiguous")
+            dev = seen.get(id(a))
+            if dev is None:
+                dev = self.device.to_device(a)
+                seen[id(a)] = dev
+                self.copies.append((a, dev))
+            return np.uint64(dev.address).tobytes()
+        if isinstance(a, DeviceArray):
+            return np.uint64(a.address).tobytes()
+        return _scalar_bytes(p.type, a, where)
+
+    # ------------------------------------------------------------------ waves
+    def wave_capacity(self, bytes_per_thread: int) -> int:
+        by_threads = SMS * (THREADS_PER_SM // self.threads_per_cta) if self.threads_per_cta <= THREADS_PER_SM else SMS
+        by_ctas = SMS * CTAS_PER_SM
+        by_shared = SMS * (SHARED_PER_SM // self.shared_total) if self.shared_total else by_ctas
+        by_state = max(1, STATE_BUDGET // max(1, bytes_per_thread * self.threads_per_cta))
+        return max(1, min(by_threads, by_ctas, by_shared, by_state))
+
+    def run(self) -> LaunchStats:
+        prog = self.module.program
+        code = prog.code
+        start = time.perf_counter()
+        total_ctas = int(np.prod(self.grid))
+        need = prog.frame_need(self.info.name)
+        local_static = -(-prog.local_static // 16) * 16
+        local_size = local_static + (need if need >= 0 else DEFAULT_STACK * 16)
+        local_size = -(-max(local_size, 16) // 16) * 16
+        reg_bytes = sum(dt.itemsize for dt in prog.regs.dtypes)
+        per_thread = reg_bytes + local_size + 40
+        capacity = self.wave_capacity(per_thread)
+        stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
+        printf: list = []
+        const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
+        kparams = FlatMemory("param", self.kparams)
+        try:
+            for first in range(0, total_ctas, capacity):
+                ctas = np.arange(first, min(first + capacity, total_ctas))
+                ctx = self._wave(ctas, local_size, local_static, const, kparams)
+                ctx.printf = printf
+                try:
+                    run(ctx, code, _on_stuck)
+                except Fault as f:
+                    raise self._kernel_fault(ctx, f, code) from None
+                stats.thread_instructions += ctx.thread_instructions
+                stats.warp_instructions += ctx.warp_instructions
+                stats.waves += 1
+        except KernelFault:
+            self._discard()
+            raise
+        for host, dev in self.copies:
+            dev.copy_to_host(out=host)
+        self._discard()
+        if printf:
+            printf.sort(key=lambda r: (r[1], r[0]))
+            sys.stdout.write("".join(r[2] for r in printf))
+            sys.stdout.flush()
+        stats.seconds = time.perf_counter() - start
+        return stats
+
+    def _discard(self):
+        for _, dev in self.copies:
+            dev.free()
+        self.copies = []
+
+    def _wave(self, ctas, local_size, local_static, const, kparams) -> Context:
+        prog = self.module.program
+        T = self.threads_per_cta
+        n = ctas.size * T
+        ctx = Context(n, prog.regs.dtypes)
+        ctx.max_instructions = self.max_instructions
+        slot = np.repeat(np.arange(ctas.size), T)
+        t = np.tile(np.arange(T), ctas.size)
+        bx, by, _ = self.block
+        gx, gy, _ = self.grid
+        cta_id = ctas[slot]
+        warps_per_cta = -(-T // 32)
+        ctx.cta_slot = slot
+        ctx.cta_linear = cta_id
+        ctx.thread_linear = t
+        ctx.laneid = (t % 32).astype(np.int64)
+        ctx.warp_of = slot * warps_per_cta + t // 32
+        ctx.n_warps_live = ctas.size * warps_per_cta
+        wsize = np.minimum(32, T - (t // 32) * 32)
+        ctx.warp_size = wsize
+        ctx.warp_lanes = np.where(wsize >= 32, np.uint32(0xFFFFFFFF), ((np.uint64(1) << wsize.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)).astype(np.uint32)
+        ctx.sreg = {}
+        sregs.fill(
+            ctx,
+            tid=((t % bx).astype(np.uint32), ((t // bx) % by).astype(np.uint32), (t // (bx * by)).astype(np.uint32)),
+            ntid=self.block,
+            ctaid=((cta_id % gx).astype(np.uint32), ((cta_id // gx) % gy).astype(np.uint32), (cta_id // (gx * gy)).astype(np.uint32)),
+            nctaid=self.grid,
+            laneid=ctx.laneid.astype(np.uint32),
+            warpid=(t // 32).astype(np.uint32),
+            nwarpid=warps_per_cta,
+            smem_total=self.shared_total,
+            smem_dynamic=self.shared_dynamic,
+        )
+        ctx.gmem = self.device.memory
+        ctx.shared = WindowedMemory("shared", ctas.size, self.shared_total)
+        ctx.local = WindowedMemory("local", n, local_size)
+        ctx.const = const
+        ctx.kparams = kparams
+        ctx.frame_base = np.full(n, local_static, dtype=np.uint64)
+        ctx.upc = self.info.entry_pc
+        ctx.pc[:] = self.info.entry_pc
+        ctx.device_allocs = []
+        return ctx
+
+    def _kernel_fault(self, ctx, f: Fault, code) -> KernelFault:
+        lane = f.lane if f.lane is not None else 0
+        lane = min(max(lane, 0), ctx.n - 1)
+        pc = f.pc if f.pc is not None else (ctx.upc if ctx.uniform else int(ctx.pc[lane]))
+        op = code[pc] if 0 <= pc < len(code) else None
+        T = self.threads_per_cta
+        bx, by, _ = self.block
+        gx, gy, _ = self.grid
+        cta = int(ctx.cta_linear[lane])
+        t = int(ctx.thread_linear[lane])
+        site = FaultSite(
+            kernel=self.info.name,
+            cta=(cta % gx, (cta // gx) % gy, cta // (gx * gy)),
+            thread=(t % bx, (t // bx) % by, t // (bx * by)),
+            line=op.line if op is not None and op.line else None,
+            file=op.file if op is not None else None,
+            instruction=op.text if op is not None else None,
+            address=f.address,
+        )
+        return KernelFault(f.reason, site)
+
+
+def _on_stuck(ctx) -> bool:
+    from .sync_ops import release_barriers
+
+    return release_barriers(ctx)
+
+
+def _scalar_bytes(ptx_type: str, value, where: str) -> bytes:
+    dt = numpy_dtype(ptx_type)
+    if ptx_type == "pred":
+        return np.uint8(bool(value)).tobytes()
+    if isinstance(value, np.generic):
+        if value.dtype.itemsize * 8 != bits_of(ptx_type) and not (dt.kind == "f" and value.dtype.kind == "f"):
+            if dt.kind in "ui" and value.dtype.kind in "ui":
+                value = int(value)
+            else:
+                raise LaunchError(f"{where}: a {value.dtype} value does not fit .{ptx_type}")
+        else:
+            return np.asarray(value).astype(dt).tobytes() if dt.kind == "f" else np.asarray(value).view(np.dtype(f"u{dt.itemsize}")).tobytes()
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, int):
+        bits = bits_of(ptx_type)
+        if dt.kind == "f":
+            return dt.type(value).tobytes()
+        lo = -(1 << (bits - 1)) if dt.kind == "i" else 0
+        hi = (1 << bits) - 1 if ptx_type[0] in "ub" else (1 << (bits - 1)) - 1
+        if ptx_type[0] == "b":
+            lo = -(1 << (bits - 1))
+        if not lo <= value <= hi:
+            raise LaunchError(f"{where}: {value} is out of range for .{ptx_type}")
+        return (value & ((1 << bits) - 1)).to_bytes(bits // 8, "little")
+    if isinstance(value, float):
+        if dt.kind != "f":
+            raise LaunchError(f"{where}: a float given for integer parameter .{ptx_type}")
+        return dt.type(value).tobytes()
+    raise LaunchError(f"{where}: cannot pass {type(value).__name__} as .{ptx_type}")

@@ -1,0 +1,509 @@
+"""Lowering: a parsed module -> one flat list of `Op`s with every name resolved.
+
+Done once per loaded module. Functions are laid out one after another; labels become PCs;
+registers become slots; variables become offsets in their spaces. Each instruction is matched
+against the ISA table once and turned into a closure over its operands' slots and its lane
+function: nothing is parsed or looked up by name while the kernel runs.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+import os
+
+from ..isa import MatchError
+from ..isa import match as isa_match
+from ..isa.table import Kind, Role
+from ..semantics import Spec, lane_function
+from ..semantics.dtypes import numpy_dtype
+from ..syntax import ast
+from ..syntax.constexpr import evaluate
+from .layout import FlatLayout, Frame, RegisterFile, Scope, Symbol, type_size, var_align, var_size
+from .machine import Context, Fault, Op
+from .operands import (LoweringError, constant_reader, literal, register_reader, register_writer,
+                       sink_writer)
+
+FRAME_HEADER = 32  # return pc, caller frame base, callee id, saved carry: see control.py
+FUNC_ADDRESS_BASE = 0x7A00_0000_0000  # function "addresses" for indirect calls
+
+_DEBUG = bool(os.environ.get("PTXVM_DEBUG_LOWERING"))
+_PARAM_FAMILY = re.compile(r"^(.*?)(\d+)$")
+
+
+@dataclass
+class FunctionInfo:
+    name: str
+    kind: str  # "entry" | "func"
+    decl: ast.Function
+    index: int
+    entry_pc: int = -1
+    frame: Frame = field(default_factory=Frame)
+    params: list[Symbol] = field(default_factory=list)
+    returns: list[Symbol] = field(default_factory=list)
+    reg_slots: list[int] = field(default_factory=list)
+    save_offset: int = -1  # where the register save area starts in the frame (recursive calls)
+    callees: set = field(default_factory=set)
+    kparam_size: int = 0
+
+    @property
+    def address(self) -> int:
+        return FUNC_ADDRESS_BASE + 16 * self.index
+
+
+@dataclass
+class Program:
+    code: list[Op]
+    regs: RegisterFile
+    functions: dict[str, FunctionInfo]
+    shared_static: int
+    shared_align: int
+    const_image: np.ndarray
+    local_static: int
+    recursive: set
+    dynamic_shared: bool
+    globals: dict[str, Symbol]
+
+    def frame_need(self, kernel: str) -> int:
+        """Bytes of local memory one thread of `kernel` needs for its deepest call chain."""
+        seen: dict[str, int] = {}
+
+        def depth(name, stack):
+            if name in stack:
+                return None
+            if name in seen:
+                return seen[name]
+            f = self.functions[name]
+            best = 0
+            for c in f.callees:
+                d = depth(c, stack | {name}) if c in self.functions else 0
+                if d is None:
+                    return None
+                best = max(best, d)
+            seen[name] = f.frame.size + best
+            return seen[name]
+
+        d = depth(kernel, frozenset())
+        return d if d is not None else -1  # -1: recursion, size decided by the launcher
+
+
+class Lowerer:
+    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str):
+        self.module = module
+        self.file = file
+        self.regs = RegisterFile()
+        self.code: list[Op] = []
+        self.globals: dict[str, Symbol] = {}
+        self.functions: dict[str, FunctionInfo] = {}
+        self.shared = FlatLayout()
+        self.const = FlatLayout()
+        self.local_static = FlatLayout()
+        self.device_globals = device_globals
+        self.const_inits: list[tuple[int, ast.VarDecl]] = []
+        self.dynamic_shared = False
+        self.current: Optional[FunctionInfo] = None
+
+    # ------------------------------------------------------------------ module scope
+    def lower(self) -> Program:
+        for item in self.module.items:
+            if isinstance(item, ast.VarDecl):
+                self.globals[item.name] = self.declare_static(item)
+            elif isinstance(item, ast.Function):
+                if item.name not in self.functions:
+                    self.functions[item.name] = FunctionInfo(item.name, item.kind, item, len(self.functions))
+                if item.body is not None:
+                    self.functions[item.name].decl = item
+                self.globals[item.name] = Symbol(item.name, "function", offset=self.functions[item.name].address)
+            elif isinstance(item, ast.Alias):
+                self.globals[item.alias] = Symbol(item.alias, "alias", decl=None, type=item.aliasee)
+        for alias in [s for s in self.globals.values() if s.space == "alias"]:
+            target = self.globals.get(alias.type)
+            if target is not None:
+                self.globals[alias.name] = target
+        for info in self.functions.values():
+            self.place_params(info)
+        self._collect_shared()
+        for info in self.functions.values():
+            if info.decl.body is not None:
+                self.lower_function(info)
+        const_image = np.zeros(max(self.const.size, 1), dtype=np.uint8)
+        from .initializers import write_initializer
+
+        for off, decl in self.const_inits:
+            write_initializer(const_image, off, decl, self.symbol_address_static)
+        recursive = self._recursive_functions()
+        for info in self.functions.values():
+            if info.name in recursive or any(c in recursive for c in info.callees):
+                info.save_offset = info.frame.place(8 * len(info.reg_slots), 8)
+        return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
+                       const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals)
+
+    def declare_static(self, decl: ast.VarDecl) -> Symbol:
+        space = decl.space.split("::")[0]
+        size, align = var_size(decl), var_align(decl)
+        if space == "global":
+            return Symbol(decl.name, "global", decl.type, size, self.device_globals[decl.name], decl)
+        if space == "const":
+            off = self.const.place(size, align)
+            if decl.init is not None:
+                self.const_inits.append((off, decl))
+            return Symbol(decl.name, "const", decl.type, size, off, decl)
+        if space == "shared":
+            return self._shared_symbol(decl)
+        if space == "local":
+            return Symbol(decl.name, "slocal", decl.type, size, self.local_static.place(size, align), decl)
+        if space in ("tex",) or decl.type in ("texref", "samplerref", "surfref"):
+            return Symbol(decl.name, "texref", decl.type, 8, 0, decl)
+        raise LoweringError(f"module-scope variable in .{decl.space} space is not supported")
+
+    def _shared_symbol(self, decl: ast.VarDecl) -> Symbol:
+        if decl.linkage == "extern" and decl.array and decl.array[-1] is None:
+            self.dynamic_shared = True
+            return Symbol(decl.name, "shared", decl.type, 0, 0, decl, dynamic=True)
+        size, align = var_size(decl), var_align(decl)
+        return Symbol(decl.name, "shared", decl.type, size, self.shared.place(size, align), decl)
+
+    def _collect_shared(self) -> None:
+        """Static .shared variables of every function are placed before any code is lowered, so
+        that the dynamic shared memory's offset (after all of them) is known."""
+        self._shared_in_bodies: dict[int, Symbol] = {}
+
+        def walk(block):
+            for s in block.statements:
+                if isinstance(s, ast.Block):
+                    walk(s)
+                elif isinstance(s, ast.VarDecl) and s.space.split("::")[0] == "shared":
+                    self._shared_in_bodies[id(s)] = self._shared_symbol(s)
+
+        for info in self.functions.values():
+            if info.decl.body is not None:
+                walk(info.decl.body)
+
+    def dynamic_shared_offset(self) -> int:
+        return -(-self.shared.size // 16) * 16
+
+    def symbol_address_static(self, name: str) -> int:
+        """The address of a module-scope name, for initializers (global/const/function)."""
+        sym = self.globals.get(name)
+        if sym is None:
+            raise LoweringError(f"initializer refers to unknown symbol {name}")
+        return sym.offset
+
+    def place_params(self, info: FunctionInfo) -> None:
+        decl = info.decl
+        if info.kind == "entry":
+            off = 0
+            for p in decl.params:
+                size, align = var_size(p), var_align(p)
+                off = -(-off // align) * align
+                info.params.append(Symbol(p.name, "kparam", p.type, size, off, p))
+                off += size
+            info.kparam_size = off
+            info.frame.place(0, 1)
+            return
+        info.frame.place(FRAME_HEADER, 8)
+        for p in decl.returns:
+            info.returns.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+        for p in decl.params:
+            info.params.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+
+    def _recursive_functions(self) -> set:
+        reach: dict[str, set] = {}
+
+        def visit(name, seen):
+            for c in self.functions.get(name, FunctionInfo(name, "func", None, 0)).callees:
+                if c not in seen:
+                    seen.add(c)
+                    visit(c, seen)
+            return seen
+
+        for name in self.functions:
+            reach[name] = visit(name, set())
+        return {n for n, r in reach.items() if n in r}
+
+    # ------------------------------------------------------------------ function bodies
+    def lower_function(self, info: FunctionInfo) -> None:
+        self.current = info
+        scope = Scope(parent=None)
+        for s in info.params + info.returns:
+            scope.names[s.name] = s
+        labels: dict[str, int] = {}
+        self._branch_tables: dict[str, list[str]] = {}
+        self._prototypes: dict[str, ast.CallPrototype] = {}
+        self._count_labels(info.decl.body, len(self.code), labels)
+        self.labels = labels
+        info.entry_pc = len(self.code)
+        self._families: list = []
+        self.lower_block(info.decl.body, scope)
+        from .control import lower_implicit_return
+
+        self.code.append(lower_implicit_return(self, info))
+
+    def _count_labels(self, block: ast.Block, pc: int, labels: dict) -> int:
+        for s in block.statements:
+            if isinstance(s, ast.Label):
+                labels[s.name] = pc
+            elif isinstance(s, ast.Instruction):
+                pc += 2 if s.opcode == "call" else 1
+            elif isinstance(s, ast.Block):
+                pc = self._count_labels(s, pc, labels)
+            elif isinstance(s, ast.BranchTargets):
+                self._branch_tables[s.name] = list(s.targets)
+            elif isinstance(s, ast.CallPrototype):
+                self._prototypes[s.name] = s
+        return pc
+
+    def lower_block(self, block: ast.Block, parent: Scope) -> None:
+        scope = Scope(parent=parent)
+        for s in block.statements:
+            if isinstance(s, ast.VarDecl):
+                self.declare_local(s, scope)
+        for s in block.statements:
+            if isinstance(s, ast.Instruction):
+                self.lower_instruction(s, scope)
+            elif isinstance(s, ast.Block):
+                self.lower_block(s, scope)
+
+    def declare_local(self, decl: ast.VarDecl, scope: Scope) -> None:
+        space = decl.space.split("::")[0]
+        if space == "reg":
+            if decl.count is not None:
+                scope.names.setdefault("<families>", []).append((decl.name, decl.count, decl.type))
+            elif decl.vector:
+                for comp in ("x", "y", "z", "w")[: decl.vector]:
+                    scope.names[f"{decl.name}.{comp}"] = Symbol(f"{decl.name}.{comp}", "reg", decl.type, offset=-1, decl=decl)
+                scope.names[decl.name] = Symbol(decl.name, "regvec", decl.type, decl=decl, size=decl.vector)
+            else:
+                scope.names[decl.name] = Symbol(decl.name, "reg", decl.type, offset=-1, decl=decl)
+        elif space == "shared":
+            scope.names[decl.name] = self._shared_in_bodies[id(decl)]
+        elif space in ("local", "param"):
+            off = self.current.frame.place(var_size(decl), var_align(decl))
+            kind = "flocal" if space == "local" else "fparam"
+            scope.names[decl.name] = Symbol(decl.name, kind, decl.type, var_size(decl), off, decl)
+        else:
+            scope.names[decl.name] = self.declare_static(decl)
+
+    # ------------------------------------------------------------------ names
+    def lookup(self, name: str, scope: Scope) -> Optional[Symbol]:
+        s = scope
+        while s is not None:
+            sym = s.names.get(name)
+            if sym is not None:
+                return self._materialize(sym)
+            fams = s.names.get("<families>")
+            if fams:
+                m = _PARAM_FAMILY.match(name)
+                if m:
+                    for prefix, count, t in fams:
+                        if m.group(1) == prefix and int(m.group(2)) < count and not (len(m.group(2)) > 1 and m.group(2)[0] == "0"):
+                            sym = Symbol(name, "reg", t, offset=-1)
+                            s.names[name] = sym
+                            return self._materialize(sym)
+            s = s.parent
+        return self.globals.get(name)
+
+    def _materialize(self, sym: Symbol) -> Symbol:
+        if sym.space == "reg" and sym.offset < 0:
+            sym.offset = self.regs.new(sym.name, sym.type)
+            if self.current is not None:
+                self.current.reg_slots.append(sym.offset)
+        return sym
+
+    def register(self, reg: ast.Register, scope: Scope) -> Symbol:
+        name = reg.name if reg.component is None else f"{reg.name}.{reg.component}"
+        sym = self.lookup(name, scope)
+        if sym is None and reg.component is not None:
+            sym = self.lookup(reg.name, scope)
+        if sym is None:
+            from . import sregs
+
+            if sregs.is_special(reg.name):
+                return Symbol(name, "sreg", sregs.type_of(reg.name))
+            raise LoweringError(f"undeclared register {name}")
+        return sym
+
+    # ------------------------------------------------------------------ operands
+    def reader(self, operand, ptx_type: str, scope: Scope):
+        if isinstance(operand, ast.Register):
+            sym = self.register(operand, scope)
+            if sym.space == "sreg":
+                from . import sregs
+
+                return sregs.reader(operand.name, operand.component, ptx_type)
+            if sym.space != "reg":
+                return self.address_of(sym, 0, ptx_type)
+            r = register_reader(sym.offset, self.regs.dtypes[sym.offset], ptx_type)
+            if operand.negated:
+                return lambda ctx, lanes, r=r: ~r(ctx, lanes)
+            return r
+        if isinstance(operand, ast.Immediate):
+            return self.immediate_reader(operand.expr, ptx_type, scope)
+        if isinstance(operand, ast.ArrayElement):
+            sym = self.lookup(operand.base.name, scope)
+            return self.address_of(sym, int(evaluate(operand.index)) * type_size(sym.decl), ptx_type)
+        raise LoweringError(f"unsupported operand {type(operand).__name__} here")
+
+    def immediate_reader(self, expr, ptx_type: str, scope: Scope):
+        sym_name, offset = _symbol_plus_offset(expr)
+        if sym_name is not None:
+            sym = self.lookup(sym_name, scope)
+            if sym is None:
+                raise LoweringError(f"unknown symbol {sym_name}")
+            return self.address_of(sym, offset, ptx_type)
+        return constant_reader(literal(expr, ptx_type))
+
+    def address_of(self, sym: Symbol, offset: int, ptx_type: str):
+        """A name used as a value: its address in its own state space (ISA 6.4.x: `mov r, var`)."""
+        dt = numpy_dtype(ptx_type)
+        if sym.space in ("flocal", "fparam"):
+            off = np.uint64(sym.offset + offset)
+            return lambda ctx, lanes: ((ctx.frame_base if lanes is None else ctx.frame_base[lanes]) + off).astype(dt)
+        if sym.space == "shared" and sym.dynamic:
+            return constant_reader(dt.type(self.dynamic_shared_offset() + offset))
+        if sym.space == "label":
+            return constant_reader(dt.type(sym.offset))
+        return constant_reader(np.array(sym.offset + offset, dtype=np.uint64).astype(dt)[()])
+
+    def writer(self, operand, ptx_type: str, scope: Scope):
+        if isinstance(operand, ast.Sink):
+            return sink_writer
+        if isinstance(operand, ast.Register):
+            sym = self.register(operand, scope)
+            if sym.space != "reg":
+                raise LoweringError(f"{sym.name} is not a register and cannot be written")
+            return register_writer(sym.offset, self.regs.dtypes[sym.offset], ptx_type)
+        raise LoweringError(f"cannot write to operand {type(operand).__name__}")
+
+    # ------------------------------------------------------------------ instructions
+    def lower_instruction(self, instr: ast.Instruction, scope: Scope) -> None:
+        from . import dispatch
+
+        guard = None
+        if instr.guard is not None:
+            sym = self.lookup(instr.guard.register, scope)
+            if sym is None or sym.space != "reg":
+                raise LoweringError(f"undeclared predicate {instr.guard.register}")
+            guard = (sym.offset, instr.guard.negated)
+        text = _instruction_text(instr)
+        try:
+            try:
+                m = isa_match(instr.opcode, instr.modifiers)
+            except MatchError:
+                if instr.opcode not in dispatch.ENGINE_LOWERINGS:
+                    raise
+                m = None  # the verifier vouches for the spelling; the engine reads the modifiers
+            ops = dispatch.lower(self, instr, m, scope)
+        except (LoweringError, NotImplementedError, KeyError, MatchError) as e:
+            if _DEBUG:
+                raise
+            ops = [_unsupported(f"{text}: {e}")] + ([_unsupported(f"{text}: {e}")] if instr.opcode == "call" else [])
+        for op in ops:
+            op.guard = guard if not op.control else op.guard
+            if op.control and guard is not None and op.guard is None:
+                op.guard = guard
+            op.text = text
+            op.line = instr.span.line
+            op.file = instr.span.file
+            self.code.append(op)
+
+    def spec(self, instr: ast.Instruction, m) -> Spec:
+        types = {slot: t.name for slot, t in m.types.items()}
+        if "type" not in types and m.type is not None:
+            types["type"] = m.type.name
+        values = dict(m.values)
+        return Spec(instr.opcode, values, types, instr.modifiers)
+
+    def alu(self, instr: ast.Instruction, m, scope: Scope) -> list[Op]:
+        """Instructions that only read registers/immediates and write registers."""
+        fn = lane_function(self.spec(instr, m))
+        readers, writers = [], []
+        carry_in = instr.opcode in ("addc", "subc", "madc")
+        carry_out = m.has("cc")
+        for spec, node in zip(m.operands, instr.operands):
+            t = spec.type.name if spec.type is not None else "b64"
+            if spec.kind is Kind.PAIR or spec.spec.second is not None:
+                first, second = (node.first, node.second) if isinstance(node, ast.PredPair) else (node, None)
+                first_t = t
+                writers.append(self.writer(first, first_t, scope))
+                writers.append(self.writer(second, "pred", scope) if second is not None else sink_writer)
+                continue
+            if isinstance(node, ast.VectorOperand):
+                if spec.role is Role.SRC:
+                    for el in node.elements:
+                        readers.append(self.reader(el, t, scope))
+                    continue
+                raise LoweringError("vector destination")
+            if spec.role is Role.SRC:
+                readers.append(self.reader(node, t, scope))
+            elif spec.role is Role.DST:
+                writers.append(self.writer(node, t, scope))
+            else:
+                readers.append(self.reader(node, t, scope))
+                writers.append(self.writer(node, t, scope))
+        if carry_in:
+            readers.append(lambda ctx, lanes: ctx.carry if lanes is None else ctx.carry[lanes])
+        if carry_out:
+            writers.append(_carry_writer)
+        return [Op(_alu_runner(fn, readers, writers))]
+
+
+def _carry_writer(ctx, lanes, v):
+    if lanes is None:
+        np.copyto(ctx.carry, v, casting="unsafe")
+    else:
+        ctx.carry[lanes] = v
+
+
+def _alu_runner(fn, readers, writers):
+    if len(writers) == 1:
+        w = writers[0]
+        if len(readers) == 1:
+            r0 = readers[0]
+            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes)))
+        if len(readers) == 2:
+            r0, r1 = readers
+            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes), r1(ctx, lanes)))
+        if len(readers) == 3:
+            r0, r1, r2 = readers
+            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes), r1(ctx, lanes), r2(ctx, lanes)))
+        return lambda ctx, lanes: w(ctx, lanes, fn(*[r(ctx, lanes) for r in readers]))
+
+    def run(ctx, lanes):
+        out = fn(*[r(ctx, lanes) for r in readers])
+        for w, v in zip(writers, out):
+            w(ctx, lanes, v)
+
+    return run
+
+
+def _unsupported(message: str) -> Op:
+    def run(ctx, lanes):
+        raise Fault(f"unsupported instruction: {message}")
+
+    return Op(run, side_effects=True)
+
+
+def _symbol_plus_offset(expr) -> tuple[Optional[str], int]:
+    """`sym`, `sym+4`, `sym-8`, `4+sym` -> ("sym", offset); plain constants -> (None, 0)."""
+    if isinstance(expr, ast.SymbolRef):
+        return expr.name, 0
+    if isinstance(expr, ast.Binary) and expr.op in "+-":
+        if isinstance(expr.left, ast.SymbolRef):
+            off = int(evaluate(expr.right))
+            return expr.left.name, off if expr.op == "+" else -off
+        if isinstance(expr.right, ast.SymbolRef) and expr.op == "+":
+            return expr.right.name, int(evaluate(expr.left))
+    return None, 0
+
+
+def _instruction_text(instr: ast.Instruction) -> str:
+    from ..syntax.printer import print_instruction
+
+    try:
+        return print_instruction(instr).strip()
+    except Exception:  # the printer is for messages here; never let it hide the real problem
+        return instr.name

@@ -1,0 +1,216 @@
+"""Machine state of one launch wave and the SIMT scheduler that runs it.
+
+All threads of the resident CTAs live in one set of NumPy arrays (index = thread slot). One
+scheduler step executes one instruction for a *group*: every runnable thread whose PC is the
+chosen one. Two modes:
+
+* uniform: every live thread is runnable at one PC (`upc`); instructions run over whole arrays
+  (`lanes is None`), the cheap case that straight-line and convergent code stays in;
+* divergent: per-thread PCs; the group is chosen by the smallest (epoch, PC) among runnable
+  threads, where a thread's epoch counts the backward branches it took while diverged. Lowest PC
+  first reconverges if/else and loops; the epoch makes a thread that spins yield to one that has
+  not moved, which gives the forward progress of independent thread scheduling (spin locks
+  between lanes of a warp, flags between resident CTAs).
+
+Lowered instructions are `Op`s; the scheduler applies guards, advances PCs of ordinary
+instructions, and counts statistics. Control instructions move PCs themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+RUNNABLE, EXITED, AT_BARRIER, AT_WARP_SYNC = 0, 1, 2, 3
+NO_PC = np.iinfo(np.int64).max
+
+
+class Fault(Exception):
+    """An engine-internal fault; the launcher turns it into a KernelFault with full context."""
+
+    def __init__(self, reason: str, lane: Optional[int] = None, address: Optional[int] = None, pc: Optional[int] = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.lane = lane  # thread slot
+        self.address = address
+        self.pc = pc
+
+
+@dataclass
+class Op:
+    """One lowered instruction. `run(ctx, lanes)` performs it for `lanes` (None: every slot).
+
+    Ordinary ops only compute and store; the scheduler advances their PC. `control` ops (branch,
+    call, return, exit, barriers, warp collectives that wait) set PCs and states themselves and
+    receive the group's PC: `run(ctx, lanes, pc)`.
+    """
+
+    run: Callable
+    guard: Optional[tuple[int, bool]] = None  # (predicate register slot, negated)
+    control: bool = False
+    text: str = ""
+    line: int = 0
+    file: str = ""
+    side_effects: bool = False  # touches memory or machine state: never run for dead lanes
+
+
+class Context:
+    """The state of every resident thread of a launch wave."""
+
+    def __init__(self, n: int, reg_dtypes: list[np.dtype]):
+        self.n = n
+        self.regs: list[np.ndarray] = [np.zeros(n, dtype=dt) for dt in reg_dtypes]
+        self.pc = np.zeros(n, dtype=np.int64)
+        self.status = np.zeros(n, dtype=np.uint8)
+        self.epoch = np.zeros(n, dtype=np.int64)
+        self.carry = np.zeros(n, dtype=np.uint32)  # the CC.CF flag of extended-precision arithmetic
+        self.uniform = True
+        self.upc = 0
+        self.n_live = n
+        self._live_index: Optional[np.ndarray] = None
+        self.step_count = 0
+        self.thread_instructions = 0
+        self.warp_instructions = 0
+        self.max_instructions: Optional[int] = None
+        self.warp_of: np.ndarray = np.zeros(n, dtype=np.int64)  # set by the launcher
+        self.n_warps_live = 0
+        self.extra: dict = {}
+
+    # -- lane sets
+    def live_lanes(self) -> Optional[np.ndarray]:
+        """Indices of threads that have not exited, or None when that is every slot."""
+        if self.n_live == self.n:
+            return None
+        if self._live_index is None:
+            self._live_index = np.flatnonzero(self.status != EXITED)
+        return self._live_index
+
+    def lanes_or_live(self, lanes: Optional[np.ndarray]) -> np.ndarray:
+        if lanes is not None:
+            return lanes
+        live = self.live_lanes()
+        return np.arange(self.n) if live is None else live
+
+    def mark_exited(self, lanes: np.ndarray) -> None:
+        self.status[lanes] = EXITED
+        self.n_live = int(np.count_nonzero(self.status != EXITED))
+        self._live_index = None
+
+    # -- PCs
+    def materialize_pcs(self) -> None:
+        """Leave uniform mode: every live thread's PC becomes explicit."""
+        if self.uniform:
+            self.pc[:] = self.upc
+            self.uniform = False
+
+    def set_pc(self, lanes: Optional[np.ndarray], target: int) -> None:
+        if lanes is None:
+            self.upc = target
+        else:
+            self.pc[lanes] = target
+
+
+def _count_warps(ctx: Context, lanes: Optional[np.ndarray]) -> int:
+    if lanes is None:
+        return ctx.n_warps_live
+    w = ctx.warp_of[lanes]
+    return int(np.count_nonzero(w[1:] != w[:-1])) + 1 if w.size else 0
+
+
+def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> None:
+    """Run until every thread has exited. `on_stuck(ctx)` is called when no thread is runnable
+    (barrier or warp-sync waits that cannot complete); it returns True if it made progress."""
+    budget = ctx.max_instructions
+    while ctx.n_live:
+        if ctx.uniform:
+            pc = ctx.upc
+            lanes = None
+            group = ctx.n_live
+        else:
+            runnable = ctx.status == RUNNABLE
+            key = np.where(runnable, (ctx.epoch << 32) | ctx.pc, NO_PC)
+            k = int(key.min())
+            if k == NO_PC:
+                if not on_stuck(ctx):
+                    raise Fault("deadlock: no thread can make progress (barrier or warp-synchronous instruction never completes)")
+                continue
+            pc = k & 0xFFFFFFFF
+            lanes = np.flatnonzero(runnable & (ctx.pc == pc))
+            group = lanes.size
+        op = code[pc]
+        ctx.step_count += 1
+        ctx.thread_instructions += group
+        ctx.warp_instructions += _count_warps(ctx, lanes)
+        if budget is not None and ctx.thread_instructions > budget:
+            raise Fault(f"instruction budget of {budget} thread-instructions exceeded", None if lanes is None else int(lanes[0]), pc=pc)
+        try:
+            if op.control:
+                op.run(ctx, lanes, pc)
+            else:
+                active = lanes
+                if op.guard is not None or (lanes is None and op.side_effects and ctx.n_live != ctx.n):
+                    active = _guarded(ctx, lanes, op.guard)
+                if active is None or active.size:
+                    op.run(ctx, active)
+                if lanes is None:
+                    ctx.upc = pc + 1
+                else:
+                    ctx.pc[lanes] = pc + 1
+        except Fault as f:
+            if f.pc is None:
+                f.pc = pc
+            if f.lane is None:
+                f.lane = int(ctx.lanes_or_live(lanes)[0])
+            raise
+        if not ctx.uniform and lanes is not None:
+            _maybe_reconverge(ctx, lanes)
+
+
+def _guarded(ctx: Context, lanes: Optional[np.ndarray], guard: Optional[tuple[int, bool]]) -> np.ndarray:
+    """The lanes of the group whose guard predicate holds (and that are alive)."""
+    lanes = ctx.lanes_or_live(lanes)
+    if guard is None:
+        return lanes
+    slot, negated = guard
+    p = ctx.regs[slot][lanes]
+    return lanes[~p] if negated else lanes[p]
+
+
+def _maybe_reconverge(ctx: Context, lanes: np.ndarray) -> None:
+    """Back to uniform mode once the group just run holds every live thread and none waits."""
+    if lanes.size == ctx.n_live and ctx.status[lanes[0]] == RUNNABLE:
+        runnable = ctx.status == RUNNABLE
+        if int(np.count_nonzero(runnable)) == ctx.n_live:
+            pcs = ctx.pc[lanes]
+            if pcs.min() == pcs.max():
+                ctx.upc = int(pcs[0])
+                ctx.uniform = True
+
+
+def branch(ctx: Context, lanes: Optional[np.ndarray], pc: int, target: int, taken: Optional[np.ndarray]) -> None:
+    """Move the group: lanes where `taken` (a bool array over the group; None: all) go to target."""
+    backward = target <= pc
+    if lanes is None:
+        if taken is None:
+            ctx.upc = target
+            return
+        live = ctx.live_lanes()
+        t = taken if live is None else taken[live]
+        if t.all():
+            ctx.upc = target
+            return
+        if not t.any():
+            ctx.upc = pc + 1
+            return
+        ctx.materialize_pcs()
+        lanes = ctx.lanes_or_live(None)
+        taken = t
+    if taken is None:
+        ctx.pc[lanes] = target
+        if backward:
+            ctx.epoch[lanes] += 1
+        return
+    ctx.pc[lanes] = np.where(taken, target, pc + 1)
+    if backward:
+        ctx.epoch[lanes[taken]] += 1

@@ -1,0 +1,219 @@
+"""The virtual device's memories and the generic address space.
+
+Every state space is a flat NumPy byte buffer; an access turns each lane's address into a byte
+offset in its buffer, checks bounds and alignment for all lanes at once, and gathers or scatters
+through a view of the buffer in the access's dtype. Global memory is one arena holding every
+allocation, separated by unmapped gaps, so that one view serves every lane whatever it points at.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+# Generic-address windows (ISA 6.4.1.x). Global allocations sit at GLOBAL_BASE and above; the
+# other spaces appear in the generic space as 4 GiB windows. A window address is the space's own
+# address plus the window base: shared and local addresses are per CTA and per thread.
+CONST_WINDOW = 0x7B00_0000_0000
+PARAM_WINDOW = 0x7C00_0000_0000
+LOCAL_WINDOW = 0x7D00_0000_0000
+SHARED_WINDOW = 0x7E00_0000_0000
+WINDOW_SIZE = 1 << 32
+GLOBAL_BASE = 0x7F00_0000_0000
+ALLOC_ALIGN = 512  # cudaMalloc aligns at least this much
+GUARD = 512  # unmapped bytes between allocations: an overrun faults instead of landing next door
+
+
+class AccessFault(Exception):
+    """Raised by a memory access; `position` indexes the offending lane in the access's arrays."""
+
+    def __init__(self, reason: str, position: int, address: int):
+        super().__init__(reason)
+        self.reason = reason
+        self.position = position
+        self.address = address
+
+
+def check_alignment(addr: np.ndarray, size: int) -> None:
+    if size > 1:
+        bad = (addr & np.uint64(size - 1)) != 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise AccessFault(f"misaligned {size}-byte access", i, int(addr[i]))
+
+
+def gather(buf: np.ndarray, offsets: np.ndarray, dtype: np.dtype, count: int = 1) -> np.ndarray:
+    """Read `count` consecutive elements of `dtype` at each byte offset (already checked)."""
+    view = buf.view(dtype)
+    idx = offsets // np.uint64(dtype.itemsize)
+    if count == 1:
+        return view[idx]
+    return view[idx[:, None] + np.arange(count, dtype=np.uint64)]
+
+
+def scatter(buf: np.ndarray, offsets: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
+    """Write at each byte offset; when lanes collide the highest lane wins (the order is unspecified in PTX)."""
+    view = buf.view(dtype)
+    idx = offsets // np.uint64(dtype.itemsize)
+    if count == 1:
+        view[idx] = values
+    else:
+        view[idx[:, None] + np.arange(count, dtype=np.uint64)] = values
+
+
+@dataclass
+class Allocation:
+    base: int  # device address
+    size: int
+    label: str = ""
+
+
+class GlobalMemory:
+    """Device global memory: allocations in one arena, freed allocations become unmapped."""
+
+    def __init__(self, capacity: int = 1 << 20):
+        self.arena = np.zeros(capacity, dtype=np.uint8)
+        self.top = 0  # next free arena offset
+        self._bases: list[int] = []  # sorted device addresses of live allocations
+        self._allocs: dict[int, Allocation] = {}
+
+    # -- allocation
+    def allocate(self, size: int, label: str = "") -> Allocation:
+        size = max(int(size), 1)
+        offset = -(-(self.top + GUARD) // ALLOC_ALIGN) * ALLOC_ALIGN
+        end = offset + size
+        if end > self.arena.size:
+            grown = np.zeros(max(end + GUARD, 2 * self.arena.size), dtype=np.uint8)
+            grown[: self.top] = self.arena[: self.top]
+            self.arena = grown
+        self.top = end
+        alloc = Allocation(GLOBAL_BASE + offset, size, label)
+        bisect.insort(self._bases, alloc.base)
+        self._allocs[alloc.base] = alloc
+        return alloc
+
+    def free(self, base: int) -> None:
+        alloc = self._allocs.pop(base)
+        self._bases.remove(base)
+        off = base - GLOBAL_BASE
+        self.arena[off : off + alloc.size] = 0
+
+    def find(self, address: int) -> Optional[Allocation]:
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i < 0:
+            return None
+        a = self._allocs[self._bases[i]]
+        return a if address < a.base + a.size else None
+
+    def view(self, alloc: Allocation) -> np.ndarray:
+        off = alloc.base - GLOBAL_BASE
+        return self.arena[off : off + alloc.size]
+
+    # -- access
+    def offsets(self, addr: np.ndarray, size: int) -> np.ndarray:
+        """Arena offsets for `size`-byte accesses at `addr`, after bounds and alignment checks."""
+        addr = np.asarray(addr, dtype=np.uint64)
+        check_alignment(addr, size)
+        if addr.size == 0:
+            return addr
+        lo, hi = int(addr.min()), int(addr.max())
+        first = self.find(lo)
+        if first is None or hi + size > first.base + first.size:
+            self._check_each(addr, size)
+        return addr - np.uint64(GLOBAL_BASE)
+
+    def _check_each(self, addr: np.ndarray, size: int) -> None:
+        bases = np.array(self._bases, dtype=np.uint64)
+        ends = np.array([self._allocs[b].base + self._allocs[b].size for b in self._bases], dtype=np.uint64)
+        i = np.searchsorted(bases, addr, side="right").astype(np.int64) - 1
+        ok = i >= 0
+        j = np.where(ok, i, 0)
+        if bases.size:
+            ok &= addr >= bases[j]
+            ok &= addr + np.uint64(size) <= ends[j]
+        else:
+            ok[:] = False
+        if not ok.all():
+            p = int(np.argmin(ok))
+            raise AccessFault("out-of-bounds global access", p, int(addr[p]))
+
+    def load(self, addr: np.ndarray, dtype: np.dtype, count: int = 1) -> np.ndarray:
+        return gather(self.arena, self.offsets(addr, dtype.itemsize * count), dtype, count)
+
+    def store(self, addr: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
+        scatter(self.arena, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+
+
+class WindowedMemory:
+    """A space whose addresses are relative to a per-lane base: shared (per CTA), local (per thread).
+
+    `stride` bytes belong to each owner (CTA slot or thread); an address is valid below `limit`.
+    """
+
+    def __init__(self, name: str, owners: int, stride: int, limit: Optional[int] = None, writable: bool = True):
+        self.name = name
+        self.stride = max(int(stride), 0)
+        self.limit = self.stride if limit is None else int(limit)
+        self.buf = np.zeros(max(owners * self.stride, 16), dtype=np.uint8)
+        self.writable = writable
+
+    def offsets(self, addr: np.ndarray, owner: np.ndarray, size: int) -> np.ndarray:
+        addr = np.asarray(addr, dtype=np.uint64)
+        check_alignment(addr, size)
+        if addr.size:
+            bad = addr + np.uint64(size) > np.uint64(self.limit)
+            if bad.any():
+                p = int(np.argmax(bad))
+                raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
+        return owner.astype(np.uint64) * np.uint64(self.stride) + addr
+
+    def load(self, addr, owner, dtype: np.dtype, count: int = 1) -> np.ndarray:
+        return gather(self.buf, self.offsets(addr, owner, dtype.itemsize * count), dtype, count)
+
+    def store(self, addr, owner, values, dtype: np.dtype, count: int = 1) -> None:
+        if not self.writable:
+            raise AccessFault(f"write to read-only {self.name} space", 0, int(np.asarray(addr).flat[0]))
+        scatter(self.buf, self.offsets(addr, owner, dtype.itemsize * count), values, dtype, count)
+
+
+class FlatMemory:
+    """A space every thread sees the same: .const banks and the kernel's .param buffer."""
+
+    def __init__(self, name: str, data: bytes | np.ndarray, writable: bool = False):
+        self.name = name
+        raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) else data
+        self.size = raw.size
+        self.buf = np.zeros(max(-(-raw.size // 16) * 16, 16), dtype=np.uint8)
+        self.buf[: raw.size] = raw
+        self.writable = writable
+
+    def offsets(self, addr: np.ndarray, size: int) -> np.ndarray:
+        addr = np.asarray(addr, dtype=np.uint64)
+        check_alignment(addr, size)
+        if addr.size:
+            bad = addr + np.uint64(size) > np.uint64(self.size)
+            if bad.any():
+                p = int(np.argmax(bad))
+                raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
+        return addr
+
+    def load(self, addr, dtype: np.dtype, count: int = 1) -> np.ndarray:
+        return gather(self.buf, self.offsets(addr, dtype.itemsize * count), dtype, count)
+
+    def store(self, addr, values, dtype: np.dtype, count: int = 1) -> None:
+        if not self.writable:
+            raise AccessFault(f"write to read-only {self.name} space", 0, int(np.asarray(addr).flat[0]))
+        scatter(self.buf, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+
+
+def classify_generic(addr: np.ndarray) -> np.ndarray:
+    """Which space each generic address falls in: 0 global, 1 shared, 2 local, 3 const, 4 param."""
+    window = addr >> np.uint64(32)
+    space = np.zeros(addr.shape, dtype=np.uint8)
+    space[window == (SHARED_WINDOW >> 32)] = 1
+    space[window == (LOCAL_WINDOW >> 32)] = 2
+    space[window == (CONST_WINDOW >> 32)] = 3
+    space[window == (PARAM_WINDOW >> 32)] = 4
+    return space

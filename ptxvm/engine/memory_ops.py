@@ -1,0 +1,371 @@
+"""Memory instructions (ISA 9.7.9): ld, ldu, st, cvta, isspacep, prefetch and friends, atom, red.
+
+Cache operators, eviction priorities, memory-order and scope qualifiers change no data in a
+single sequentially consistent machine, so they are accepted and have no functional effect here;
+the timing model reads them from the event trace.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..semantics.dtypes import numpy_dtype, storage_dtype
+from ..syntax import ast
+from . import atomics
+from .memory import (CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, AccessFault,
+                     classify_generic)
+from .machine import Fault, Op
+from .operands import LoweringError
+
+WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "const": CONST_WINDOW, "param": PARAM_WINDOW}
+GENERIC_SPACES = (None, "shared", "local", "const", "param")  # classify_generic's codes 0..4
+
+
+def _space_of(m) -> str | None:
+    """The state space written on the instruction, without sub-qualifiers (None: generic)."""
+    for key in ("ss", "space", "state_space"):
+        v = m.values.get(key) if m is not None else None
+        if isinstance(v, str):
+            return _norm_space(v)
+    for mod in (m.modifiers if m is not None else ()):
+        base = mod.split("::")[0]
+        if base in ("global", "shared", "local", "const", "param"):
+            return _norm_space(mod)
+    return None
+
+
+def _norm_space(v: str) -> str:
+    if v.startswith("shared::cluster"):
+        return "shared::cluster"
+    return v.split("::")[0]
+
+
+# ---------------------------------------------------------------------------- addresses
+
+
+def address_reader(lowerer, node, scope):
+    """(space of a named base or None, reader of the address as uint64 in that space)."""
+    if isinstance(node, ast.Address):
+        base, offset = node.base, node.offset
+    elif isinstance(node, ast.Immediate):
+        base, offset = None, node.expr
+    else:
+        raise LoweringError("expected an address operand")
+    from ..syntax.constexpr import evaluate
+    from .lower import _symbol_plus_offset
+
+    off = 0
+    if offset is not None:
+        name, o = _symbol_plus_offset(offset)
+        if name is not None:
+            if base is not None:
+                raise LoweringError("address with two symbols")
+            base, off = ast.SymbolRef(name), o
+        else:
+            off = int(evaluate(offset))
+    space = None
+    if base is None:
+        const = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+        return None, lambda ctx, lanes: const
+    if isinstance(base, ast.SymbolRef):
+        sym = lowerer.lookup(base.name, scope)
+        if sym is None:
+            raise LoweringError(f"unknown symbol {base.name} in address")
+        space = {"global": "global", "const": "const", "shared": "shared", "kparam": "kparam",
+                 "fparam": "fparam", "flocal": "local", "slocal": "slocal"}.get(sym.space)
+        if space is None:
+            raise LoweringError(f"{base.name} cannot be used as an address")
+        if space == "slocal":
+            space = "local"
+        r = lowerer.address_of(sym, off, "u64")
+        return space, r
+    sym = lowerer.register(base, scope)
+    if sym.space != "reg":
+        r = lowerer.address_of(sym, off, "u64")
+        return {"flocal": "local", "fparam": "fparam", "kparam": "kparam"}.get(sym.space), r
+    reg = lowerer.reader(base, "u64" if lowerer.regs.dtypes[sym.offset].itemsize == 8 else "u32", scope)
+    o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+    if off == 0:
+        return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64, copy=False)
+    return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64) + o
+
+
+class SpaceAccess:
+    """Loads and stores in one state space for a group of lanes; addresses are space-relative."""
+
+    def __init__(self, space: str, in_entry: bool):
+        if space == "param":
+            space = "kparam" if in_entry else "fparam"
+        self.space = space
+
+    def _target(self, ctx, lanes):
+        s = self.space
+        if s == "global":
+            return ctx.gmem, None
+        if s in ("shared", "shared::cta"):
+            return ctx.shared, ctx.cta_slot[lanes]
+        if s == "shared::cluster":
+            return ctx.shared, ctx.cta_slot[lanes]
+        if s in ("local", "fparam"):
+            return ctx.local, lanes
+        if s == "const":
+            return ctx.const, None
+        if s == "kparam":
+            return ctx.kparams, None
+        raise Fault(f"unsupported state space .{s}")
+
+    def load(self, ctx, lanes, addr, dt, count=1):
+        mem, owner = self._target(ctx, lanes)
+        return mem.load(addr, dt, count) if owner is None else mem.load(addr, owner, dt, count)
+
+    def store(self, ctx, lanes, addr, vals, dt, count=1):
+        mem, owner = self._target(ctx, lanes)
+        if owner is None:
+            mem.store(addr, vals, dt, count)
+        else:
+            mem.store(addr, owner, vals, dt, count)
+
+    def offsets(self, ctx, lanes, addr, size):
+        """(buffer, byte offsets) for read-modify-write accesses (atomics)."""
+        mem, owner = self._target(ctx, lanes)
+        if not getattr(mem, "writable", True):
+            raise AccessFault(f"atomic on read-only .{self.space} space", 0, int(addr[0]))
+        if owner is None:
+            return (mem.arena if hasattr(mem, "arena") else mem.buf), mem.offsets(addr, size)
+        return mem.buf, mem.offsets(addr, owner, size)
+
+
+class GenericAccess:
+    """Generic addressing: each lane's address picks its space by window (ISA 6.4.1)."""
+
+    def __init__(self, in_entry: bool):
+        self.spaces = {None: SpaceAccess("global", in_entry), "shared": SpaceAccess("shared", in_entry),
+                       "local": SpaceAccess("local", in_entry), "const": SpaceAccess("const", in_entry),
+                       "param": SpaceAccess("kparam", in_entry)}
+
+    def _split(self, addr):
+        codes = classify_generic(addr)
+        if not codes.any():
+            return None, codes
+        return np.unique(codes), codes
+
+    def load(self, ctx, lanes, addr, dt, count=1):
+        kinds, codes = self._split(addr)
+        if kinds is None:
+            return self.spaces[None].load(ctx, lanes, addr, dt, count)
+        out = np.empty((addr.size,) if count == 1 else (addr.size, count), dtype=dt)
+        for k in kinds:
+            sel = codes == k
+            space = GENERIC_SPACES[k]
+            a = addr[sel] - np.uint64(WINDOWS[space]) if space else addr[sel]
+            out[sel] = _positioned(self.spaces[space].load, sel, ctx, lanes[sel], a, dt, count)
+        return out
+
+    def store(self, ctx, lanes, addr, vals, dt, count=1):
+        kinds, codes = self._split(addr)
+        if kinds is None:
+            return self.spaces[None].store(ctx, lanes, addr, vals, dt, count)
+        for k in kinds:
+            sel = codes == k
+            space = GENERIC_SPACES[k]
+            a = addr[sel] - np.uint64(WINDOWS[space]) if space else addr[sel]
+            v = vals[sel] if np.ndim(vals) else vals
+            _positioned(self.spaces[space].store, sel, ctx, lanes[sel], a, v, dt, count)
+
+    def offsets(self, ctx, lanes, addr, size):
+        kinds, codes = self._split(addr)
+        if kinds is None:
+            return self.spaces[None].offsets(ctx, lanes, addr, size)
+        if kinds.size > 1 or GENERIC_SPACES[kinds[0]] not in ("shared",):
+            raise Fault("atomic through a generic address that is not global or shared memory")
+        return self.spaces["shared"].offsets(ctx, lanes, addr - np.uint64(SHARED_WINDOW), size)
+
+
+def _positioned(fn, sel, *args):
+    """Call a memory function on a subset of lanes, mapping a fault back to the full group."""
+    try:
+        return fn(*args)
+    except AccessFault as f:
+        raise AccessFault(f.reason, int(np.flatnonzero(sel)[f.position]), f.address) from None
+
+
+def access_for(lowerer, m, space_hint):
+    space = _space_of(m) or space_hint
+    in_entry = lowerer.current.kind == "entry"
+    if space is None:
+        return GenericAccess(in_entry)
+    if space == "fparam" or space == "kparam":
+        return SpaceAccess(space, in_entry)
+    return SpaceAccess(space, in_entry)
+
+
+def _fault(e: AccessFault, lanes, ctx, space: str = ""):
+    lanes = ctx.lanes_or_live(lanes)
+    return Fault(e.reason, int(lanes[e.position]), e.address)
+
+
+# ---------------------------------------------------------------------------- ld / st
+
+
+def _value_type(m) -> str:
+    return m.type.name if m.type is not None else "b32"
+
+
+def lower_ld(lowerer, instr, m, scope):
+    t = _value_type(m)
+    if t == "b128":
+        raise LoweringError(".b128 loads are not supported yet")
+    dt = storage_dtype(t)
+    dst = instr.operands[0]
+    hint, addr_of = address_reader(lowerer, instr.operands[1], scope)
+    acc = access_for(lowerer, m, hint)
+    elements = dst.elements if isinstance(dst, ast.VectorOperand) else (dst,)
+    count = len(elements)
+    writers = [lowerer.writer(e, t, scope) for e in elements]
+    value_dt = numpy_dtype(t)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = np.asarray(addr_of(ctx, lanes))
+        if addr.ndim == 0:
+            addr = np.full(group.size, addr, dtype=np.uint64)
+        try:
+            vals = acc.load(ctx, group, addr, dt, count)
+        except AccessFault as e:
+            raise _fault(e, group, ctx) from None
+        if count == 1:
+            writers[0](ctx, lanes, vals.view(value_dt))
+        else:
+            for i, w in enumerate(writers):
+                w(ctx, lanes, np.ascontiguousarray(vals[:, i]).view(value_dt))
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_st(lowerer, instr, m, scope):
+    t = _value_type(m)
+    if t == "b128":
+        raise LoweringError(".b128 stores are not supported yet")
+    dt = storage_dtype(t)
+    hint, addr_of = address_reader(lowerer, instr.operands[0], scope)
+    acc = access_for(lowerer, m, hint)
+    src = instr.operands[1]
+    elements = src.elements if isinstance(src, ast.VectorOperand) else (src,)
+    readers = [lowerer.reader(e, t, scope) for e in elements]
+    count = len(elements)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = np.asarray(addr_of(ctx, lanes))
+        if addr.ndim == 0:
+            addr = np.full(group.size, addr, dtype=np.uint64)
+        parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (group.size,)) for r in readers]
+        vals = parts[0] if count == 1 else np.stack(parts, axis=1)
+        try:
+            acc.store(ctx, group, addr, vals, dt, count)
+        except AccessFault as e:
+            raise _fault(e, group, ctx) from None
+
+    return [Op(run, side_effects=True)]
+
+
+# ---------------------------------------------------------------------------- address conversion
+
+
+def lower_cvta(lowerer, instr, m, scope):
+    """cvta.space: space address -> generic; cvta.to.space: generic -> space address."""
+    t = _value_type(m)
+    space = _space_of(m)
+    to = m.has("to")
+    window = np.uint64(0 if space == "global" else WINDOWS.get(space.split("::")[0] if space else "", 0))
+    src = lowerer.reader(instr.operands[1], t, scope)
+    dst = lowerer.writer(instr.operands[0], t, scope)
+    dt = numpy_dtype(t)
+    if space == "param" and lowerer.current.kind != "entry":
+        raise LoweringError("cvta.param of a function parameter is not supported")
+
+    def run(ctx, lanes):
+        a = np.asarray(src(ctx, lanes)).astype(np.uint64)
+        dst(ctx, lanes, ((a - window) if to else (a + window)).astype(dt))
+
+    return [Op(run)]
+
+
+def lower_isspacep(lowerer, instr, m, scope):
+    space = _space_of(m) or m.values.get("space")
+    src = lowerer.reader(instr.operands[1], "u64", scope)
+    dst = lowerer.writer(instr.operands[0], "pred", scope)
+    code = {"global": 0, "shared": 1, "local": 2, "const": 3, "param": 4}[space.split("::")[0]]
+
+    def run(ctx, lanes):
+        a = np.asarray(src(ctx, lanes)).astype(np.uint64)
+        dst(ctx, lanes, classify_generic(np.atleast_1d(a)) == code)
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_no_data_effect(lowerer, instr, m, scope):
+    """prefetch, prefetchu, applypriority, discard(*): hints; nothing changes in the data.
+
+    (*) discard makes the line's contents undefined; keeping the old bytes is one legal outcome."""
+    return [Op(lambda ctx, lanes: None)]
+
+
+def lower_createpolicy(lowerer, instr, m, scope):
+    """createpolicy returns an opaque 64-bit cache policy; any fixed value is a valid one."""
+    dst = lowerer.writer(instr.operands[0], "b64", scope)
+    policy = np.uint64(0x1000_0000_0000_0000)
+    return [Op(lambda ctx, lanes: dst(ctx, lanes, np.broadcast_to(policy, (ctx.n if lanes is None else lanes.size,))))]
+
+
+# ---------------------------------------------------------------------------- atomics
+
+
+def lower_atom(lowerer, instr, m, scope):
+    returns = instr.opcode == "atom"
+    t = _value_type(m)
+    op = m.values.get("op")
+    if not isinstance(op, str):
+        op = next((x for x in instr.modifiers if x in atomics.OPS), None)
+    if op is None:
+        raise LoweringError("atomic operation not recognised")
+    if t in ("b128",) or any(x.startswith("v") and x[1:].isdigit() for x in instr.modifiers) or t.endswith("x2") or t in ("f16", "bf16"):
+        raise LoweringError(f"atomic .{t}/vector forms are not supported yet")
+    operands = list(instr.operands)
+    dst = lowerer.writer(operands.pop(0), t, scope) if returns else None
+    hint, addr_of = address_reader(lowerer, operands.pop(0), scope)
+    acc = access_for(lowerer, m, hint)
+    srcs = [lowerer.reader(o, t, scope) for o in operands[:2]]
+    value_dt = numpy_dtype(t)
+    combine = atomics.combiner(op, t)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = np.asarray(addr_of(ctx, lanes))
+        if addr.ndim == 0:
+            addr = np.full(group.size, addr, dtype=np.uint64)
+        try:
+            buf, offsets = acc.offsets(ctx, group, addr, value_dt.itemsize)
+        except AccessFault as e:
+            raise _fault(e, group, ctx) from None
+        vals = [np.broadcast_to(np.asarray(s(ctx, group)), (group.size,)).astype(value_dt) for s in srcs]
+        old = atomics.apply(buf.view(value_dt), offsets // np.uint64(value_dt.itemsize), combine, vals, need_old=returns)
+        if returns:
+            dst(ctx, lanes, old)
+
+    return [Op(run, side_effects=True)]
+
+
+LOWERINGS = {
+    "ld": lower_ld,
+    "ldu": lower_ld,
+    "st": lower_st,
+    "cvta": lower_cvta,
+    "isspacep": lower_isspacep,
+    "prefetch": lower_no_data_effect,
+    "prefetchu": lower_no_data_effect,
+    "applypriority": lower_no_data_effect,
+    "discard": lower_no_data_effect,
+    "createpolicy": lower_createpolicy,
+    "atom": lower_atom,
+    "red": lower_atom,
+}

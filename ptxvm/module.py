@@ -1,0 +1,121 @@
+"""A loaded PTX module: its AST, its lowered program, its variables on the virtual device."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .engine.device import Device, default_device
+from .engine.launch import Launch, LaunchStats
+from .engine.layout import var_align, var_size
+from .engine.lower import Lowerer, Program
+from .engine.memory import GLOBAL_BASE
+from .errors import LaunchError
+from .syntax import ast
+
+
+class Module:
+    def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = ""):
+        self.ast = tree
+        self.source = source
+        self.file = tree.file
+        self.device = device or default_device()
+        self._globals: dict[str, object] = {}
+        self._program: Optional[Program] = None
+        self.const_image: Optional[np.ndarray] = None
+        for v in tree.variables():
+            if v.space.split("::")[0] == "global" and v.linkage != "extern":
+                self._globals[v.name] = self.device.memory.allocate(max(var_size(v), 1), v.name)
+
+    @property
+    def program(self) -> Program:
+        """The lowered program, built on first use (a module that only gets printed never pays)."""
+        if self._program is None:
+            from .engine import syscalls  # noqa: F401  (registers vprintf & co)
+            from .engine.initializers import write_initializer
+
+            addrs = {name: a.base for name, a in self._globals.items()}
+            self._program = Lowerer(self.ast, addrs, self.file).lower()
+            self.const_image = self._program.const_image
+            lookup = self._program.globals
+            for v in self.ast.variables():
+                if v.name in self._globals and v.init is not None:
+                    a = self._globals[v.name]
+                    write_initializer(self.device.memory.view(a), 0, v, lambda n, generic=False: lookup[n].offset)
+        return self._program
+
+    # ------------------------------------------------------------------ kernels
+    def kernel(self, name: str) -> "Kernel":
+        f = self.ast.function(name)
+        if f is None or f.kind != "entry":
+            kernels = ", ".join(k.name for k in self.ast.functions() if k.kind == "entry") or "none"
+            raise KeyError(f"no kernel named {name!r} in {self.file} (kernels: {kernels})")
+        return Kernel(self, name)
+
+    def __getitem__(self, name: str) -> "Kernel":
+        return self.kernel(name)
+
+    @property
+    def kernels(self) -> list[str]:
+        return [f.name for f in self.ast.functions() if f.kind == "entry" and f.body is not None]
+
+    def to_ptx(self) -> str:
+        from .syntax.printer import print_module
+
+        return print_module(self.ast)
+
+    # ------------------------------------------------------------------ symbols
+    def _symbol(self, name: str):
+        prog = self.program
+        sym = prog.globals.get(name)
+        if sym is None or sym.space not in ("global", "const"):
+            raise KeyError(f"no .global or .const variable named {name!r}")
+        return sym
+
+    def write_symbol(self, name: str, array) -> None:
+        """Copy host data into a module variable (what cudaMemcpyToSymbol does)."""
+        sym = self._symbol(name)
+        raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        if raw.size > sym.size:
+            raise LaunchError(f"{raw.size} bytes do not fit {name} ({sym.size} bytes)")
+        if sym.space == "global":
+            self.device.memory.view(self._globals[name])[: raw.size] = raw
+        else:
+            self.const_image[sym.offset : sym.offset + raw.size] = raw
+
+    def read_symbol(self, name: str, dtype, count: Optional[int] = None) -> np.ndarray:
+        sym = self._symbol(name)
+        dt = np.dtype(dtype)
+        count = sym.size // dt.itemsize if count is None else count
+        if count * dt.itemsize > sym.size:
+            raise LaunchError(f"{name} holds {sym.size} bytes, {count} x {dt} asked for")
+        if sym.space == "global":
+            raw = self.device.memory.view(self._globals[name])
+        else:
+            raw = self.const_image[sym.offset : sym.offset + sym.size]
+        return raw[: count * dt.itemsize].view(dt).copy()
+
+
+class Kernel:
+    def __init__(self, module: Module, name: str):
+        self.module = module
+        self.name = name
+
+    @property
+    def info(self):
+        return self.module.program.functions[self.name]
+
+    def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None) -> LaunchStats:
+        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions).run()
+
+    def __getitem__(self, config):
+        grid, block, *rest = config
+        shared = rest[0] if rest else 0
+
+        def call(*args):
+            return self.launch(grid, block, args, shared_mem=shared)
+
+        return call
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.name} of {self.module.file}>"
