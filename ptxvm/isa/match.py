@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from .table import FORMS, Element, Form, Kind, OperandSpec, Requirement, Role, forms_for, opcodes
 from .types import TYPES, PtxType, TypeKind
@@ -142,9 +142,25 @@ class Match:
                 return o
         raise KeyError(name)
 
-    def problems(self, version: tuple[int, int], target: str) -> list[str]:
-        """Why this instruction cannot be used in a module of PTX `version` for `.target target`."""
-        out = [f"{self.name} {p}" for p in self.requirement.problems(version, target)]
+    def requirement_with(self, present: Sequence[str]) -> Requirement:
+        """The requirement once the optional operands written (`present`, by name) are counted."""
+        req = self.requirement
+        for name, r in self.form.operand_reqs:
+            if name in present:
+                req = req.join(r)
+        return req
+
+    def problems(self, version: tuple[int, int], target: str, present: Optional[Sequence[str]] = None) -> list[str]:
+        """Why this instruction cannot be used in a module of PTX `version` for `.target target`
+        (with `present`, the names of the optional operands written, their requirements count too)."""
+        req = self.requirement if present is None else self.requirement_with(present)
+        out = [f"{self.name} {p}" for p in req.problems(version, target)]
+        gone = self.form.removed
+        if gone is not None and tuple(version) >= gone.ptx and gone.target_ok(target):
+            out.append(f"{self.name} is not supported from PTX ISA {gone.ptx[0]}.{gone.ptx[1]} on "
+                       f"sm_{gone.sm} and later targets" + (f" ({self.form.deprecated})" if self.form.deprecated else ""))
+        if present is not None:
+            out += [f"{self.name}: {p}" for p in self.form.operand_problems(self.values, present)]
         return out
 
 
@@ -314,6 +330,9 @@ def _build(form: Form, vals: dict, mods: tuple[str, ...], reordered: bool) -> Ma
         if t is not None and spec.wide:
             t = _wide(t)
         count = spec.count
+        fn = form.counts.get(spec.name)
+        if fn is not None:
+            count = fn(vals)
         if spec.vec_slot:
             v = vals.get(spec.vec_slot)
             count = int(v[1:]) if v else 1
@@ -327,6 +346,8 @@ def _build(form: Form, vals: dict, mods: tuple[str, ...], reordered: bool) -> Ma
             if joined != req:
                 notes.append(f"{key}: {r}")
             req = joined
+    if not types and len(type_list) == 1:
+        types["type"] = type_list[0]  # a single fixed type (add.f32) is "the type"
     return Match(form, vals, mods, reordered, types, type_list[-1] if type_list else None, tuple(type_list),
                  tuple(ops), req, tuple(notes), vec)
 

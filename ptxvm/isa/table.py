@@ -192,10 +192,11 @@ class OperandSpec:
     selector_values: tuple[str, ...] = ()
     selector_optional: bool = True
     elements: tuple["OperandSpec", ...] = ()  # BRACKET / PARAMS parts
+    alt: tuple[Kind, ...] = ()  # other kinds also accepted here (a-desc or [a-tmem]: RI with alt ADDR)
 
     @property
     def imm_ok(self) -> bool:
-        return self.kind in (Kind.RI, Kind.IMM)
+        return self.kind in (Kind.RI, Kind.IMM) or Kind.RI in self.alt or Kind.IMM in self.alt
 
     @property
     def reg_ok(self) -> bool:
@@ -250,11 +251,15 @@ class Form:
     requires: Requirement
     reqs: tuple[tuple[Callable[[Mapping], bool], Requirement, str], ...] = ()
     checks: tuple[tuple[Callable[[Mapping], bool], str], ...] = ()
+    operand_reqs: tuple[tuple[str, Requirement], ...] = ()  # an optional operand that, written, needs more
+    operand_rules: tuple[tuple[Callable[[Mapping, frozenset], bool], str], ...] = ()  # (values, written names)
     relaxed: bool = False  # ISA 9.4.1: operands may be wider than the instruction type (ld/st/cvt)
     undefined: Optional[str] = None  # where the ISA leaves a result undefined / unspecified
     note: str = ""
     deprecated: Optional[str] = None
     sem: str = ""  # semantic key (defaults to the opcode) for the engine's dispatch
+    counts: Mapping[str, Callable[[Mapping], int]] = field(default_factory=dict)  # operand -> element count
+    removed: Optional[Requirement] = None  # not available from this PTX version and target on (both)
     index: int = -1  # position in FORMS
 
     # ----------------------------------------------------------------- derived facts
@@ -294,6 +299,11 @@ class Form:
             if o.name == name:
                 return o
         raise KeyError(name)
+
+    def operand_problems(self, values: Mapping, present: Sequence[str]) -> list[str]:
+        """Rules that tie modifiers to the optional operands written (`present`: operand names)."""
+        written = frozenset(present)
+        return [msg for pred, msg in self.operand_rules if not pred(values, written)]
 
     def __repr__(self) -> str:
         return f"<Form #{self.index} {self.family}: {self.syntax}>"
@@ -506,7 +516,7 @@ class _OpParser:
                 sub = _OpParser(inner)
                 elems = sub.items()
                 self.i = j + 1
-                item = _Raw(",".join(e.name for e in elems), "vec", elements=elems)
+                item = _Raw(elems[0].name, "vec", elements=elems)
                 self.suffixes(item)
                 item.optional = optional
                 out.append(item)
@@ -621,6 +631,10 @@ def _apply_spec(base: dict, spec: str) -> dict:
     for w in spec.split():
         if w in _SPEC_ROLES:
             d["role"] = _SPEC_ROLES[w]
+        elif w == "sink":
+            d["sink"] = True
+        elif w == "pred" and d.get("kind") in (Kind.PAIR, Kind.VEC):
+            d["type"], d["type_slot"] = "pred", None
         elif w in _SPEC_KINDS:
             d["kind"] = _SPEC_KINDS[w]
             d["kindset"] = True
@@ -636,6 +650,8 @@ def _apply_spec(base: dict, spec: str) -> dict:
             d["optional"] = True
         elif w == "any":
             d["type"], d["type_slot"] = None, None
+        elif w.startswith("|"):
+            d["alt"] = tuple(d.get("alt", ())) + (_SPEC_KINDS[w[1:]],)
         elif w.startswith("n="):
             d["count"] = int(w[2:])
         elif w.startswith("vec="):
@@ -651,6 +667,11 @@ def _apply_spec(base: dict, spec: str) -> dict:
             raise ValueError(f"bad operand spec word {w!r} in {spec!r}")
     return d
 
+
+# make_form's own keywords: a slot with one of these names must be passed in `slots={...}`
+_RESERVED = frozenset(("since", "req", "ops", "check", "excl", "slots", "undefined", "note", "deprecated",
+                       "semkey", "nodst", "ordered", "orule", "family", "type_", "sem", "scope", "op", "mode",
+                       "level", "space", "ss", "vec", "dim", "shape", "kind", "num"))
 
 # first operands that are sources even though they are written first
 _SRC_FIRST = {"a", "tgt", "index", "membermask", "t", "N", "imm-reg-count", "taddr", "fptr", "func", "b"}
@@ -679,9 +700,12 @@ def make_form(
     undefined: Optional[str] = None,
     note: str = "",
     deprecated: Optional[str] = None,
-    sem: Optional[str] = None,
+    semkey: Optional[str] = None,
     nodst: bool = False,
     ordered: Sequence[str] = (),
+    orule: Sequence[tuple[Callable[[Mapping, frozenset], bool], str]] = (),
+    counts: Optional[Mapping[str, Callable[[Mapping], int]]] = None,
+    removed: Optional[str] = None,
     **slot_kw: Sequence[str],
 ) -> Form:
     if family not in FAMILIES:
@@ -705,6 +729,8 @@ def make_form(
             elements.append(Element(name, vals, optional, is_type))
         else:
             toks = tuple(name.split("."))
+            if name in _RESERVED:
+                raise ValueError(f".{name} in {syntax!r} would be a fixed token: give its values as slots={{...}}")
             elements.append(Element(None, (toks,), optional, len(toks) == 1 and toks[0] in TYPE_NAMES))
     # ordered elements: type elements, requested ones, and slots sharing a value with another element
     seen: dict[str, int] = {}
@@ -768,7 +794,9 @@ def make_form(
                     elems.append(OperandSpec(e.name, Kind.RI if k else Kind.REG, Role.SRC, optional=e.optional))
             d.update(kind=Kind.BRACKET, elements=tuple(elems), type=None, type_slot=None)
         elif r.kind == "vec":
-            d.update(kind=Kind.VEC, count=len(r.elements), sink=is_dst)
+            d.update(kind=Kind.VEC, count=len(r.elements), sink=is_dst,
+                     elements=tuple(OperandSpec(e.name, Kind.SINK if e.kind == "sink" else Kind.REG,
+                                                d["role"]) for e in r.elements))
         elif r.kind == "pair":
             d.update(kind=Kind.PAIR, second=r.second, second_optional=r.second_optional)
         else:
@@ -776,7 +804,9 @@ def make_form(
             if r.negate == "!":
                 d.update(kind=Kind.PRED, type="pred", type_slot=None)
         if r.selector and r.kind != "addr":
-            d.update(selector=r.selector, selector_optional=r.selector_optional)
+            sv = slotdefs.get(r.selector, (r.selector,))
+            d.update(selector=r.selector, selector_optional=r.selector_optional,
+                     selector_values=tuple(x.lstrip(".") for x in sv))
         if d.get("type") == "pred" and d["kind"] in (Kind.REG, Kind.RI):
             d["kind"] = Kind.PRED
         # vector-width slot: the data operand (destination of a load, data source of a store)
@@ -798,26 +828,46 @@ def make_form(
         operands.append(OperandSpec(**d))
     if ops:
         raise ValueError(f"ops for unknown operands {sorted(ops)} in {syntax!r}")
+    for name in counts or {}:
+        if name not in {o.name for o in operands}:
+            raise ValueError(f"counts for unknown operand {name!r} in {syntax!r}")
 
     # conditions for per-modifier requirements: ".tok" | "slot" | "slot=v1|v2"
     reqs = []
+    operand_reqs = []
+    known = set(shared_slots) | set(_KNOWN_SLOT_NAMES)
+    names = ({o.name for o in operands} | {o.second for o in operands if o.second}
+             | {o.selector for o in operands if o.selector})
     for key, text in (req or {}).items():
-        reqs.append((_condition(key, slot_infos, elements, syntax), requirement(text), key))
+        if key.startswith("operand:"):
+            if key[8:] not in names:
+                raise ValueError(f"requirement key {key!r}: no such operand in {syntax!r}")
+            operand_reqs.append((key[8:], requirement(text)))
+            continue
+        cond = _condition(key, slot_infos, elements, syntax, known)
+        if cond is not None:
+            reqs.append((cond, requirement(text), key))
     checks = list(check)
     for a, b in excl:
         ca, cb = _condition(a, slot_infos, elements, syntax), _condition(b, slot_infos, elements, syntax)
-        checks.append(((lambda v, ca=ca, cb=cb: not (ca(v) and cb(v))), f".{a} cannot be combined with .{b}"))
+        checks.append(((lambda v, ca=ca, cb=cb: not (ca(v) and cb(v))), f"{a} cannot be combined with {b}"))
 
     form = Form(
         opcode=opcode, syntax=" ".join(syntax.split()), family=family, elements=tuple(elements),
         slots=slot_infos, operands=tuple(operands), requires=requirement(since), reqs=tuple(reqs),
-        checks=tuple(checks), relaxed=relaxed, undefined=undefined, note=note, deprecated=deprecated,
-        sem=sem or opcode,
+        checks=tuple(checks), operand_reqs=tuple(operand_reqs), operand_rules=tuple(orule), relaxed=relaxed, undefined=undefined, note=note, deprecated=deprecated,
+        sem=semkey or opcode, counts=dict(counts or {}),
+        removed=requirement(removed) if removed else None,
     )
     return form
 
 
-def _condition(key: str, slot_infos, elements, syntax) -> Callable[[Mapping], bool]:
+# slot names a shared requirement dictionary may name although a given row lacks that slot
+_KNOWN_SLOT_NAMES = frozenset(("sem", "scope", "space", "ss", "level::cache_hint", "level::prefetch_size",
+                               "level1::eviction_priority", "level2::eviction_priority", "vec", "type", "cop"))
+
+
+def _condition(key: str, slot_infos, elements, syntax, known=frozenset()) -> Optional[Callable[[Mapping], bool]]:
     if key.startswith("."):
         tok = key[1:]
         fixed = {".".join(e.values[0]) for e in elements if not e.slot}
@@ -827,15 +877,20 @@ def _condition(key: str, slot_infos, elements, syntax) -> Callable[[Mapping], bo
         return lambda v, tok=tok, names=tuple(slot_names): bool(v.get(tok)) or any(v.get(n) == tok for n in names)
     if "=" in key:
         slot, _, vals = key.partition("=")
+        if slot not in slot_infos and slot in known:
+            return None
         if slot not in slot_infos:
             raise ValueError(f"requirement key {key!r}: no slot {slot} in {syntax!r}")
-        allowed = frozenset(vals.split("|"))
-        bad = allowed - set(slot_infos[slot].values)
-        if bad:
-            raise ValueError(f"requirement key {key!r}: {sorted(bad)} not values of .{slot} in {syntax!r}")
+        allowed = frozenset(vals.split("|")) & set(slot_infos[slot].values)  # shared dicts may name more
+        if not allowed and slot in known:
+            return None
+        if not allowed:
+            raise ValueError(f"requirement key {key!r}: no value of .{slot} in {syntax!r}")
         return lambda v, slot=slot, allowed=allowed: v.get(slot) in allowed
     if key in slot_infos:
         return lambda v, slot=key: v.get(slot) is not None
+    if key in known:
+        return None
     raise ValueError(f"bad requirement key {key!r} for {syntax!r}")
 
 
