@@ -421,6 +421,7 @@ class Lowerer:
         """Instructions that only read registers/immediates and write registers."""
         fn = lane_function(self.spec(instr, m))
         readers, writers = [], []
+        unpack_parts = 0
         carry_in = instr.opcode in ("addc", "subc", "madc")
         carry_out = m.has("cc")
         for spec, node in zip(m.operands, instr.operands):
@@ -433,10 +434,14 @@ class Lowerer:
                 continue
             if isinstance(node, ast.VectorOperand):
                 if spec.role is Role.SRC:
+                    part = _part_type(t, len(node.elements))
                     for el in node.elements:
-                        readers.append(self.reader(el, t, scope))
+                        readers.append(self.reader(el, part, scope))
                     continue
-                raise LoweringError("vector destination")
+                unpack_parts = len(node.elements)
+                part = _part_type(t, unpack_parts)
+                writers.extend(self.writer(el, part, scope) for el in node.elements)
+                continue
             if spec.role is Role.SRC:
                 readers.append(self.reader(node, t, scope))
             elif spec.role is Role.DST:
@@ -448,7 +453,23 @@ class Lowerer:
             readers.append(lambda ctx, lanes: ctx.carry if lanes is None else ctx.carry[lanes])
         if carry_out:
             writers.append(_carry_writer)
+        if unpack_parts:
+            whole = fn
+            bits = numpy_dtype(m.type.name).itemsize * 8 // unpack_parts
+
+            def fn(*srcs):
+                from ..semantics.families.move import unpack
+
+                return unpack(np.asarray(whole(*srcs)), bits, unpack_parts)
         return [Op(_alu_runner(fn, readers, writers))]
+
+
+def _part_type(t: str, parts: int) -> str:
+    """The type of each element of a vector operand that packs into one `t` (mov.b64 {a,b})."""
+    if parts == 1:
+        return t
+    bits = numpy_dtype(t).itemsize * 8 // parts
+    return {8: "b8", 16: "b16", 32: "b32"}[bits]
 
 
 def _carry_writer(ctx, lanes, v):

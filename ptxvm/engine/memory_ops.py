@@ -190,6 +190,8 @@ def _positioned(fn, sel, *args):
 
 def access_for(lowerer, m, space_hint):
     space = _space_of(m) or space_hint
+    if space == "param" and space_hint in ("fparam", "kparam"):
+        space = space_hint  # a .param variable declared in a body is call-argument storage
     in_entry = lowerer.current.kind == "entry"
     if space is None:
         return GenericAccess(in_entry)
