@@ -347,14 +347,19 @@ def ptxas_verdict(path: Path) -> dict:
     proc = subprocess.run([PTXAS, f"-arch={arch}", path.name, "-o", "/dev/null"],
                           cwd=path.parent, capture_output=True, text=True)
     messages = [l.rstrip() for l in proc.stderr.splitlines() if l.strip()]
-    first_error = None
+    # ptxas does not always report in source order (declarations are checked
+    # before instructions), so first_error_line is the smallest line number of
+    # any error/fatal message; first_message_line is the line of the first one.
+    error_lines = []
     for l in messages:
         m = MSG_LINE_RE.match(l)
-        if m and m.group("kind").lower().startswith("error"):
-            first_error = int(m.group("line"))
-            break
+        if m and m.group("kind").lower() in ("error", "fatal"):
+            error_lines.append(int(m.group("line")))
     return {"accepted": proc.returncode == 0, "returncode": proc.returncode,
-            "arch": arch, "messages": messages, "first_error_line": first_error}
+            "arch": arch, "messages": messages,
+            "first_error_line": min(error_lines) if error_lines else None,
+            "first_message_line": error_lines[0] if error_lines else None,
+            "error_lines": sorted(set(error_lines))}
 
 
 def record_verdicts() -> int:
