@@ -1,0 +1,98 @@
+"""KernelFault: what a faulting kernel reports, and that the caller's arrays stay untouched."""
+import numpy as np
+import pytest
+
+import ptxvm
+
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+OOB = HEADER + """
+.visible .entry oob(.param .u64 out, .param .u32 n)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+"""
+
+
+def test_out_of_bounds_store_names_kernel_thread_line_and_address():
+    mod = ptxvm.loads(OOB, "oob.ptx")
+    out = np.full(16, 7, dtype=np.uint32)
+    with pytest.raises(ptxvm.KernelFault) as e:
+        mod["oob"].launch(1, 32, [out, 16])
+    f = e.value
+    assert f.kernel == "oob"
+    assert f.cta == (0, 0, 0)
+    assert f.thread == (16, 0, 0)  # the first thread past the end of the 16-element array
+    assert f.line == 14
+    assert "out-of-bounds" in str(f) and "oob.ptx:14" in str(f)
+    assert np.all(out == 7), "a faulting launch must leave host arrays as they were"
+
+
+def test_misaligned_access_faults():
+    src = HEADER + """
+.visible .entry mis(.param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    .reg .b32 %r1;
+    ld.param.u64 %rd1, [out];
+    add.s64 %rd2, %rd1, 2;
+    mov.u32 %r1, 5;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+"""
+    out = np.zeros(4, dtype=np.uint32)
+    with pytest.raises(ptxvm.KernelFault, match="misaligned"):
+        ptxvm.loads(src)["mis"].launch(1, 1, [out])
+
+
+def test_trap_and_budget():
+    src = HEADER + """
+.visible .entry spin()
+{
+$L: bra.uni $L;
+}
+.visible .entry boom()
+{
+    trap;
+}
+"""
+    mod = ptxvm.loads(src)
+    with pytest.raises(ptxvm.KernelFault, match="budget"):
+        mod["spin"].launch(1, 32, [], max_instructions=10_000)
+    with pytest.raises(ptxvm.KernelFault, match="trap"):
+        mod["boom"].launch(1, 1, [])
+
+
+def test_barrier_deadlock_is_reported():
+    src = HEADER + """
+.visible .entry dl()
+{
+    .reg .b32 %r1;
+    .reg .pred %p1;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra $Lskip;
+    bar.sync 0, 64;
+$Lskip:
+    ret;
+}
+"""
+    with pytest.raises(ptxvm.KernelFault, match="deadlock"):
+        ptxvm.loads(src)["dl"].launch(1, 64, [])
+
+
+def test_wrong_argument_count_is_a_launch_error():
+    mod = ptxvm.loads(OOB)
+    with pytest.raises(ptxvm.LaunchError, match="takes 2 arguments"):
+        mod["oob"].launch(1, 1, [np.zeros(4, np.uint32)])
+    with pytest.raises(ptxvm.LaunchError, match="out of range"):
+        mod["oob"].launch(1, 1, [np.zeros(4, np.uint32), -1])
