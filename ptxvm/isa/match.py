@@ -329,6 +329,8 @@ def _build(form: Form, vals: dict, mods: tuple[str, ...], reordered: bool) -> Ma
             t = TYPES.get(spec.type)
         if t is not None and spec.wide:
             t = _wide(t)
+        if t is not None and spec.pack and t.bits < 32:
+            t = TYPES["b32"]  # packed fragment registers (two .f16, four .e4m3 ... per .b32)
         count = spec.count
         fn = form.counts.get(spec.name)
         if fn is not None:

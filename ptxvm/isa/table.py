@@ -180,6 +180,7 @@ class OperandSpec:
     type: Optional[str] = None  # fixed type name; "ptr" = a pointer-sized integer; None = untyped/from slot
     type_slot: Optional[str] = None  # the slot whose value is this operand's type
     wide: bool = False  # twice as wide as the slot's type (mul.wide d)
+    pack: bool = False  # elements narrower than 32 bits are packed into .b32 registers (mma fragments)
     optional: bool = False
     negate: str = ""  # "!" or "-": the operand may be written negated
     sink: bool = False  # may be written `_`
@@ -633,6 +634,8 @@ def _apply_spec(base: dict, spec: str) -> dict:
             d["role"] = _SPEC_ROLES[w]
         elif w == "sink":
             d["sink"] = True
+        elif w == "pack":
+            d["pack"] = True
         elif w == "pred" and d.get("kind") in (Kind.PAIR, Kind.VEC):
             d["type"], d["type_slot"] = "pred", None
         elif w in _SPEC_KINDS:
