@@ -1,4 +1,5 @@
-"""Error-free transformations on float64 arrays (exact under RN, no overflow).
+"""Error-free transformations on float64 arrays (exact under RN, no overflow),
+and the step from a round-to-nearest result to a directed one.
 
 NumPy's float64 arithmetic is IEEE round-to-nearest-even, which is all these
 need; they never touch the host rounding mode.
@@ -6,6 +7,8 @@ need; they never touch the host rounding mode.
 from __future__ import annotations
 
 import numpy as np
+
+from .rounding import Rounding
 
 _SPLITTER = 134217729.0  # 2**27 + 1 (Veltkamp)
 
@@ -50,3 +53,22 @@ def step(x, direction) -> np.ndarray:
     up = np.nextafter(x, inf)
     down = np.nextafter(x, -inf)
     return np.where(direction > 0, up, np.where(direction < 0, down, x))
+
+
+def directed(s, rs, mode: Rounding):
+    """Round exact = s + e in ``mode``, given s within one ulp of it and
+    rs = sign(e) (s = RN(exact) qualifies).
+
+    Works for float32 or float64 arrays: only nextafter is used.
+    """
+    if mode is Rounding.RN:
+        return s
+    if mode is Rounding.RZ:
+        d = np.where(rs * sign(s) < 0, rs, 0)
+    elif mode is Rounding.RM:
+        d = np.where(rs < 0, -1, 0)
+    elif mode is Rounding.RP:
+        d = np.where(rs > 0, 1, 0)
+    else:
+        raise ValueError(f"{mode} is not an IEEE arithmetic rounding mode")
+    return step(s, d)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .encode import decompose_f64, encode, overflow_to_inf
-from .eft import sign, step, two_prod, two_sum
+from .eft import directed, sign, step, two_prod, two_sum
 from .formats import F64, as_bits
 from .modifiers import exact_zero_sign, saturate
 from .nans import nan_result
@@ -24,24 +24,6 @@ _STICKY = 2.0 ** -400   # stands in for a term far below every rounding bit
 
 def _vals(bits):
     return as_bits(bits, F64).view(np.float64)
-
-
-def directed(s, rs, mode: Rounding):
-    """Round exact = s + e (s = RN(exact), sign(e) = rs) in ``mode``.
-
-    Works for float32 or float64 arrays: only nextafter is used.
-    """
-    if mode is Rounding.RN:
-        return s
-    if mode is Rounding.RZ:
-        d = np.where(rs * sign(s) < 0, rs, 0)
-    elif mode is Rounding.RM:
-        d = np.where(rs < 0, -1, 0)
-    elif mode is Rounding.RP:
-        d = np.where(rs > 0, 1, 0)
-    else:
-        raise ValueError(f"{mode} is not an IEEE arithmetic rounding mode")
-    return step(s, d)
 
 
 def _overflow(s, mode):
