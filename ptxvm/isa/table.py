@@ -386,24 +386,77 @@ class Form:
 
 # =========================================================================== the registry
 
-FORMS: list[Form] = []
+# Rows are recorded when the family modules are imported and turned into Form objects the first
+# time their opcode is looked up (forms_for) or the whole table is used (FORMS): importing the
+# table stays cheap, and a program that uses 40 opcodes builds about 40 opcodes' worth of rows.
+_PENDING: dict[str, list[tuple[int, str, str, dict, dict]]] = {}  # opcode -> rows not built yet
 _BY_OPCODE: dict[str, list[Form]] = {}
+_ALL: list[Optional[Form]] = []  # by index
+_OPCODE_RE = re.compile(r"\s*([A-Za-z_][\w]*)")
+
+
+class _FormTable:
+    """FORMS: every Form of the table, in row order (a read-only sequence; builds pending rows)."""
+
+    def _all(self) -> list[Form]:
+        if _PENDING:
+            for op in list(_PENDING):
+                _build_opcode(op)
+        return _ALL  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return len(_ALL)
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __repr__(self) -> str:
+        return f"<FORMS: {len(_ALL)} forms of {len(set(_PENDING) | set(_BY_OPCODE))} opcodes>"
+
+
+FORMS = _FormTable()
+
+
+def _build_opcode(opcode: str) -> None:
+    rows = _PENDING.pop(opcode, None)
+    if rows is None:
+        return
+    built = _BY_OPCODE.setdefault(opcode, [])
+    for index, syntax, family, shared, args in rows:
+        form = make_form(syntax, family, shared_slots=shared, **args)
+        object.__setattr__(form, "index", index)
+        _ALL[index] = form
+        built.append(form)
+    built.sort(key=lambda f: f.index)
 
 
 def forms_for(opcode: str) -> tuple[Form, ...]:
     """Every form of `opcode` ("ld", "mma", "cp"), in table order."""
+    if opcode in _PENDING:
+        _build_opcode(opcode)
     return tuple(_BY_OPCODE.get(opcode, ()))
 
 
 def opcodes() -> tuple[str, ...]:
-    return tuple(_BY_OPCODE)
+    """Every opcode of the table, in the order of their first row."""
+    seen: dict[str, None] = {}
+    for op in list(_BY_OPCODE) + list(_PENDING):
+        seen[op] = None
+    return tuple(sorted(seen, key=lambda op: _FIRST_ROW[op]))
 
 
-def _register(form: Form) -> Form:
-    object.__setattr__(form, "index", len(FORMS))
-    FORMS.append(form)
-    _BY_OPCODE.setdefault(form.opcode, []).append(form)
-    return form
+_FIRST_ROW: dict[str, int] = {}
+
+
+def _record(syntax: str, family: str, shared: dict, args: dict) -> None:
+    opcode = _OPCODE_RE.match(syntax).group(1)
+    index = len(_ALL)
+    _ALL.append(None)
+    _FIRST_ROW.setdefault(opcode, index)
+    _PENDING.setdefault(opcode, []).append((index, syntax, family, shared, args))
 
 
 # =========================================================================== parsing a row
@@ -673,8 +726,7 @@ def _apply_spec(base: dict, spec: str) -> dict:
 
 # make_form's own keywords: a slot with one of these names must be passed in `slots={...}`
 _RESERVED = frozenset(("since", "req", "ops", "check", "excl", "slots", "undefined", "note", "deprecated",
-                       "semkey", "nodst", "ordered", "orule", "family", "type_", "sem", "scope", "op", "mode",
-                       "level", "space", "ss", "vec", "dim", "shape", "kind", "num"))
+                       "semkey", "nodst", "ordered", "orule", "family", "counts", "removed"))
 
 # first operands that are sources even though they are written first
 _SRC_FIRST = {"a", "tgt", "index", "membermask", "t", "N", "imm-reg-count", "taddr", "fptr", "func", "b"}
@@ -682,6 +734,17 @@ _SRC_FIRST = {"a", "tgt", "index", "membermask", "t", "N", "imm-reg-count", "tad
 
 class _Shared:
     """Slot dictionaries shared by the rows of a family file."""
+
+
+_STRIPPED: dict[int, tuple] = {}
+
+
+def _strip_dots(values: tuple) -> tuple[str, ...]:
+    """Value lists without leading dots; the big shared lists (video selectors) are converted once."""
+    r = _STRIPPED.get(id(values))
+    if r is None or r[0] is not values:
+        r = _STRIPPED[id(values)] = (values, tuple(x.lstrip(".") for x in values))
+    return r[1]
 
 
 def _type_of_values(values: Sequence[str]) -> bool:
@@ -808,8 +871,7 @@ def make_form(
                 d.update(kind=Kind.PRED, type="pred", type_slot=None)
         if r.selector and r.kind != "addr":
             sv = slotdefs.get(r.selector, (r.selector,))
-            d.update(selector=r.selector, selector_optional=r.selector_optional,
-                     selector_values=tuple(x.lstrip(".") for x in sv))
+            d.update(selector=r.selector, selector_optional=r.selector_optional, selector_values=_strip_dots(sv))
         if d.get("type") == "pred" and d["kind"] in (Kind.REG, Kind.RI):
             d["kind"] = Kind.PRED
         # vector-width slot: the data operand (destination of a load, data source of a store)
@@ -866,8 +928,8 @@ def make_form(
 
 
 # slot names a shared requirement dictionary may name although a given row lacks that slot
-_KNOWN_SLOT_NAMES = frozenset(("sem", "scope", "space", "ss", "level::cache_hint", "level::prefetch_size",
-                               "level1::eviction_priority", "level2::eviction_priority", "vec", "type", "cop"))
+_KNOWN_SLOT_NAMES = frozenset(("sem", "scope", "space", "ss", "level::cache_hint", "level::prefetch_size", "cta_group",
+                               "level1::eviction_priority", "level2::eviction_priority", "vec", "type", "cop", "dim", "geom"))
 
 
 def _condition(key: str, slot_infos, elements, syntax, known=frozenset()) -> Optional[Callable[[Mapping], bool]]:
@@ -900,18 +962,25 @@ def _condition(key: str, slot_infos, elements, syntax, known=frozenset()) -> Opt
 def builder(family: str, *, slots: Optional[Mapping[str, Sequence[str]]] = None, **defaults):
     """`F = builder("integer", slots=SHARED)`; then `F("add.type d, a, b", type=INT, since="1.0")`.
 
-    Each call builds a Form, registers it in FORMS, and returns it. `defaults` are keyword defaults
-    for every row of the file (e.g. `relaxed=True`).
+    Each call records one row of the table (built into a Form on first use of its opcode).
+    `defaults` are keyword defaults for every row of the file (e.g. `relaxed=True`).
     """
     shared = dict(slots or {})
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}")
 
-    def F(syntax: str, **kw) -> Form:
+    def F(syntax: str, **kw) -> None:
         args = dict(defaults)
         args.update(kw)
         fam = args.pop("family", family)
-        return _register(make_form(syntax, fam, shared_slots=shared, **args))
+        _record(syntax, fam, shared, args)
 
     return F
+
+
+def build_all() -> None:
+    """Build every pending row now (the table tests do; errors in a row surface here)."""
+    FORMS._all()
 
 
 # value lists shared by several families
@@ -932,6 +1001,6 @@ def lane_type(t: PtxType) -> Optional[PtxType]:
 
 __all__ = [
     "FAMILIES", "PTX_VERSIONS", "SM_TARGETS", "Requirement", "requirement", "parse_target", "Kind", "Role",
-    "OperandSpec", "Slot", "Element", "Form", "FORMS", "forms_for", "opcodes", "builder", "make_form",
+    "OperandSpec", "Slot", "Element", "Form", "FORMS", "forms_for", "opcodes", "builder", "make_form", "build_all",
     "NAME_DEFAULTS", "RND", "IRND", "TypeKind",
 ]
