@@ -51,18 +51,18 @@ class Operand:
         """Bytes per element of this operand's input array."""
         return T.type_bytes(self.type)
 
-    def store_bits(self) -> int:
+    def store_bits(self, byte_regs: bool = False) -> int:
         """Bits per element of this operand's output array: predicates as u8 0/1; 8-bit values
         keep their whole 16-bit register (so the sign/zero extension of sub-word results shows)."""
-        if self.type == "pred":
+        if self.type == "pred" or (byte_regs and T.width(self.type) == 8):
             return 8
         return max(16, T.width(self.type))
 
-    def array_dtype(self, role: str):
+    def array_dtype(self, role: str, byte_regs: bool = False):
         import numpy as np
         if role == "in":
             return T.storage_dtype(self.type)
-        return np.dtype(T.UINT[self.store_bits()])
+        return np.dtype(np.uint8 if self.store_bits(byte_regs) == 8 else T.UINT[self.store_bits(byte_regs)])
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,7 @@ class Memory:
     name: str
     type: str
     length: int
+    init: str = "random"   # random | small (small integers, also as floats) | zero | iota
 
     @property
     def reg(self) -> str:
@@ -100,6 +101,8 @@ class Case:
     lanes_multiple: int = 1                      # warp-wide cases need whole warps
     truncatable: bool = True                     # the first k lanes alone give the same results
     ci: bool = False                             # part of the quick tier
+    byte_regs: bool = False                      # 8-bit operands in .b8 registers (bf16 <-> 8-bit cvt)
+    expect_reject: Optional[str] = None          # ptxas refuses it for sm_90: why (documents the form)
     note: str = ""
 
     # ------------------------------------------------------------------------------ operands
@@ -152,8 +155,8 @@ def effective_version(v: str) -> str:
     return max(v, VERSION_MIN, key=key)
 
 
-def _reg_decl(o: Operand) -> str:
-    rt = T.reg_type(o.type)
+def _reg_decl(o: Operand, byte_regs: bool = False) -> str:
+    rt = "b8" if (byte_regs and o.type != "pred" and T.width(o.type) == 8) else T.reg_type(o.type)
     if o.count == 1:
         return f"  .reg .{rt} {o.reg};"
     return f"  .reg .{rt} {o.reg}<{o.count}>;"
@@ -176,7 +179,7 @@ def build_ptx(case: Case) -> str:
     L.append("  .reg .b16 %t_h;")
     L.append("  .reg .b64 %t_base, %t_off, %t_addr, %t_rd<4>;")
     for o in case.source_operands() + case.dest_operands():
-        L.append(_reg_decl(o))
+        L.append(_reg_decl(o, case.byte_regs))
     for m in case.memory:
         L.append(f"  .reg .b64 {m.reg};")
     if case.decls:
@@ -227,13 +230,15 @@ def build_ptx(case: Case) -> str:
     elif case.carry_out == "sub":
         L.append("  subc.u32 %o_cf, 0, 0;")
     for o in case.dest_operands():
-        size = o.store_bits() // 8
+        size = o.store_bits(case.byte_regs) // 8
         address(f"out_{o.name}", o, size)
         for i, r in enumerate(o.regs()):
             off = f"+{i * size}" if i else ""
             if o.type == "pred":
                 L.append(f"  selp.u16 %t_h, 1, 0, {r};")
                 L.append(f"  st.global.u8 [%t_addr{off}], %t_h;")
+            elif case.byte_regs and T.width(o.type) == 8:
+                L.append(f"  st.global.u8 [%t_addr{off}], {r};")
             else:
                 L.append(f"  st.global.b{o.store_bits()} [%t_addr{off}], {r};")
     L.append("$L_done:")

@@ -154,9 +154,10 @@ def run_case(gc: G.GoldenCase, family: str, runner: Callable, lanes_limit: Optio
     st = m.get("status")
     if st != "recorded":
         msg = (m.get("ptxas") or m.get("message") or "").strip()
-        if st == "load_failed" and ("requires .target" in msg or "not supported on .target" in msg
-                                    or "sm_90" in msg):
-            return CaseResult(status="unsupported_sm90", reason=msg.splitlines()[0] if msg else "", **base)
+        if st == "load_failed" and (m.get("expect_reject") or "requires .target" in msg
+                                    or "not supported on .target" in msg):
+            why = msg.splitlines()[0] if msg else (m.get("expect_reject") or "")
+            return CaseResult(status="unsupported_sm90", reason=why, **base)
         return CaseResult(status="not_recorded", reason=f"{st}: {msg[:200]}", **base)
     if m.get("undefined"):
         return CaseResult(status="undefined", reason=m["undefined"], lanes=m["lanes"], **base)

@@ -24,6 +24,7 @@ from typing import Optional
 import numpy as np
 
 from . import inputs as I
+from . import types as T
 from . import values as V
 from .case import Case, effective_version
 
@@ -43,7 +44,16 @@ def memory_init(case: Case) -> dict[str, np.ndarray]:
     rng = V.rng_for("memory", case.id)
     out = {}
     for m in case.memory:
-        out[m.name] = V.random(m.type, m.length, rng)
+        dt = T.storage_dtype(m.type)
+        if m.init == "zero":
+            a = np.zeros(m.length, dt)
+        elif m.init == "iota":
+            a = np.arange(m.length).astype(dt)
+        elif m.init == "small":
+            a = V.small_ints(m.type, m.length, rng)
+        else:
+            a = V.random(m.type, m.length, rng)
+        out[m.name] = a
     return out
 
 
@@ -98,7 +108,7 @@ def launch_for_case(case: Case) -> Launch:
         srcs.append((o.name, c))
     dsts = []
     for o in case.dest_operands():
-        dt = o.array_dtype("out")
+        dt = o.array_dtype("out", case.byte_regs)
         a = np.full(lanes * o.count * dt.itemsize, SENTINEL, np.uint8).view(dt)
         dsts.append((o.name, a))
     mems = list(memory_init(case).items())
@@ -119,9 +129,10 @@ def case_meta(case: Case) -> dict:
         "lanes_multiple": case.lanes_multiple,
         "ci": case.ci,
         "undefined": case.undefined,
+        "expect_reject": case.expect_reject,
         "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
         "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
-        "memory": [[m.name, m.type, m.length] for m in case.memory],
+        "memory": [[m.name, m.type, m.length, m.init] for m in case.memory],
         "kernel": case.kernel_name(),
     }
 
@@ -161,7 +172,7 @@ class GoldenFamily:
             expected["out:" + name] = exp
             dsts.append((name, np.full(exp.nbytes, SENTINEL, np.uint8).view(exp.dtype)))
         mems = []
-        for name, _t, _l in m["memory"]:
+        for name, *_rest in m["memory"]:
             mems.append((name, z[f"mem0|{cid}|{name}"].copy()))
             expected["mem:" + name] = z[f"mem|{cid}|{name}"]
         launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems)

@@ -179,8 +179,7 @@ def k_index(types, arg, rng):
     for t in types[1:]:
         if T.is_float(t):
             # small integers: sums are exact in any order, so the final memory is deterministic
-            v = rng.integers(-64, 64, n).astype(np.float32 if t == "f32" else np.float64)
-            cols.append(v.view(T.storage_dtype(t)))
+            cols.append(V.small_ints(t, n, rng))
         else:
             cols.append(V.random(t, n, rng))
     return cols
@@ -218,18 +217,20 @@ def parse(key: str):
 
 @lru_cache(maxsize=64)
 def _make(key: str):
-    """A type written T*k is a vector operand: k values per lane, laid out lane after lane; the
-    kind generates the first element of each lane, the others are random."""
+    """A type written T*k is a vector operand: k values per lane, laid out lane after lane; each
+    element comes from a separate call of the kind."""
     kind, vtypes, arg = parse(key)
     types = [t.split("*")[0] for t in vtypes]
     counts = [int(t.split("*")[1]) if "*" in t else 1 for t in vtypes]
     rng = V.rng_for("inputs", key)
     cols = KINDS[kind](types, arg, rng)
+    # further elements of vector operands: the same kind again (its edges are then repeated)
+    extra = [KINDS[kind](types, arg, rng) for _ in range(max(counts) - 1)]
     out = []
-    for c, t, k in zip(cols, types, counts):
+    for j, (c, t, k) in enumerate(zip(cols, types, counts)):
         c = c.astype(T.storage_dtype(t))
         if k > 1:
-            more = [V.random(t, c.size, rng) for _ in range(k - 1)]
+            more = [extra[i][j].astype(c.dtype) for i in range(k - 1)]
             c = np.stack([c] + more, axis=1).ravel()
         c = np.ascontiguousarray(c)
         c.setflags(write=False)
@@ -290,4 +291,83 @@ def k_funnel(types, arg, rng):
     return _fill([a, b, c.astype(T.storage_dtype(types[2]))], types, N_TYPICAL, rng)
 
 
-KINDS.update({"divisor": k_divisor, "zero": k_zero, "fns": k_fns, "funnel": k_funnel})
+def k_perm(types, arg, rng):
+    """(index, values...): a random permutation of the lanes (every lane touches its own element
+    of a memory array, in scrambled order), then values of each other type."""
+    n = int(arg) if arg else 1024
+    cols = [rng.permutation(n).astype(T.storage_dtype(types[0]))]
+    for t in types[1:]:
+        e = V.edges(t)
+        v = V.random(t, n, rng)
+        v[: min(n, e.size)] = e[: min(n, e.size)]
+        cols.append(v)
+    return cols
+
+
+def k_shfl(types, arg, rng):
+    """shfl: a random; b lane or offset (0..40, uniform in some warps); c = clamp | segmask<<8
+    uniform per warp, for every width 32..1 and both clamp conventions."""
+    n = int(arg) if arg else 2048
+    warps = n // 32
+    a = V.random(types[0], n, rng)
+    b = rng.integers(0, 41, n).astype(np.uint32)
+    uni = rng.integers(0, 2, warps).astype(bool)
+    bw = b.reshape(warps, 32)
+    bw[uni] = bw[uni, :1]
+    cs = []
+    for w in (32, 16, 8, 4, 2, 1):
+        cs += [((32 - w) << 8), ((32 - w) << 8) | 0x1F, ((32 - w) << 8) | (w - 1)]
+    cs += [0x7, 0x1F1F, 0x0]
+    c = np.repeat(np.array(cs, np.uint32)[rng.integers(0, len(cs), warps)], 32)
+    return [a, b.ravel(), c]
+
+
+def k_vote(types, arg, rng):
+    """Per-lane predicates (or values): random, and whole warps of one value."""
+    n = int(arg) if arg else 1024
+    warps = n // 32
+    cols = []
+    for t in types:
+        v = V.random(t, n, rng).reshape(warps, 32)
+        v[0::4] = v[0::4, :1]                       # uniform warps
+        if t == "pred":
+            v[1::8] = 1
+            v[2::8] = 0
+        else:
+            v[1::4, ::2] = v[1::4, :1]              # half the warp agrees
+            v[2::4] = rng.integers(0, 4, (v[2::4].shape)).astype(v.dtype)  # few distinct values
+        cols.append(v.ravel())
+    return cols
+
+
+def k_small(types, arg, rng):
+    """Moderate values: floats with few significant bits near 1 (products and sums of a
+    matrix multiply stay finite and exercise rounding), integers full range."""
+    n = int(arg) if arg else 1024
+    cols = []
+    for t in types:
+        if T.is_float(t):
+            e, m = T.float_format(t)
+            bias = (1 << (e - 1)) - 1
+            w = T.width(T.PACKED[t][0]) if t in T.PACKED else T.width(t)
+            k = 2 if t in T.PACKED else 1
+            out = np.zeros(n, np.uint64)
+            for i in range(k):
+                sign = rng.integers(0, 2, n, dtype=np.uint64)
+                exp = rng.integers(max(1, bias - 6), bias + 3, n).astype(np.uint64)
+                man = rng.integers(0, 1 << m, n, dtype=np.uint64)
+                bits = (sign << np.uint64(e + m)) | (exp << np.uint64(m)) | man
+                out |= bits << np.uint64(w * i)
+            cols.append(out.astype(T.storage_dtype(t)))
+        else:
+            cols.append(V.random(t, n, rng))
+    return cols
+
+
+def k_ints(types, arg, rng):
+    """Small integers (floats too): order-independent sums for conflicting atomics."""
+    n = int(arg) if arg else 2048
+    return [V.small_ints(t, n, rng) for t in types]
+
+
+KINDS.update({"ints": k_ints, "shfl": k_shfl, "vote": k_vote, "small": k_small, "perm": k_perm, "divisor": k_divisor, "zero": k_zero, "fns": k_fns, "funnel": k_funnel})

@@ -295,3 +295,20 @@ def core_edges(t: str) -> np.ndarray:
     full = (1 << w) - 1
     vals = [0, 1, 2, full, full - 1, 1 << (w - 1), (1 << (w - 1)) - 1, 0x55 & full, 100]
     return np.array(vals, np.uint64).astype(T.storage_dtype(t))
+
+
+def small_ints(t: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Integers in [-64, 64) (as floats for float types): sums of them are exact in any order."""
+    v = rng.integers(-64, 64, n)
+    if t == "f32":
+        return v.astype(np.float32).view(np.uint32)
+    if t == "f64":
+        return v.astype(np.float64).view(np.uint64)
+    if t in ("f16", "bf16", "f16x2", "bf16x2"):
+        # halves: small integers are exact in both; packed types repeat the value in each half
+        h = v.astype(np.float16).view(np.uint16).astype(np.uint32) if t.startswith("f16") else \
+            (v.astype(np.float32).view(np.uint32) >> np.uint32(16))
+        if t.endswith("x2"):
+            return (h | (h << np.uint32(16))).astype(np.uint32)
+        return h.astype(np.uint16)
+    return (v.astype(np.int64).view(np.uint64) & np.uint64((1 << T.width(t)) - 1 if T.width(t) < 64 else 0xFFFFFFFFFFFFFFFF)).astype(T.storage_dtype(t))

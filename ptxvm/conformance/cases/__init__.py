@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
-FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half"]
+FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "matrix"]
 
 
 @lru_cache(maxsize=None)

@@ -49,8 +49,22 @@ def cases():
     for t in ALL:
         for cmp in cmps(t):
             C.append(case(F, f"set.{cmp}.u32.{t}", "d:u32", f"a:{t} b:{t}"))
+        c2 = cmps(t)[2 if len(cmps(t)) > 2 else 0]
         for dt in ("s32", "f32"):
-            C.append(case(F, f"set.{cmps(t)[2 if len(cmps(t)) > 2 else 0]}.{dt}.{t}", f"d:{dt}", f"a:{t} b:{t}"))
+            C.append(case(F, f"set.{c2}.{dt}.{t}", f"d:{dt}", f"a:{t} b:{t}"))
+    # every (dtype, stype) pair of set, plain and with a boolean combine (a sample of 1024 lanes)
+    pairs = [(d, t) for d in ("u32", "s32", "f32", "f16", "bf16") for t in ALL + ["f16"]
+             if (d, t) != ("f32", "f16")]  # (no set.f32.f16: ptxas refuses the pair)
+    pairs += [(d, t) for d in ("u16", "s16") for t in ("f16", "bf16")]
+    pairs += [(d, t) for d in ("f16x2", "u32", "s32") for t in ("f16x2",)]
+    pairs += [(d, t) for d in ("bf16x2", "u32", "s32") for t in ("bf16x2",)]
+    for d, t in pairs:
+        c2 = cmps(t)[2 if len(cmps(t)) > 2 else 0]
+        k3 = I.key("nary", t, t, "pred", arg=1024)
+        if d in ("f16", "bf16", "u16", "s16", "f16x2", "bf16x2") or t in ("f16", "f16x2", "bf16", "bf16x2"):
+            C.append(case(F, f"set.{c2}.{d}.{t}", f"d:{d}", f"a:{t} b:{t}", I.key("nary", t, t, arg=1024),
+                          variant="pair"))
+        C.append(case(F, f"set.{c2}.and.{d}.{t}", f"d:{d}", f"a:{t} b:{t} c:pred", k3, variant="pair"))
     for cmp in ("lt", "nan", "equ"):
         C.append(case(F, f"set.{cmp}.ftz.f32.f32", "d:f32", "a:f32 b:f32"))
         C.append(case(F, f"set.{cmp}.ftz.u32.f32", "d:u32", "a:f32 b:f32"))

@@ -59,22 +59,21 @@ def cases():
     # integer -> float
     for a in INTS:
         for d in FLOATS:
-            if d == "bf16" and a in ("u8", "s8"):
-                continue  # no such form (ptxas: arguments mismatch)
             for r in FRND:
-                C.append(case(F, f"cvt.{r}.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, r)))
+                # bf16 <-> 8-bit integers: ptxas wants the 8-bit operand in a .b8 register
+                C.append(case(F, f"cvt.{r}.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, r),
+                              byte_regs=(d == "bf16" and a in ("u8", "s8"))))
         C.append(case(F, f"cvt.rn.sat.f32.{a}", "d:f32", f"a:{a}", _inp("f32", a)))
         C.append(case(F, f"cvt.rz.ftz.f32.{a}", "d:f32", f"a:{a}", _inp("f32", a)))
     # float -> integer (saturating by definition; .sat spelled out is sampled)
     for a in FLOATS:
         for d in INTS:
-            if a == "bf16" and d in ("u8", "s8"):
-                continue  # no such form
             for r in IRND:
-                C.append(case(F, f"cvt.{r}.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, r)))
+                C.append(case(F, f"cvt.{r}.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, r),
+                              byte_regs=(a == "bf16" and d in ("u8", "s8"))))
                 if a == "f32":
                     C.append(case(F, f"cvt.{r}.ftz.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, r)))
-            if a != "bf16":  # .sat is not accepted with bf16
+            if a != "bf16":  # .sat is not accepted with bf16 (ptxas: illegal modifier)
                 C.append(case(F, f"cvt.rzi.sat.{d}.{a}", f"d:{d}", f"a:{a}", _inp(d, a, "x")))
     # float -> float
     for a in FLOATS:

@@ -32,6 +32,9 @@ def cases():
         C.append(case(F, _mods("mad", rnd, "ftz", "sat", "f32"), "d:f32", "a:f32 b:f32 c:f32"))
         C.append(case(F, _mods("mad", rnd, "f64"), "d:f64", "a:f64 b:f64 c:f64"))
     for ftz in ("", "ftz"):
+        # mad.f32 without a rounding mode is an sm_1x form: ptxas refuses it for sm_20 and later
+        C.append(case(F, _mods("mad", ftz, "f32"), "d:f32", "a:f32 b:f32 c:f32",
+                      expect_reject="mad.f32 needs a rounding modifier on sm_20 and later"))
         for mode in ["approx", "full"] + RND:
             C.append(case(F, _mods("div", mode, ftz, "f32"), "d:f32", "a:f32 b:f32"))
         for mode in ["approx"] + RND:
