@@ -1,34 +1,15 @@
 """Debugging directives (ISA 11.5): .loc, .file, .section with its DWARF data lines, @@DWARF."""
 from __future__ import annotations
 
-import re
-from typing import Optional
-
 from . import ast
-from ._decls import DeclParser
-from ._exprs import int_lit
-from .lexer import DIRECTIVE, EOF, IDENT, INT, STRING, int_literal
-
-_DECIMAL = r"(?:0|[1-9]\d*)(?![\w$.])"
-# `.loc 1 23 5` alone on its line (the common shape); anything else goes through the tokens.
-_FAST_LOC = re.compile(r"\.loc[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")")
-# `.b8 1, 2, 3` / `.b32 1234` lines of a .section.
-_FAST_DATA = re.compile(r"\.(b8|b16|b32|b64)[ \t]+(" + _DECIMAL + r"(?:[ \t]*,[ \t]*" + _DECIMAL + r")*)")
-# Tokens that may continue a .loc or a data line, sending it to the general path.
-_CONTINUATIONS = frozenset((",", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "?", "(", "<", ">"))
+from ._fastpath import FastPathParser
+from .lexer import DIRECTIVE, EOF, IDENT, STRING
 
 
-class DebugParser(DeclParser):
+class DebugParser(FastPathParser):
     def parse_loc(self) -> ast.Loc:
         lex = self.lex
         start, end = lex.start, lex.end
-        m = _FAST_LOC.match(self.text, start)
-        if m is not None:
-            lex.seek(m.end())
-            if lex.kind not in _CONTINUATIONS:
-                file, line, col = map(int, m.groups())
-                return ast.Loc(file, line, col, span=self.span(start, end))
-            lex.seek(start)
         lex.next()
         file = self.expect_int("a file index")
         line = self.expect_int("a line number")
@@ -82,8 +63,11 @@ class DebugParser(DeclParser):
         while self.accept(","):
             attributes.append(self._section_attribute())
         self.expect("{", "'{' to open the section")
-        entries = []
-        while lex.kind != "}":
+        entries: list = []
+        while True:
+            lex.seek(self.fast_section_entries(entries, lex.start))
+            if lex.kind == "}":
+                break
             if lex.kind == EOF:
                 self.fail_expected("'}' to close the section")
             entries.append(self._section_entry())
@@ -110,31 +94,12 @@ class DebugParser(DeclParser):
             return ast.SectionEntry("label", (ast.SymbolRef(name),), self.span(start, end))
         if lex.kind != DIRECTIVE:
             self.fail_expected("a data directive (.b8, .b16, .b32, .b64) or a label")
-        fast = self._fast_data_line(start, end)
-        if fast is not None:
-            return fast
         directive = lex.value[1:]
         lex.next()
         values = [self.parse_expr(section=True)]
         while self.accept(","):
             values.append(self.parse_expr(section=True))
         return ast.SectionEntry(directive, tuple(values), self.span(start, end))
-
-    def _fast_data_line(self, start: int, end: int) -> Optional[ast.SectionEntry]:
-        m = _FAST_DATA.match(self.text, start)
-        if m is None:
-            return None
-        lex = self.lex
-        lex.seek(m.end())
-        if lex.kind in _CONTINUATIONS:
-            lex.seek(start)
-            return None
-        try:
-            values = tuple(int_lit(*int_literal(v.strip())) for v in m.group(2).split(","))
-        except ValueError:  # too large: the general path reports it
-            lex.seek(start)
-            return None
-        return ast.SectionEntry(m.group(1), values, self.span(start, end))
 
     def parse_dwarf(self) -> ast.Dwarf:
         lex = self.lex

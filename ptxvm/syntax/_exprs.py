@@ -1,6 +1,8 @@
 """Constant expressions (ISA 4.5.4, C precedence) and variable initializers (ISA 5.4.4)."""
 from __future__ import annotations
 
+import re
+
 from . import ast, lexer
 from ._base import ParserBase
 from .lexer import DIRECTIVE, FLOAT, HEXFLOAT, IDENT, INT
@@ -28,6 +30,12 @@ BINARY_PRECEDENCE = {
 }
 UNARY_OPERATORS = ("-", "+", "!", "~")
 CASTS = {".s64": "s64", ".u64": "u64"}
+
+_DECIMAL = r"(?:0|[1-9]\d*)(?![\w$.])"
+# `{1, 0, 0, 0, 2, ...}`: the byte arrays compilers emit, read in one step.
+_FLAT_DECIMAL_LIST = re.compile(
+    r"\{\s*(" + _DECIMAL + r"(?:\s*,\s*" + _DECIMAL + r")*)\s*\}", re.A
+)
 
 _SMALL_INTS = {}
 
@@ -155,6 +163,11 @@ class ExprParser(ParserBase):
         self.check_depth(depth)
         if lex.kind == "{":
             start = lex.start
+            flat = _flat_list(self.text, start)
+            if flat is not None:
+                items, end = flat
+                lex.seek(end)
+                return ast.Initializer(items, self.span(start, start + 1))
             lex.next()
             items = [self.parse_initializer(depth + 1)]
             while lex.kind == ",":
@@ -208,3 +221,17 @@ class ExprParser(ParserBase):
         lex.next()  # '='
         value = self.parse_expr()
         return ast.FieldInit(name, value, self.span(start, start + len(name)))
+
+
+def _flat_list(text: str, start: int):
+    """(items, end) when text[start:] begins with a brace list of decimal integers."""
+    m = _FLAT_DECIMAL_LIST.match(text, start)
+    if m is None:
+        return None
+    items = []
+    for digits in m.group(1).split(","):
+        value = int(digits)
+        if value > lexer.UINT64_MAX:
+            return None
+        items.append(int_lit(value, value > lexer.INT64_MAX))
+    return tuple(items), m.end()

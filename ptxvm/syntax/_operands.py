@@ -1,8 +1,8 @@
 """Instruction statements: guard, opcode with modifiers, operands (ISA 4.3.2, chapter 6).
 
-Operand nodes carry no spans: they are interned by their source text within a module (see
-scope.py), so one `%r12` node serves every occurrence. `spans.operand_span` recovers an operand's
-position from its instruction's span.
+Operand nodes carry no spans: the fast path (_fastpath.py) interns them by their source text
+within a module, so one `%r12` node serves every occurrence. `spans.operand_span` recovers an
+operand's position from its instruction's span.
 """
 from __future__ import annotations
 
@@ -10,21 +10,16 @@ import re
 from typing import Optional
 
 from . import ast
-from ._base import ParseError
 from ._exprs import ExprParser
 from .lexer import DIRECTIVE, IDENT
 from .scope import Scopes
 
 COMPONENTS = frozenset("xyzwrgba")
 _COMPONENT_DIRECTIVES = frozenset("." + c for c in COMPONENTS)
-_SINK = ast.Sink()
+SINK = ast.Sink()
 
-_OPCODE = re.compile(r"[A-Za-z][\w$]*(?:\.\w+(?:::\w+)*)*\Z")
-_NAME = r"(?:[%$][\w$]|[A-Za-z_])[\w$]*"
-# The common shape of an instruction statement on one line: `[@[!]p] opcode[.mods] [operands];`
-_FAST_INSTRUCTION = re.compile(r"(?:@(!?)(" + _NAME + r")[ \t]+)?([A-Za-z][\w$.:]*)([ \t][^;/\n\"]*)?;")
-# One operand of a list split at top-level commas; brackets nest one level deep at most.
-_PIECE = re.compile(r"(?:[^,\[{(]|\[[^\]\[]*\]|\{[^}{]*\}|\([^)(]*\))*")
+_OPCODE = re.compile(r"[A-Za-z][\w$]*(?:\.\w+(?:::\w+)*)*\Z", re.A)
+NAME = r"(?:[%$][\w$]|[A-Za-z_])[\w$]*"
 
 
 def split_opcode(name: str) -> Optional[tuple[str, tuple[str, ...]]]:
@@ -70,66 +65,6 @@ class OperandParser(ExprParser):
         self.expect(";", "',' or ';' after operand")
         return ast.Instruction(opcode, modifiers, tuple(operands), guard, self.span(start, end))
 
-    def fast_instruction(self) -> Optional[ast.Instruction]:
-        """The instruction at the current token when it has the common one-line shape and every
-        operand resolves; None (with the lexer untouched) to let the general parser handle it."""
-        lex = self.lex
-        start = lex.start
-        m = _FAST_INSTRUCTION.match(self.text, start)
-        if m is None:
-            return None
-        negation, predicate, name, operand_text = m.groups()
-        parts = split_opcode(name)
-        if parts is None or parts[0] == "call":
-            return None
-        operands = ()
-        if operand_text is not None and not operand_text.isspace():
-            operands = self._fast_operands(operand_text, m.start(4))
-            if operands is None:
-                lex.seek(start)
-                return None
-        guard = None
-        opcode_start = m.start(3)
-        if predicate is not None:
-            guard = ast.Guard(predicate, negation == "!", self.span(start, m.end(2)))
-        instruction = ast.Instruction(
-            parts[0], parts[1], operands, guard, self.span(opcode_start, opcode_start + len(name))
-        )
-        lex.seek(m.end())
-        return instruction
-
-    def _fast_operands(self, text: str, offset: int) -> Optional[tuple]:
-        if "{" in text or "(" in text:
-            pieces = _split_pieces(text)
-            if pieces is None:
-                return None
-        else:
-            pieces = text.split(",")
-        cache = self.scopes.operand_cache
-        operands = []
-        for piece in pieces:
-            node = cache.get(piece)
-            if node is None:
-                node = self._operand_from_piece(piece, offset)
-                if node is None:
-                    return None
-                cache[piece] = node
-            operands.append(node)
-            offset += len(piece) + 1
-        return tuple(operands)
-
-    def _operand_from_piece(self, piece: str, offset: int):
-        """Parse the operand spanning text[offset:offset+len(piece)] or return None."""
-        lex = self.lex
-        lex.seek(offset)
-        try:
-            node = self.parse_operand(False)
-        except ParseError:  # the general parser will report it
-            return None
-        if lex.start != offset + len(piece):
-            return None
-        return node
-
     # ------------------------------------------------------------------ operands
 
     def parse_operand(self, in_call: bool = False):
@@ -139,7 +74,7 @@ class OperandParser(ExprParser):
             name = lex.value
             if name == "_":
                 lex.next()
-                return self._pred_pair(_SINK)
+                return self._pred_pair(SINK)
             if "." in name:
                 return self._pred_pair(self._component_register(name))
             following = lex.peek_kind()
@@ -199,7 +134,7 @@ class OperandParser(ExprParser):
         name = lex.value
         if name == "_":
             lex.next()
-            return ast.PredPair(first, _SINK)
+            return ast.PredPair(first, SINK)
         if "." in name:
             return ast.PredPair(first, self._component_register(name))
         lex.next()
@@ -269,18 +204,3 @@ class OperandParser(ExprParser):
                 elements.append(self.parse_operand())
         self.expect(")", "',' or ')' in call parameter list")
         return ast.ParamList(tuple(elements))
-
-
-def _split_pieces(text: str) -> Optional[list[str]]:
-    pieces = []
-    pos, end = 0, len(text)
-    match = _PIECE.match
-    while True:
-        m = match(text, pos)
-        pos = m.end()
-        pieces.append(m.group())
-        if pos == end:
-            return pieces
-        if text[pos] != ",":
-            return None
-        pos += 1

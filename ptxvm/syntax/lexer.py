@@ -38,7 +38,7 @@ TOKEN_RE = re.compile(
   | (.)
   | (\Z)
 )""",
-    re.X,
+    re.X | re.A,
 )
 _PUNCT_GROUP = 9
 

@@ -201,9 +201,10 @@ class Parser(DebugParser):
         lex = self.lex
         self.check_depth(depth)
         span = self.token_span()
-        lex.next()
+        pos = lex.end
         statements: list = []
         while True:
+            lex.seek(self.fast_statements(statements, pos))
             kind = lex.kind
             if kind == "}":
                 lex.next()
@@ -216,23 +217,18 @@ class Parser(DebugParser):
             except ParseError as error:
                 self.report(error)
                 self.recover_statement(start)
+            pos = lex.start
 
     def parse_statement(self, statements: list, depth: int) -> None:
         lex = self.lex
         kind = lex.kind
         if kind == IDENT:
-            instruction = self.fast_instruction()
-            if instruction is not None:
-                statements.append(instruction)
-            elif lex.peek_kind() == ":":
+            if lex.peek_kind() == ":":
                 self._label(statements)
             else:
                 statements.append(self.parse_instruction(None))
         elif kind == "@":
-            instruction = self.fast_instruction()
-            if instruction is None:
-                instruction = self.parse_instruction(self.parse_guard())
-            statements.append(instruction)
+            statements.append(self.parse_instruction(self.parse_guard()))
         elif kind == DIRECTIVE:
             self._directive_statement(statements)
         elif kind == "{":

@@ -1,0 +1,341 @@
+"""Whole-statement fast paths for the shapes that make up most compiler output.
+
+Inside a block, `fast_statements` matches one regular expression per line at a text position,
+with no tokens lexed: instructions `[@[!]p] opcode.mods operands;` on one line, labels, and
+`.loc f l c`; inside a `.section`, `fast_section_entries` does the same for `.bN 1, 2, 3` data
+lines and labels. Whatever does not fit is left to the general parser at the returned position.
+
+Operands are resolved through `scopes.operand_cache` (text -> node); a miss is parsed by the
+simple-operand pattern or, failing that, by the general `parse_operand` on the operand's text.
+Both paths build identical trees, so the fast path only changes speed.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from . import ast
+from ._base import ParseError
+from ._decls import DeclParser
+from ._exprs import int_lit
+from ._operands import NAME, SINK, split_opcode
+from .lexer import int_literal
+
+_SKIP = r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*"
+_BLANKS = " \t\r\f\v"  # the whitespace the lexer skips, bar newlines (never inside a fast match)
+# Characters that would continue a statement without a terminator (.loc, data lines).
+_NOT_CONTINUED = r"(?=" + _SKIP + r"(?![,+\-*/%<>&|^?(!~=]))"
+_DECIMAL = r"(?:0|[1-9]\d*)(?![\w$.])"
+
+_INSTRUCTION = re.compile(
+    _SKIP + r"(?:(@)(!?)(" + NAME + r")[ \t]+)?([A-Za-z][\w$.:]*)([ \t][^;/\n\"]*)?;",
+    re.A,
+)
+_LABEL = re.compile(
+    _SKIP + r"(" + NAME + r")[ \t]*:(?!" + _SKIP + r"\.(?:branchtargets|calltargets|callprototype)(?![\w$]))",
+    re.A,
+)
+_LOC = re.compile(
+    _SKIP + r"(\.loc)[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")" + _NOT_CONTINUED,
+    re.A,
+)
+_DATA_LINE = re.compile(
+    _SKIP
+    + r"(?:\.(b8|b16|b32|b64)[ \t]+("
+    + _DECIMAL
+    + r"(?:[ \t]*,[ \t]*"
+    + _DECIMAL
+    + r")*)"
+    + _NOT_CONTINUED
+    + r"|("
+    + NAME
+    + r")[ \t]*:)",
+    re.A,
+)
+_DECLARATION = re.compile(
+    _SKIP
+    + r"\.(reg|param|local|shared)[ \t]+(?:\.align[ \t]+("
+    + _DECIMAL
+    + r")[ \t]+)?\.([a-z][a-z0-9]*)[ \t]+("
+    + NAME
+    + r")(?:<("
+    + _DECIMAL
+    + r")>|\[("
+    + _DECIMAL
+    + r")\])?[ \t]*;",
+    re.A,
+)
+_LIST = r"(?:\s*" + NAME + r"\s*(?:,\s*" + NAME + r"\s*)*)?"
+# nvcc writes calls over several lines: `call.uni (retval0),\n\tvprintf,\n\t(\n\tparam0\n\t);`
+_CALL = re.compile(
+    _SKIP
+    + r"(?:(@)(!?)("
+    + NAME
+    + r")\s+)?(call(?:\.\w+)*)\s+(?:\(\s*("
+    + NAME
+    + r")\s*\)\s*,\s*)?("
+    + NAME
+    + r")\s*(?:,\s*\(("
+    + _LIST
+    + r")\))?\s*(?:,\s*("
+    + NAME
+    + r")\s*)?;",
+    re.A,
+)
+_NOT_TYPES = frozenset(("align", "attribute", "ptr", "v2", "v4", "v8", "v16"))
+# The operands that make up most compiler output: registers, names, integers, 0f/0d literals,
+# `[base]`, `[base+offset]`.
+_SIMPLE_OPERAND = re.compile(
+    r"""(?:
+        (?P<name>""" + NAME + r""")(?:\.(?P<component>[xyzwrgba]))?
+      | (?P<minus>-)?(?P<int>0|[1-9]\d*)
+      | 0(?P<f32>[fF][0-9a-fA-F]{8})
+      | 0(?P<f64>[dD][0-9a-fA-F]{16})
+      | \[[ \t]*(?P<base>""" + NAME + r""")[ \t]*
+            (?:\+[ \t]*(?P<offset_minus>-)?[ \t]*(?P<offset>0|[1-9]\d*)[ \t]*)?\]
+    )\Z""",
+    re.X | re.A,
+)
+# One operand of a list split at top-level commas; brackets nest one level deep at most.
+_PIECE = re.compile(r"(?:[^,\[{(]|\[[^\]\[]*\]|\{[^}{]*\}|\([^)(]*\))*", re.A)
+
+
+class FastPathParser(DeclParser):
+    def __init__(self, text: str, file: str):
+        super().__init__(text, file)
+        self._opcodes: dict[str, Optional[tuple[str, tuple[str, ...]]]] = {}
+        self._data_values: dict[str, tuple[ast.IntLit, ...]] = {}
+
+    # ------------------------------------------------------------------ statements
+
+    def fast_statements(self, statements: list, pos: int) -> int:
+        """Append the statements from `pos` on that have a fast shape; return where they end."""
+        text = self.text
+        instruction = _INSTRUCTION.match
+        label = _LABEL.match
+        loc = _LOC.match
+        append = statements.append
+        declaration = _DECLARATION.match
+        call = _CALL.match
+        while True:
+            m = instruction(text, pos)
+            if m is not None:
+                node = self._instruction(m)
+            elif (m := label(text, pos)) is not None:
+                node = ast.Label(m.group(1), self.span(m.start(1), m.end(1)))
+            elif (m := loc(text, pos)) is not None:
+                start = m.start(1)
+                node = ast.Loc(int(m.group(2)), int(m.group(3)), int(m.group(4)), span=self.span(start, start + 4))
+            elif (m := declaration(text, pos)) is not None:
+                node = self._declaration(m)
+            else:
+                node = None
+            if node is None:
+                m = call(text, pos)
+                if m is None:
+                    return pos
+                node = self._call(m)
+                if node is None:
+                    return pos
+            append(node)
+            pos = m.end()
+
+    def _declaration(self, m: re.Match) -> Optional[ast.VarDecl]:
+        space, align, type_, name, count, size = m.groups()
+        if type_ in _NOT_TYPES:
+            return None
+        start = m.start(4)
+        decl = ast.VarDecl(
+            space,
+            type_,
+            name,
+            array=() if size is None else (int(size),),
+            align=None if align is None else int(align),
+            count=None if count is None else int(count),
+            span=self.span(start, start + len(name)),
+        )
+        self._declare(decl)
+        return decl
+
+    def _call(self, m: re.Match) -> Optional[ast.Instruction]:
+        _, negation, predicate, name, result, target, arguments, prototype = m.groups()
+        opcode, modifiers = split_opcode(name) or ("", ())
+        if opcode != "call":
+            return None
+        operands = []
+        if result is not None:
+            operands.append(ast.ParamList((self._name_operand(result),)))
+        operands.append(self._name_operand(target))
+        if arguments is not None:
+            names = arguments.split(",") if arguments.strip() else ()
+            operands.append(ast.ParamList(tuple(self._name_operand(n.strip()) for n in names)))
+        if prototype is not None:
+            operands.append(self._name_operand(prototype))
+        guard = None
+        if predicate is not None:
+            guard = ast.Guard(predicate, negation == "!", self.span(m.start(1), m.end(3)))
+        start = m.start(4)
+        return ast.Instruction(opcode, modifiers, tuple(operands), guard, self.span(start, start + len(name)))
+
+    def _name_operand(self, name: str):
+        """What parse_operand builds for a lone name followed by `,`, `)` or `;`."""
+        cache = self.scopes.operand_cache
+        node = cache.get(name)
+        if node is None:
+            if name == "_":
+                node = SINK
+            elif self.scopes.is_register(name):
+                node = ast.Register(name)
+            else:
+                node = ast.Immediate(ast.SymbolRef(name))
+            cache[name] = node
+        return node
+
+    def _instruction(self, m: re.Match) -> Optional[ast.Instruction]:
+        _, negation, predicate, name, operand_text = m.groups()
+        opcodes = self._opcodes
+        parts = opcodes.get(name)
+        if parts is None:
+            parts = opcodes[name] = split_opcode(name) or ("", ())
+        opcode, modifiers = parts
+        if not opcode or opcode == "call":  # call's parenthesized lists go the general way
+            return None
+        operands = ()
+        if operand_text is not None and operand_text.strip(_BLANKS):
+            operands = self._operands(operand_text, m.start(5))
+            if operands is None:
+                return None
+        guard = None
+        if predicate is not None:
+            guard = ast.Guard(predicate, negation == "!", self.span(m.start(1), m.end(3)))
+        start = m.start(4)
+        return ast.Instruction(opcode, modifiers, operands, guard, self.span(start, start + len(name)))
+
+    # ------------------------------------------------------------------ operands
+
+    def _operands(self, text: str, offset: int) -> Optional[tuple]:
+        if "{" in text or "(" in text:
+            pieces = _split_pieces(text)
+            if pieces is None:
+                return None
+        else:
+            pieces = text.split(",")
+        cache = self.scopes.operand_cache
+        operands = []
+        for piece in pieces:
+            key = piece.strip(_BLANKS)
+            node = cache.get(key)
+            if node is None:
+                node = self._operand_from_piece(piece, key, offset)
+                if node is None:
+                    return None
+                cache[key] = node
+            operands.append(node)
+            offset += len(piece) + 1
+        return tuple(operands)
+
+    def _operand_from_piece(self, piece: str, key: str, offset: int):
+        """The operand spanning text[offset:offset+len(piece)] (`key` stripped), or None if it
+        does not parse."""
+        if key[:1] == "%" and key[1:].isalnum() and key.isascii():  # a register, most likely
+            return ast.Register(key) if self.scopes.is_register(key) else ast.Immediate(ast.SymbolRef(key))
+        m = _SIMPLE_OPERAND.match(key)
+        if m is not None:
+            node = self._simple_operand(m)
+            if node is not None:
+                return node
+        lex = self.lex
+        lex.seek(offset)
+        try:
+            node = self.parse_operand(False)
+        except ParseError:  # the general parser will report it
+            return None
+        if lex.start != offset + len(piece):
+            return None
+        return node
+
+    def _simple_operand(self, m: re.Match):
+        """What parse_operand would build for the operand `m` matched."""
+        name = m.group("name")
+        if name is not None:
+            component = m.group("component")
+            if component is not None:
+                return ast.Register(name, component)
+            if name == "_":
+                return SINK
+            if self.scopes.is_register(name):
+                return ast.Register(name)
+            return ast.Immediate(ast.SymbolRef(name))
+        digits = m.group("int")
+        if digits is not None:
+            value = _decimal(digits)
+            if value is None:
+                return None
+            return ast.Immediate(ast.Unary("-", value) if m.group("minus") else value)
+        if m.group("f32") is not None:
+            return ast.Immediate(ast.FloatLit(int(m.group("f32")[1:], 16), True))
+        if m.group("f64") is not None:
+            return ast.Immediate(ast.FloatLit(int(m.group("f64")[1:], 16), False))
+        base = m.group("base")
+        base_node = ast.Register(base) if self.scopes.is_register(base) else ast.SymbolRef(base)
+        digits = m.group("offset")
+        if digits is None:
+            return ast.Address(base_node)
+        value = _decimal(digits)
+        if value is None:
+            return None
+        return ast.Address(base_node, ast.Unary("-", value) if m.group("offset_minus") else value)
+
+    # ------------------------------------------------------------------ .section data
+
+    def fast_section_entries(self, entries: list, pos: int) -> int:
+        """Append the `.bN` data lines and labels from `pos` on; return where they end."""
+        text = self.text
+        match = _DATA_LINE.match
+        cache = self._data_values
+        append = entries.append
+        while True:
+            m = match(text, pos)
+            if m is None:
+                return pos
+            directive, numbers, label = m.groups()
+            if label is not None:
+                start = m.start(3)
+                append(ast.SectionEntry("label", (ast.SymbolRef(label),), self.span(start, start + len(label))))
+            else:
+                values = cache.get(numbers)
+                if values is None:
+                    values = _data_values(numbers)
+                    if values is None:
+                        return pos
+                    cache[numbers] = values
+                start = m.start(1) - 1
+                append(ast.SectionEntry(directive, values, self.span(start, start + 1 + len(directive))))
+            pos = m.end()
+
+
+def _decimal(digits: str) -> Optional[ast.IntLit]:
+    try:
+        return int_lit(*int_literal(digits))
+    except ValueError:  # beyond 64 bits: the general parser reports it
+        return None
+
+
+def _data_values(numbers: str) -> Optional[tuple[ast.IntLit, ...]]:
+    values = tuple(_decimal(n.strip(_BLANKS)) for n in numbers.split(","))
+    return None if None in values else values
+
+
+def _split_pieces(text: str) -> Optional[list[str]]:
+    pieces = []
+    pos, end = 0, len(text)
+    match = _PIECE.match
+    while True:
+        m = match(text, pos)
+        pos = m.end()
+        pieces.append(m.group())
+        if pos == end:
+            return pieces
+        if text[pos] != ",":
+            return None
+        pos += 1
