@@ -51,10 +51,13 @@ def cmd_generate(a) -> int:
             print("ptxas not found on PATH", file=sys.stderr)
             return 2
         bad = ptxas.assemble_cases(cases)
+        expected = {c.id for c in cases if c.expect_reject}
         for cid, msg in sorted(bad.items()):
-            print(f"{cid}: {msg.splitlines()[0] if msg else ''}")
-        print(f"ptxas: {len(cases) - len(bad)}/{len(cases)} accepted")
-        return 1 if bad else 0
+            tag = "refused as expected" if cid in expected else "REFUSED"
+            print(f"{tag}: {cid}: {msg.splitlines()[0] if msg else ''}")
+        wrong = [c.id for c in cases if (c.id in bad) != bool(c.expect_reject)]
+        print(f"ptxas: {len(cases) - len(bad)}/{len(cases)} accepted, {len(wrong)} unexpected")
+        return 1 if wrong else 0
     return 0
 
 

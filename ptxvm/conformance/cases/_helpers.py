@@ -37,15 +37,23 @@ def case(family: str, spelling: str, dsts: str, srcs: str, inputs: Optional[str]
                 inputs=inputs or default_inputs(s), **kw)
 
 
-def mark_ci(cases: list[Case], key=lambda c: (c.opcode, c.modifiers[-1] if c.modifiers else "")) -> list[Case]:
-    """Put the first case of each (opcode, last modifier) group into the quick tier."""
+CI_CAP = 30  # quick-tier cases per family at most
+
+
+def mark_ci(cases: list[Case], key=lambda c: (c.opcode, c.modifiers[-1] if c.modifiers else ""),
+            cap: int = CI_CAP) -> list[Case]:
+    """Put the first case of each group (by default: opcode and last modifier) into the quick
+    tier, thinned evenly to at most `cap` cases."""
     import dataclasses
     seen = set()
-    out = []
-    for c in cases:
+    reps = []
+    for i, c in enumerate(cases):
         k = key(c)
-        if k not in seen and c.undefined is None:
+        if k not in seen and c.undefined is None and c.expect_reject is None:
             seen.add(k)
-            c = dataclasses.replace(c, ci=True)
-        out.append(c)
-    return out
+            reps.append(i)
+    if len(reps) > cap:
+        step = len(reps) / cap
+        reps = [reps[int(j * step)] for j in range(cap)]
+    keep = set(reps)
+    return [dataclasses.replace(c, ci=True) if i in keep else c for i, c in enumerate(cases)]
