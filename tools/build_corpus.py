@@ -406,7 +406,8 @@ def check_cases() -> int:
         sys.path.pop(0)
     problems = []
     cache = {}
-    all_cases = list(cases_mod.CASES) + list(cases_mod.ADVANCED_CASES)
+    all_cases = list(getattr(cases_mod, "ALL_CASES",
+                             list(cases_mod.CASES) + list(cases_mod.ADVANCED_CASES)))
     names = [c.name for c in all_cases]
     dups = {n for n in names if names.count(n) > 1}
     if dups:
@@ -430,7 +431,7 @@ def check_cases() -> int:
             continue
         for i, (arg, (ptype, size, align)) in enumerate(zip(case.args, params)):
             kind = type(arg).__name__
-            if kind in ("In", "Out", "InOut"):
+            if kind in ("In", "Out", "InOut", "Texture", "Surface"):
                 ok = size == 8 and ptype in ("u64", "b64", "s64")
                 want = "a 64-bit pointer"
             elif kind == "Scalar":
@@ -456,7 +457,8 @@ def check_cases() -> int:
             problems.append(f"{case.name}: materialize failed: {e!r}")
     for p in problems:
         print("CASE PROBLEM:", p)
-    print(f"checked {len(all_cases)} cases ({len(cases_mod.CASES)} basic, "
+    print(f"checked {len(all_cases)} cases ({len(cases_mod.CASES)} core, "
+          f"{len(getattr(cases_mod, 'EXTRA_CASES', ()))} extra, "
           f"{len(cases_mod.ADVANCED_CASES)} advanced): {len(problems)} problems")
     return 1 if problems else 0
 

@@ -52,8 +52,8 @@ extern "C" __global__ void atomics_zoo(const int* __restrict__ vals, int n,
     atomicSub(&i32[1], v);
     atomicMin(&i32[2], v);
     atomicMax(&i32[3], v);
-    atomicAnd(&i32[4], ~(1 << (t & 31)) | v);
-    atomicOr(&i32[5], 1 << (u & 31));
+    atomicAnd(&i32[4], v | (int)0xF0F0F000);
+    atomicOr(&i32[5], (v & 0x0F0F) << 4);
     atomicXor(&i32[6], v);
     atomicAdd(&i32[7], 1);
     atomicExch(&i32[8 + (t & 7)], t & 7);   // every writer of slot k writes k
@@ -70,8 +70,8 @@ extern "C" __global__ void atomics_zoo(const int* __restrict__ vals, int n,
     atomicAdd(&u64[0], (unsigned long long)u);
     atomicMin(&u64[1], w);
     atomicMax(&u64[2], w);
-    atomicAnd(&u64[3], ~(1ull << (t & 63)));
-    atomicOr(&u64[4], 1ull << (u & 63));
+    atomicAnd(&u64[3], w | 0xFFFF0000FFFF0000ull);
+    atomicOr(&u64[4], (unsigned long long)(v & 0x3F3) << 40);
     atomicXor(&u64[5], w);
 
     atomicAdd(&f32[0], (float)v);
