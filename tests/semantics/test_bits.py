@@ -60,6 +60,8 @@ def brev_ref(t):
 
 
 def fns_ref(mask, base, offset):
+    if offset == -2**31:  # the H200 gives 0 here (|INT_MIN| overflows); see bits.py
+        return 0
     d = NOT_FOUND
     if offset == 0:
         if 0 <= base < 32 and bit(mask, base) == 1:
@@ -76,12 +78,18 @@ def fns_ref(mask, base, offset):
     return d
 
 
+def field(pos, length, msb):
+    """The manual: pos = b & 0xff, len = c & 0xff. The H200 masks so for 32-bit operands only; the
+    64-bit forms take the whole u32 values (hardware finding, see bits.py)."""
+    return (pos & 0xFF, length & 0xFF) if msb == 31 else (pos, length)
+
+
 def bfe_ref(t):
     msb = width(t) - 1
 
     def ref(a, b, c):
         a = u(a, msb + 1)
-        pos, length = b & 0xFF, c & 0xFF
+        pos, length = field(b, c, msb)
         sbit = 0 if t[0] == "u" or length == 0 else bit(a, min(pos + length - 1, msb))
         d = 0
         for i in range(msb + 1):
@@ -94,7 +102,7 @@ def bfi_ref(t):
     msb = width(t) - 1
 
     def ref(a, b, c, d):
-        pos, length = c & 0xFF, d & 0xFF
+        pos, length = field(c, d, msb)
         f = b
         i = 0
         while i < length and pos + i <= msb:

@@ -86,7 +86,7 @@ def sad_ref(t):
 
 def div_ref(t):
     def ref(a, b):
-        if b == 0:  # our choice for the undefined case (see integer.py): all ones
+        if b == 0:  # undefined in the manual; all ones on an H200 (see integer.py)
             return wrap_t(-1, t)
         q = abs(a) // abs(b)
         return wrap_t(q if (a < 0) == (b < 0) else -q, t)  # truncation toward zero
@@ -95,8 +95,8 @@ def div_ref(t):
 
 def rem_ref(t):
     def ref(a, b):
-        if b == 0:  # our choice for the undefined case (see integer.py): a
-            return a
+        if b == 0:  # undefined in the manual; all ones on an H200 (see integer.py)
+            return wrap_t(-1, t)
         r = abs(a) % abs(b)
         return wrap_t(-r if a < 0 else r, t)  # sign of the dividend
     return ref
@@ -118,11 +118,13 @@ def add_cc_ref(t, cin=False):
 
 
 def sub_cc_ref(t):
+    """sub.cc: a + ~b + 1; subc: a + ~b + CC.CF, the carry out to CC.CF. (The manual writes
+    d = a - (b + CC.CF) with a borrow in CF; the H200 keeps the carry, i.e. NOT borrow.)"""
     n = width(t)
 
-    def ref(a, b, cf=0):
-        d = u(a, n) - (u(b, n) + cf)  # d = a - (b + CC.CF); the borrow goes to CC.CF
-        return wrap_t(d, t), int(d < 0)
+    def ref(a, b, cf=None):
+        s = u(a, n) + u(~b, n) + (1 if cf is None else cf)
+        return wrap_t(s, t), s >> n
     return ref
 
 
@@ -221,6 +223,7 @@ def test_documented_corner_values():
     assert lane("div", "s32", np.array([-7], i32), i32(2))[0] == -3  # truncation, not floor
     assert lane("rem", "s32", np.array([-7], i32), i32(2))[0] == -1  # sign of the dividend
     assert lane("div", "u32", np.array([5], np.uint32), np.uint32(0))[0] == 0xFFFFFFFF
+    assert lane("rem", "s16", np.array([5], np.int16), np.int16(0))[0] == -1  # as on an H200
     assert lane("abs", "s32", np.array([-2**31], i32))[0] == -2**31
     assert lane("neg", "s64", np.array([-2**63], np.int64))[0] == -2**63
 
@@ -263,3 +266,18 @@ def test_modifier_spellings():
 
 def test_bit_helper_sanity():
     assert bit(0b100, 2) == 1 and u(-1, 8) == 255
+
+
+def test_borrow_chain_128_bit_subtraction():
+    """sub.cc / subc.cc / subc.u32 chained: the carry convention still subtracts correctly."""
+    from ptxvm.semantics import lane_function
+    rng = np.random.default_rng(11)
+    x = [int(v) for v in rng.integers(0, 2**63, 64)] + [0, 2**96, 5]
+    y = [int(v) * 5 for v in rng.integers(0, 2**63, 64)] + [1, 1, 5]
+    words = lambda v, i: np.array([(n >> 32 * i) & 0xFFFFFFFF for n in v], np.uint32)  # noqa: E731
+    d0, cf = lane_function(spec("sub", "u32", cc=True))(words(x, 0), words(y, 0))
+    d1, cf = lane_function(spec("subc", "u32", cc=True))(words(x, 1), words(y, 1), cf)
+    d2, cf = lane_function(spec("subc", "u32", cc=True))(words(x, 2), words(y, 2), cf)
+    d3 = lane_function(spec("subc", "u32"))(words(x, 3), words(y, 3), cf)
+    got = [int(a) | int(b) << 32 | int(c) << 64 | int(d) << 96 for a, b, c, d in zip(d0, d1, d2, d3)]
+    assert got == [(a - b) % 2**128 for a, b in zip(x, y)]

@@ -4,6 +4,8 @@ Everything is computed on the unsigned view of the operand with vectorized bit t
 floating-point log2 (inexact near 2^53 and above), no per-lane loops. Counts and positions are
 returned as uint32, as PTX's destinations are .u32/.b32. Bit positions and lengths are computed
 in int64 so that `width - pos` cannot wrap around.
+Every form here was compared lane for lane with an H200 (tests/semantics/gpu_probe_intlogic.py);
+the places where the hardware is not the manual's pseudocode are marked "H200".
 """
 from __future__ import annotations
 
@@ -89,23 +91,31 @@ def fns(spec):
         bits = ((mask.astype(np.uint32)[..., None] >> pos.astype(np.uint32)) & 1).astype(bool)
         b = base.astype(np.int64)[..., None]
         off = offset.astype(np.int64)[..., None]  # int64: |INT_MIN| fits
-        # The manual's loop runs only while 0 <= pos <= 31: a base outside that finds nothing
-        # (the manual calls base > 31 undefined).
+        # The manual's loop runs only while 0 <= pos <= 31: a base outside that finds nothing.
+        # The manual calls base > 31 undefined; an H200 gives 0xFFFFFFFF for base 32..39 and
+        # 0x80000000 / 0xFFFFFFFF (u32) and for negative s32 bases, as this does.
         window = np.where(off > 0, pos >= b, np.where(off < 0, pos <= b, pos == b))
         hits = bits & window & (b >= 0) & (b <= 31)
         upward = np.cumsum(hits, axis=-1)
         downward = np.cumsum(hits[..., ::-1], axis=-1)[..., ::-1]
         rank = np.where(off >= 0, upward, downward)
         nth = hits & (rank == np.maximum(np.abs(off), 1))
-        return np.where(nth.any(axis=-1), nth.argmax(axis=-1), NOT_FOUND).astype(np.uint32)
+        d = np.where(nth.any(axis=-1), nth.argmax(axis=-1), NOT_FOUND).astype(np.uint32)
+        # offset = INT_MIN (whose |offset| overflows s32) gives 0 on an H200 for every mask and
+        # base, where the manual's loop would find nothing: tests/semantics/gpu_probe_intlogic.py
+        return np.where(offset == np.iinfo(np.int32).min, np.uint32(0), d)
 
     return lanes
 
 
 def _field(b, c, w):
-    """The manual's pos = b & 0xff, len = c & 0xff, and the field's length inside the operand."""
-    pos = (b & np.uint32(0xFF)).astype(np.int64)
-    length = (c & np.uint32(0xFF)).astype(np.int64)
+    """pos, len and the field's length inside the operand. The manual restricts pos and len to
+    0..255 (pos = b & 0xff, len = c & 0xff); an H200 does so for the 32-bit types, but its 64-bit
+    bfe / bfi use the whole u32 values (pos = 256 is past the msb, not 0; len = 256 is the rest
+    of the operand): tests/semantics/gpu_probe_intlogic.py, probes bfe.*64 / bfi.b64."""
+    if w == 32:
+        b, c = b & np.uint32(0xFF), c & np.uint32(0xFF)
+    pos, length = b.astype(np.int64), c.astype(np.int64)
     return pos, length, np.clip(np.minimum(length, w - pos), 0, None)
 
 

@@ -4,6 +4,8 @@ Predicates are NumPy bool arrays. With a .BoolOp the last operand is the predica
 engine passes already negated when the source writes {!c}.
 - setp returns (p, q): p = BoolOp(t, c), q = BoolOp(!t, c) (without a BoolOp: p = t, q = !t).
   For .f16x2/.bf16x2 p is the lower half's result and q the upper half's, each combined with c.
+  The scalar .f16/.bf16 forms have no q (ptxas: "Predicate output not allowed"): the engine
+  takes p and drops the second result.
 - set returns the destination bits: 0xFFFFFFFF / 0 for .u32/.s32, 1.0f / 0.0f for .f32, and for
   the half forms 0xFFFF / 0 (.u16/.s16), 1.0 in f16 (0x3C00) or bf16 (0x3F80), per half for x2.
 Floating compares follow IEEE: eq lt le gt ge and ne are false when either operand is NaN, the
@@ -29,8 +31,8 @@ FLT_MIN = np.float32(2.0**-126)
 
 
 def int_compare(op):
-    """lo ls hi hs compare the unsigned bits; eq..ge compare in the operand dtype's signedness
-    (signed for .sN, unsigned for .uN and .bN)."""
+    """lo ls hi hs compare the unsigned bits; eq..ge compare in the operand dtype's signedness.
+    (ptxas allows only eq/ne on .bN and refuses lo/ls/hi/hs on .sN, so those never arrive.)"""
     if op in _UNSIGNED:
         f = _ORDER[_UNSIGNED[op]]
         return lambda a, b: f(unsigned(a), unsigned(b))
@@ -148,7 +150,8 @@ def slct(spec):
     ftz = ctype == "f32" and flag(spec, "ftz")
 
     def lanes(a, b, c):
-        """d = (c >= 0) ? a : b. For f32, -0.0 >= 0 holds (IEEE), and a NaN c selects b."""
+        """d = (c >= 0) ? a : b. For f32, -0.0 >= 0 holds (IEEE), and a NaN c selects b (as on
+        an H200); with .ftz a negative subnormal c counts as -0.0 and selects a."""
         if ftz:
             c = flush_f32(c)
         return np.where(c >= 0, a, b)

@@ -6,8 +6,12 @@ The carry flag CC.CF travels between instructions as one more operand / result: 
 - An instruction that reads the carry (addc, subc, madc) takes carry_in as its LAST argument:
   addc(a, b, cf), subc(a, b, cf), madc(a, b, c, cf); with `.cc` it returns (d, carry_out) as well.
 - The carry is that of the addition of the operands' unsigned bits, for .s32/.s64 as for .u32/.u64.
-- For subtraction CC.CF is the borrow: sub.cc sets it when a < b (unsigned), and subc computes
-  d = a - (b + CF), as the manual's Semantics block writes it.
+- For subtraction the flag is a carry, not a borrow, as the hardware keeps it: sub.cc computes
+  a + ~b + 1 and sets CF = 1 when that carries out, i.e. when there is NO borrow (a >= b,
+  unsigned); subc computes d = a + ~b + CF = a - b - (1 - CF). The manual writes subc as
+  d = a - (b + CC.CF) with a borrow in CF; a sub.cc -> subc chain gives the same d either way, but
+  the two differ where add.cc feeds subc or sub.cc feeds addc, and an H200 (CUDA 13.0, driver
+  580) gives the carry form: tests/semantics/gpu_probe_intlogic.py, probes sub.cc / subc.
 add.cc, sub.cc and mad.cc are `add`, `sub`, `mad` with the cc flag; integer.py routes them here.
 """
 from __future__ import annotations
@@ -34,14 +38,12 @@ def addc_cc(a, b, cf):
 
 
 def sub_cc(a, b):
-    return np.subtract(a, b), _carry(unsigned(a) < unsigned(b))
+    # a + ~b + 1 carries out exactly when a >= b (unsigned): CF = "no borrow"
+    return np.subtract(a, b), _carry(unsigned(a) >= unsigned(b))
 
 
 def subc_cc(a, b, cf):
-    t = np.subtract(a, b)
-    cf = cf.astype(t.dtype)
-    d = np.subtract(t, cf)
-    return d, _carry((unsigned(a) < unsigned(b)) | (unsigned(t) < unsigned(cf)))
+    return addc_cc(a, np.invert(b), cf)  # d = a + ~b + CF, CF out = its carry
 
 
 def _first(f):

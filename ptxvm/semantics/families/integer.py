@@ -4,6 +4,7 @@ Operands arrive in the instruction type's dtype (s32 -> int32, u16x2/s16x2 -> ui
 results leave in the destination's. Arithmetic goes through the NumPy ufuncs, which wrap modulo
 2^n as PTX does, for scalar immediates as well (Python operators on NumPy scalars would warn).
 The .cc forms (add.cc, sub.cc, mad.cc) return (d, carry_out): see extended.py.
+Every form was compared lane for lane with an H200 (tests/semantics/gpu_probe_intlogic.py).
 These opcodes are shared with the floating-point families, so they are registered for the
 integer types only (see _bytype.py).
 """
@@ -80,7 +81,8 @@ def mad(spec):
 
 def _product24(a, b):
     """The exact 48-bit product of the low 24 bits of a and b (sign-extended from bit 23 for
-    .s32, zero-extended for .u32), in 64 bits. The upper 8 bits of each source are ignored."""
+    .s32, zero-extended for .u32), in 64 bits. The upper 8 bits of each source are ignored (the
+    manual does not say; an H200 ignores them in mul24 / mad24, .lo and .hi alike)."""
     if a.dtype.kind == "i":
         # (x << 8) >> 8 on int32: the shift-out wraps silently in the ufunc, >> is arithmetic
         a24 = np.right_shift(np.left_shift(a, 8), 8).astype(np.int64)
@@ -117,9 +119,9 @@ def sad(spec):
     return lambda a, b, c: np.add(c, np.where(a < b, np.subtract(b, a), np.subtract(a, b)))
 
 
-# Division by zero. The manual leaves it undefined; these are the values ptxas-compiled code is
-# commonly observed to give (its division sequence ends with "quotient = ~0 if b == 0"), to be
-# confirmed on hardware: x / 0 = all ones (0xFFFF..., i.e. -1 for signed types) and x % 0 = x.
+# Division by zero. The manual leaves it undefined. An H200 (CUDA 13.0, driver 580) gives all
+# ones for x / 0 and for x % 0, for every type (-1 for the signed ones), whatever x is
+# (tests/semantics/gpu_probe_intlogic.py, probes div.* / rem.*). INT_MIN / -1 = INT_MIN there too.
 def _magnitude(x):
     """|x| as the unsigned type: |INT_MIN| = 2^(n-1) is representable there."""
     u = unsigned(x)
@@ -136,7 +138,7 @@ def _udiv(a, b):
 
 
 def _urem(a, b):
-    return np.where(b == 0, a, np.remainder(a, _nonzero(b)))
+    return np.where(b == 0, ~a.dtype.type(0), np.remainder(a, _nonzero(b)))
 
 
 def _sdiv(a, b):
@@ -151,7 +153,7 @@ def _srem(a, b):
     # PTX's remainder takes the sign of the dividend (C's %); NumPy's % takes the divisor's.
     r = np.remainder(_magnitude(a), _nonzero(_magnitude(b)))
     r = signed(np.where(a < 0, np.negative(r), r))
-    return np.where(b == 0, a, r)
+    return np.where(b == 0, a.dtype.type(-1), r)
 
 
 @typed_semantic("div", kind="int")
