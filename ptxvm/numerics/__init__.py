@@ -14,7 +14,7 @@ from .formats import (BF16, E4M3, E5M2, F16, F32, F64, FORMATS, TF32, FloatForma
                       is_subnormal, is_zero, sign_bit, to_float32, to_float64, widen_bits)
 from .intconvert import float_to_int, int_to_float, int_to_int
 from .modifiers import relu, saturate
-from .nans import NanPolicy, nan_result
+from .nans import NanPolicy, convert_nan, f64_nan, int_nan, nan_result
 from .rounding import RM, RN, RNA, RP, RZ, Rounding
 
 __all__ = [name for name in dir() if not name.startswith("_")]

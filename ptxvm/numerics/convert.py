@@ -14,7 +14,7 @@ from .formats import (BF16, E4M3, E5M2, F16, F32, F64, TF32, FloatFormat, as_bit
                       flush_subnormal, to_float64)
 from .intconvert import float_to_int, int_to_float, int_to_int  # noqa: F401
 from .modifiers import relu as _relu, saturate
-from .nans import nan_result
+from .nans import convert_nan, f64_nan
 from .rounding import Rounding
 
 
@@ -38,9 +38,11 @@ def cvt_float(bits, src: FloatFormat, dst: FloatFormat, mode: Rounding = Roundin
     """
     x = _source(bits, src, ftz)
     if dst is F64:
-        out = nan_result(np.isnan(x), x.view(np.uint64), F64)
+        out = x.view(np.uint64)
     else:
         out = round_float64(x, dst, mode, satfinite=satfinite)
+    out = convert_nan(np.isnan(x), out, bits, src, dst, rna=mode is Rounding.RNA,
+                      ftz=ftz, satfinite=satfinite)
     if ftz and dst is F32:
         out = flush_subnormal(out, F32)
     if relu:
@@ -58,8 +60,10 @@ def round_to_integral(bits, fmt: FloatFormat, mode: Rounding, *, ftz: bool = Fal
           Rounding.RM: np.floor, Rounding.RP: np.ceil}[mode]
     with np.errstate(invalid="ignore"):
         r = fn(x)  # exact in float64, and representable in fmt again
-    out = nan_result(np.isnan(r), r.view(np.uint64), F64) if fmt is F64 \
-        else round_float64(r, fmt)
+    if fmt is F64:
+        out = f64_nan(np.isnan(r), r.view(np.uint64), (bits,), (0,))
+    else:
+        out = round_float64(r, fmt)
     if ftz and fmt is F32:
         out = flush_subnormal(out, F32)
     return saturate(out, fmt) if sat else out

@@ -95,7 +95,7 @@ class FloatFormat:
 
 F64 = FloatFormat("f64", 11, 52, np.uint64)
 F32 = FloatFormat("f32", 8, 23, np.uint32)
-TF32 = FloatFormat("tf32", 8, 10, np.uint32, pad_bits=13, canonical_nan=0x7FFFFFFF)
+TF32 = FloatFormat("tf32", 8, 10, np.uint32, pad_bits=13)
 F16 = FloatFormat("f16", 5, 10, np.uint16)
 BF16 = FloatFormat("bf16", 8, 7, np.uint16)
 E4M3 = FloatFormat("e4m3", 4, 3, np.uint8, has_inf=False)
@@ -180,7 +180,8 @@ def to_float64(bits, fmt: FloatFormat) -> np.ndarray:
     if fmt is F64:
         return as_bits(bits, fmt).view(np.float64)
     if fmt is F32:
-        return as_bits(bits, fmt).view(np.float32).astype(np.float64)
+        with np.errstate(invalid="ignore"):  # signalling NaNs
+            return as_bits(bits, fmt).view(np.float32).astype(np.float64)
     sign, exp, frac = fields(bits, fmt)
     normal = exp != 0
     mant = np.where(normal, frac | np.uint64(1 << fmt.man_bits), frac).astype(np.float64)

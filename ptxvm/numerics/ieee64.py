@@ -15,7 +15,7 @@ from .encode import decompose_f64, encode, overflow_to_inf
 from .eft import directed, sign, step, two_prod, two_sum
 from .formats import F64, as_bits
 from .modifiers import exact_zero_sign, saturate
-from .nans import nan_result
+from .nans import f64_nan
 from .rounding import Rounding
 
 _MAX = np.finfo(np.float64).max
@@ -56,14 +56,24 @@ def _regular(*xs):
     return mask, [np.where(mask, x, 1.0) for x in xs]
 
 
-def _out(bits, nan_mask, sat, *operands):
-    bits = nan_result(nan_mask, bits, F64, *operands)
+def _out(bits, nan_mask, sat, operands, order):
+    bits = f64_nan(nan_mask, bits, operands, order)
     return saturate(bits, F64) if sat else bits
+
+
+# Which operand's NaN an sm_90 GPU returns first (nans.f64_nan).
+_BINARY_NAN_ORDER = (1, 0)
+_FMA_NAN_ORDER = (1, 2, 0)
+_DIV_NAN_ORDER = (0, 1)
 
 
 def add(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     """add{.rnd}.f64 on bits."""
-    x, y = _vals(a), _vals(b)
+    return _add(a, b, _vals(b), mode, sat)
+
+
+def _add(a, b, y, mode, sat):
+    x = _vals(a)
     with np.errstate(all="ignore"):
         s, e = two_sum(x, y)
         rs = np.where(np.isfinite(e), sign(e), 0)
@@ -73,12 +83,12 @@ def add(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         zero = np.copysign(0.0, np.where(
             exact_zero_sign(mode is Rounding.RM, np.signbit(x), np.signbit(y)), -1.0, 1.0))
         r = np.where(s == 0, zero, r)
-    return _out(r.view(np.uint64), np.isnan(s), sat, a, b)
+    return _out(r.view(np.uint64), np.isnan(s), sat, (a, b), _BINARY_NAN_ORDER)
 
 
 def sub(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
-    """sub{.rnd}.f64: a + (-b)."""
-    return add(a, as_bits(b, F64) ^ np.uint64(1 << 63), mode, sat)
+    """sub{.rnd}.f64: a + (-b); a NaN b comes back with its own sign."""
+    return _add(a, b, -_vals(b), mode, sat)
 
 
 def mul(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
@@ -92,7 +102,7 @@ def mul(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         p, e = two_prod(mx, my)
         bits = _finish(p, sign(e), ex.astype(np.int64) + ey, mode)
     bits = np.where(reg, bits, plain.view(np.uint64))
-    return _out(bits, np.isnan(plain), sat, a, b)
+    return _out(bits, np.isnan(plain), sat, (a, b), _BINARY_NAN_ORDER)
 
 
 def div(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
@@ -109,13 +119,13 @@ def div(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         rs = sign(rem) * sign(my)
         bits = _finish(q, rs, ex.astype(np.int64) - ey, mode)
     bits = np.where(reg, bits, plain.view(np.uint64))
-    return _out(bits, np.isnan(plain), sat, a, b)
+    return _out(bits, np.isnan(plain), sat, (a, b), _DIV_NAN_ORDER)
 
 
 def rcp(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     """rcp.rnd.f64: correctly rounded 1/a."""
     one = np.full(np.shape(a), 0x3FF0000000000000, dtype=np.uint64)
-    return div(one, a, mode, sat)
+    return div(one, a, mode, sat)  # 1.0 is never NaN, so a's NaN propagates
 
 
 def sqrt(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
@@ -133,7 +143,7 @@ def sqrt(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         rs = sign((mx - ph) - pl)
         bits = _finish(q, rs, ex // 2, mode)
     bits = np.where(reg, bits, plain.view(np.uint64))
-    return _out(bits, np.isnan(plain), sat, a)
+    return _out(bits, np.isnan(plain), sat, (a,), (0,))
 
 
 def _round_to_odd_sum(x, y):
@@ -199,4 +209,4 @@ def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
                         np.where(z == 0, zero, z.view(np.uint64)), bits)
         bits = np.where(finite, bits, special.view(np.uint64))
     nan = ~finite & np.isnan(special)
-    return _out(bits, nan, sat, a, b, c)
+    return _out(bits, nan, sat, (a, b, c), _FMA_NAN_ORDER)

@@ -1,7 +1,8 @@
 """Conversions involving integers: float -> int, int -> float, int -> int.
 
-PTX float -> int conversions always saturate: NaN -> 0 and out-of-range
-values clamp to the destination's min / max.  NumPy's float -> int casts
+PTX float -> int conversions always saturate: out-of-range values clamp to
+the destination's min / max, and NaN gives ``nans.int_nan`` (0 in the PTX
+manual; INT_MIN-like patterns on sm_90 hardware for some source types).  NumPy's float -> int casts
 are undefined for NaN and overflow, so every value is range-checked in
 float64 before the (then exact) cast.
 """
@@ -12,6 +13,7 @@ import numpy as np
 from .encode import encode
 from .formats import F32, FloatFormat, as_bits, flush_subnormal, to_float64
 from .modifiers import saturate
+from .nans import int_nan
 from .rounding import Rounding
 
 _ROUND = {Rounding.RN: np.rint, Rounding.RZ: np.trunc,
@@ -23,7 +25,7 @@ def float_to_int(bits, src: FloatFormat, dst, mode: Rounding = Rounding.RZ, *,
     """cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.{s,u}{8,16,32,64}.{f16,bf16,f32,f64}.
 
     ``dst`` is a NumPy integer dtype; ``mode`` the direction of the integer
-    rounding.  Returns an array of ``dst``.
+    rounding.  Returns an array of ``dst``; NaN gives ``nans.int_nan``.
     """
     dst = np.dtype(dst)
     b = as_bits(bits, src)
@@ -34,6 +36,7 @@ def float_to_int(bits, src: FloatFormat, dst, mode: Rounding = Rounding.RZ, *,
     info = np.iinfo(dst)
     lo = float(info.min)
     limit = float(info.max) + 1.0            # 2**n, exact in float64
+    r_raw = r
     over = r >= limit
     under = r < lo
     ok = ~(over | under | np.isnan(r))
@@ -46,6 +49,7 @@ def float_to_int(bits, src: FloatFormat, dst, mode: Rounding = Rounding.RZ, *,
         val = r.astype(np.int64).astype(dst)
     val = np.where(over, dst.type(info.max), val)
     val = np.where(under, dst.type(info.min), val)
+    val = np.where(np.isnan(r_raw), int_nan(src, dst), val)
     return val.astype(dst)
 
 

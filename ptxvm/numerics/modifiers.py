@@ -25,7 +25,7 @@ def relu(bits, fmt: FloatFormat) -> np.ndarray:
     b = as_bits(bits, fmt)
     nan = is_nan(b, fmt)
     out = np.where(sign_bit(b, fmt) & ~nan, fmt.dtype(0), b)
-    return nan_result(nan, out, fmt, b)
+    return nan_result(nan, out, fmt)
 
 
 def finish(bits, fmt: FloatFormat, ftz: bool = False, sat: bool = False) -> np.ndarray:

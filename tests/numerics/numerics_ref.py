@@ -52,7 +52,7 @@ class Fmt:
 
 F64 = Fmt(11, 52)
 F32 = Fmt(8, 23)
-TF32 = Fmt(8, 10, pad=13, nan_override=0x7FFFFFFF)  # f32 canonical NaN
+TF32 = Fmt(8, 10, pad=13)
 F16 = Fmt(5, 10)
 BF16 = Fmt(8, 7)
 E4M3 = Fmt(4, 3, has_inf=False)
