@@ -457,7 +457,7 @@ def check_cases() -> int:
             problems.append(f"{case.name}: materialize failed: {e!r}")
     for p in problems:
         print("CASE PROBLEM:", p)
-    print(f"checked {len(all_cases)} cases ({len(cases_mod.CASES)} core, "
+    print(f"checked {len(all_cases)} cases ({len(getattr(cases_mod, 'CORE_CASES', ()))} core, "
           f"{len(getattr(cases_mod, 'EXTRA_CASES', ()))} extra, "
           f"{len(cases_mod.ADVANCED_CASES)} advanced): {len(problems)} problems")
     return 1 if problems else 0

@@ -46,10 +46,11 @@ result is order independent (documented next to each case).
 argument draws from its own generator seeded with (seed, crc32(case name),
 argument index), so adding an argument never changes the data of the others.
 
-Lists: ``CASES`` (the core set), ``EXTRA_CASES`` (every other kernel of the
-corpus that needs no special hardware feature), ``ADVANCED_CASES`` (need
-textures, wmma, cp.async, clusters or mbarrier; each has ``feature`` set),
-``ALL_CASES`` = all three.
+Lists: ``CORE_CASES`` (one case per kind of kernel: the curated set),
+``EXTRA_CASES`` (every other kernel of the corpus that needs no special
+hardware feature), ``CASES`` = ``CORE_CASES + EXTRA_CASES`` (what a recorder
+or engine test runs), ``ADVANCED_CASES`` (need textures, wmma, cp.async,
+clusters or mbarrier; each has ``feature`` set), ``ALL_CASES`` = everything.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ import numpy as np
 __all__ = [
     "In", "Out", "InOut", "Scalar", "Struct", "Texture", "Surface", "Check", "Case",
     "EXACT", "IGNORE", "close", "multiset", "POISON_BYTE", "PTX_DIR", "CASES",
-    "EXTRA_CASES", "ADVANCED_CASES", "ALL_CASES", "materialize", "case_by_name", "ptx_path",
+    "CORE_CASES", "EXTRA_CASES", "ADVANCED_CASES", "ALL_CASES", "materialize", "case_by_name", "ptx_path",
     "scalar_dtype",
 ]
 
@@ -190,6 +191,16 @@ class Case:
             object.__setattr__(self, "cluster", _dim3(self.cluster))
 
     @property
+    def ptx_path(self) -> str:
+        """Absolute path of the PTX file (also what tools/device/record_kernels.py reads)."""
+        return str(PTX_DIR / self.ptx)
+
+    @property
+    def shared_mem(self) -> int:
+        """Alias of shared_bytes (the name Kernel.launch and the recorder use)."""
+        return self.shared_bytes
+
+    @property
     def threads(self) -> int:
         g, b = self.grid, self.block
         return g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
@@ -214,7 +225,7 @@ def scalar_dtype(ptx_type: str) -> np.dtype:
 
 
 def ptx_path(case: Case) -> Path:
-    return PTX_DIR / case.ptx
+    return Path(case.ptx_path)
 
 
 def _rng(seed: int, case: Case, index: int) -> np.random.Generator:
@@ -963,10 +974,11 @@ def _advanced_cases() -> list:
     return C
 
 
-CASES: Tuple[Case, ...] = tuple(_core_cases())
+CORE_CASES: Tuple[Case, ...] = tuple(_core_cases())
 EXTRA_CASES: Tuple[Case, ...] = tuple(_extra_cases())
+CASES: Tuple[Case, ...] = CORE_CASES + EXTRA_CASES
 ADVANCED_CASES: Tuple[Case, ...] = tuple(_advanced_cases())
-ALL_CASES: Tuple[Case, ...] = CASES + EXTRA_CASES + ADVANCED_CASES
+ALL_CASES: Tuple[Case, ...] = CASES + ADVANCED_CASES
 
 _BY_NAME = {c.name: c for c in ALL_CASES}
 assert len(_BY_NAME) == len(ALL_CASES), "duplicate case names"
@@ -977,7 +989,7 @@ def case_by_name(name: str) -> Case:
 
 
 if __name__ == "__main__":  # a short listing
-    for group, cases in (("CASES", CASES), ("EXTRA_CASES", EXTRA_CASES),
+    for group, cases in (("CORE_CASES", CORE_CASES), ("EXTRA_CASES", EXTRA_CASES),
                          ("ADVANCED_CASES", ADVANCED_CASES)):
         print(f"{group}: {len(cases)}")
         for c in cases:
