@@ -22,6 +22,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .memory import AccessFault
+
 RUNNABLE, EXITED, AT_BARRIER, AT_WARP_SYNC = 0, 1, 2, 3
 NO_PC = np.iinfo(np.int64).max
 
@@ -157,6 +159,9 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
                     ctx.upc = pc + 1
                 else:
                     ctx.pc[lanes] = pc + 1
+        except AccessFault as e:
+            group = ctx.lanes_or_live(lanes)
+            raise Fault(e.reason, int(group[min(e.position, group.size - 1)]), e.address, pc) from None
         except Fault as f:
             if f.pc is None:
                 f.pc = pc

@@ -37,6 +37,7 @@ class AccessFault(Exception):
 
 
 def check_alignment(addr: np.ndarray, size: int) -> None:
+    size &= -size  # PTX accesses are power-of-two sized; internal multi-word copies need word alignment
     if size > 1:
         bad = (addr & np.uint64(size - 1)) != 0
         if bad.any():
