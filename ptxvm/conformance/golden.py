@@ -4,9 +4,10 @@ Per family, `tests/goldens/conformance/<family>.npz` (np.savez_compressed) holds
 
     ptx|<case id>            the PTX text that ran (uint8)
     in|<input key>|<i>       source operand i of an input set, shared by the cases naming it
-    mem0|<case id>|<name>    initial contents of a memory array
+    mem0|<signature>         initial contents of memory arrays (type:length:init, shared)
     out|<case id>|<name>     each destination, as the GPU left it
-    mem|<case id>|<name>     each memory array, as the GPU left it
+    mem|<case id>|<name>     each memory array, as the GPU left it (absent when unchanged: the
+                             meta's mem_unchanged lists those)
 
 and `<family>.meta.json` the device, toolchain and date, and per case its PTX hash, input key,
 lane count, launch shape and status. Goldens are written by tools/device/record.py only.
@@ -40,10 +41,15 @@ def grid_for(lanes: int, block: int) -> int:
     return max(1, -(-lanes // block))
 
 
+def memory_sig(m) -> str:
+    """Memory arrays with the same signature start with the same contents (stored once)."""
+    return f"{m.type}:{m.length}:{m.init}"
+
+
 def memory_init(case: Case) -> dict[str, np.ndarray]:
-    rng = V.rng_for("memory", case.id)
     out = {}
     for m in case.memory:
+        rng = V.rng_for("memory", memory_sig(m))
         dt = T.storage_dtype(m.type)
         if m.init == "zero":
             a = np.zeros(m.length, dt)
@@ -132,7 +138,7 @@ def case_meta(case: Case) -> dict:
         "expect_reject": case.expect_reject,
         "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
         "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
-        "memory": [[m.name, m.type, m.length, m.init] for m in case.memory],
+        "memory": [[m.name, m.type, m.length, m.init, memory_sig(m)] for m in case.memory],
         "kernel": case.kernel_name(),
     }
 
@@ -172,9 +178,11 @@ class GoldenFamily:
             expected["out:" + name] = exp
             dsts.append((name, np.full(exp.nbytes, SENTINEL, np.uint8).view(exp.dtype)))
         mems = []
-        for name, *_rest in m["memory"]:
-            mems.append((name, z[f"mem0|{cid}|{name}"].copy()))
-            expected["mem:" + name] = z[f"mem|{cid}|{name}"]
+        unchanged = set(m.get("mem_unchanged", ()))
+        for name, _t, _l, _init, sig in m["memory"]:
+            init = z[f"mem0|{sig}"]
+            mems.append((name, init.copy()))
+            expected["mem:" + name] = init if name in unchanged else z[f"mem|{cid}|{name}"]
         launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems)
         return GoldenCase(cid, m, launch, expected)
 

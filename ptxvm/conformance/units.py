@@ -66,11 +66,15 @@ def _type_name(v) -> str:
 
 @lru_cache(maxsize=1)
 def isa_table():
-    """(units by key, mapper) from ptxvm.isa, or None when the table is not importable."""
+    """(units by key, mapper) from ptxvm.isa, or None when the table is not usable."""
     try:
-        import ptxvm.isa as isa
-    except Exception:  # noqa: BLE001
+        return _isa_table()
+    except Exception:  # noqa: BLE001  (a table being edited must not break the checker)
         return None
+
+
+def _isa_table():
+    import ptxvm.isa as isa
     units: dict[str, Unit] = {}
     for f in isa.FORMS:
         ts = f.type_slots

@@ -216,10 +216,19 @@ def record_family(family: str, out_dir: str, info: dict, limit: int | None = Non
             if r["status"] == "recorded":
                 z = np.load(os.path.join(tmp, f"{i}.npz"))
                 arrays[f"ptx|{c.id}"] = z["ptx"]
+                unchanged = []
                 for k in z.files:
-                    if k.startswith(("out|", "mem|", "mem0|")):
-                        kind, name = k.split("|", 1)
-                        arrays[f"{kind}|{c.id}|{name}"] = z[k]
+                    if k.startswith("out|"):
+                        arrays[f"out|{c.id}|{k[4:]}"] = z[k]
+                for mm in c.memory:
+                    init, final = z[f"mem0|{mm.name}"], z[f"mem|{mm.name}"]
+                    arrays[f"mem0|{golden.memory_sig(mm)}"] = init
+                    if np.array_equal(init, final):
+                        unchanged.append(mm.name)
+                    else:
+                        arrays[f"mem|{c.id}|{mm.name}"] = final
+                if c.memory:
+                    m["mem_unchanged"] = unchanged
                 if c.inputs not in shared_inputs:
                     shared_inputs.add(c.inputs)
                     L = golden.launch_for_case(c)
