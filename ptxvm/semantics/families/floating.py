@@ -1,0 +1,421 @@
+"""Floating point (PTX ISA 9.7.3) on .f32 / .f64 / .f32x2, the mixed-precision forms (9.7.5:
+add/sub/fma .f32.{f16,bf16}), and the float half of every opcode shared with other families.
+
+    add sub mul fma mad   {.rnd}{.ftz}{.sat}     exact, every rounding mode
+    div  .rnd exact; .approx / .full approximate (approx.py)
+    rcp sqrt  .rnd exact; .approx approximate;   rsqrt sin cos lg2 ex2 tanh  .approx
+    abs neg copysign      bit operations;        min max {.ftz}{.NaN}{.xorsign.abs}{.abs}
+    testp                 a predicate (bool lanes)
+
+The half-precision types of the same opcodes (.f16 .bf16 and their x2) go to half.py.
+
+Fast paths (registers are arrays over up to ~270k lanes): NumPy's float32 and float64 add, sub
+and mul are IEEE round-to-nearest-even, so the RN forms run on them directly. f32 div, rcp and
+sqrt in RN are the float64 result cast to float32 (53 >= 2*24 + 2: the double rounding is
+innocuous). fma.rn.f32 forms the exact product in float64 (24 + 24 bits), adds c with TwoSum,
+turns the float64 sum into its round-to-odd stand-in using the TwoSum error, and lets NumPy's
+float64 -> float32 cast round once more: round-to-odd with 29 extra bits makes that the correct
+rounding of the exact a*b + c. Directed modes, f64 fma and the rest go through
+ptxvm.numerics (exact integer encoding). .ftz flushes subnormal inputs and then the rounded result
+(tininess after rounding, as numerics does); .sat is applied last.
+
+NaN results are decided by ptxvm.numerics.nans (measured on sm_90: f32 arithmetic gives the
+canonical 0x7FFFFFFF, f64 arithmetic the first NaN operand in a fixed order, quieted, or
+0xFFF8000000000000 for invalid operations): the fast paths check isnan(...).any() and hand only
+the NaN lanes to the numerics function of the same instruction. min/max and the approximate
+functions produce numerics.nans.nan_result's canonical NaN.
+
+Legacy spellings (PTX ISA <= 1.3) map as the ISA says: rcp/sqrt/rsqrt/sin/cos/lg2/ex2.f32 ->
+.approx.ftz, div.f32 -> div.approx.ftz, div/rcp/sqrt.f64 -> .rn; mad.f32 without a rounding
+modifier (sm_1x code) is, when JIT-compiled for sm_20+, fma.rn.ftz.f32 (ISA 9.7.3.7).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...numerics import ieee32, ieee64
+from ...numerics.formats import F32, F64
+from ...numerics.rounding import Rounding
+from ..registry import semantic
+from . import approx, half
+from ._bytype import typed_semantic
+from ._float import (HALF, M32, M64, S32, S64, bits32, bits64, f32, f32x2, f64, flag, flush32,
+                     inst_type, minmax as _minmax, patch, quiet, rounding, sat32, types_in,
+                     unsupported, word)
+
+RN = Rounding.RN
+_U1 = np.uint64(1)
+UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+IEEE32 = {"add": ieee32.add, "sub": ieee32.sub, "mul": ieee32.mul, "fma": ieee32.fma,
+          "div": ieee32.div, "rcp": ieee32.rcp, "sqrt": ieee32.sqrt}
+IEEE64 = {"add": ieee64.add, "sub": ieee64.sub, "mul": ieee64.mul, "fma": ieee64.fma,
+          "div": ieee64.div, "rcp": ieee64.rcp, "sqrt": ieee64.sqrt}
+
+
+# --------------------------------------------------------------------------- f32 cores (RN)
+
+
+def fma32_rn(a, b, c) -> np.ndarray:
+    """RN(a*b + c) for float32 lanes (NaN lanes come out as some NaN: canonicalise after)."""
+    p = a.astype(np.float64) * b.astype(np.float64)      # exact: 48-bit product, no overflow
+    z = np.asarray(c).astype(np.float64)
+    s = p + z
+    bb = s - p
+    e = (p - (s - bb)) + (z - bb)                        # TwoSum: s + e == p + z exactly
+    sb = s.view(np.uint64)
+    fix = (e != 0) & np.isfinite(e) & ((sb & _U1) == 0)
+    sb = np.where(fix, np.where((e > 0) == (s > 0), sb + _U1, sb - _U1), sb)
+    return sb.view(np.float64).astype(np.float32)        # round-to-odd, then one RN rounding
+
+
+def _div32_rn(a, b):
+    return (a.astype(np.float64) / b.astype(np.float64)).astype(np.float32)
+
+
+def _rcp32_rn(a):
+    return (1.0 / a.astype(np.float64)).astype(np.float32)
+
+
+def _sqrt32_rn(a):
+    return np.sqrt(a.astype(np.float64)).astype(np.float32)
+
+
+RN32 = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fma": fma32_rn,
+        "div": _div32_rn, "rcp": _rcp32_rn, "sqrt": _sqrt32_rn}
+
+
+def f32_op(op: str, rnd: Rounding, ftz: bool = False, sat: bool = False):
+    """Lane function of `op{.rnd}{.ftz}{.sat}.f32` (add sub mul fma div rcp sqrt)."""
+    exact = IEEE32[op]
+    if rnd is RN:
+        core = RN32[op]
+
+        @quiet
+        def lanes(*ops):
+            ops = [np.asarray(o, dtype=np.float32) for o in ops]
+            r = core(*([flush32(o) for o in ops] if ftz else ops))
+            nan = np.isnan(r)
+            if ftz:
+                r = flush32(r)
+            if sat:
+                r = sat32(r)
+            if nan.any():   # which NaN: numerics decides (lanes with a NaN only)
+                r = f32(patch(bits32(r), nan, lambda *b: exact(*b, rnd, ftz, sat),
+                              [bits32(o) for o in ops]))
+            return r
+
+        return lanes
+
+    @quiet
+    def lanes_directed(*ops):
+        return f32(exact(*(bits32(o) for o in ops), rnd, ftz, sat))
+
+    return lanes_directed
+
+
+def f64_op(op: str, rnd: Rounding):
+    """Lane function of `op.rnd.f64`."""
+    exact = IEEE64[op]
+    if rnd is RN and op in ("add", "sub", "mul", "div", "sqrt", "rcp"):
+        core = {"div": np.divide, "sqrt": np.sqrt, "rcp": lambda x: 1.0 / x}.get(op) or UFUNC[op]
+
+        @quiet
+        def lanes(*ops):
+            ops = [np.asarray(o, dtype=np.float64) for o in ops]
+            r = core(*ops)
+            nan = np.isnan(r)
+            if nan.any():   # f64 NaNs keep operand payloads on sm_90: numerics knows the order
+                r = f64(patch(bits64(r), nan, lambda *b: exact(*b, rnd), [bits64(o) for o in ops]))
+            return r
+
+        return lanes
+
+    @quiet
+    def lanes_exact(*ops):
+        return f64(exact(*(bits64(o) for o in ops), rnd))
+
+    return lanes_exact
+
+
+# --------------------------------------------------------------------------- add sub mul fma mad
+
+
+def _mixed_type(spec):
+    """The half type of a mixed-precision form (add/sub/fma .f32.{f16,bf16}), else None."""
+    for slot in ("atype", "abtype"):
+        t = spec.types.get(slot) or spec.values.get(slot)
+        if t in ("f16", "bf16"):
+            return t
+    ts = types_in(spec)
+    if "f32" in ts:
+        for t in ts:
+            if t in ("f16", "bf16"):
+                return t
+    return None
+
+
+def _mixed(op: str, spec, ht: str):
+    """d = convert(a) op c (add/sub), d = convert(a)*convert(b) + c (fma): the half operands
+    widen exactly to f32, then the f32 operation rounds once ({.rnd}{.sat}, no .ftz)."""
+    fmt = HALF[ht]
+    rnd = rounding(spec)[0] or RN
+    core = f32_op(op, rnd, False, flag(spec, "sat"))
+    n_half = 2 if op == "fma" else 1
+
+    def lanes(*ops):
+        return core(*(half.to_f32(o, fmt) for o in ops[:n_half]), *ops[n_half:])
+
+    return lanes
+
+
+def _arith(op: str, spec):
+    ht = _mixed_type(spec) if op in ("add", "sub", "fma") else None
+    if ht is not None:
+        return _mixed(op, spec, ht)
+    t = inst_type(spec)
+    if t in HALF:
+        return half.arith(op, spec, t)
+    rnd = rounding(spec)[0] or RN
+    if t == "f32":
+        return f32_op(op, rnd, flag(spec, "ftz"), flag(spec, "sat"))
+    if t == "f32x2":
+        return f32x2(f32_op(op, rnd, flag(spec, "ftz"), flag(spec, "sat")))
+    if t == "f64":
+        return f64_op(op, rnd)
+    unsupported(spec, f"no floating-point {op} for .{t}")
+
+
+@typed_semantic("add", kind="float")
+def add(spec):
+    return _arith("add", spec)
+
+
+@typed_semantic("sub", kind="float")
+def sub(spec):
+    return _arith("sub", spec)
+
+
+@typed_semantic("mul", kind="float")
+def mul(spec):
+    return _arith("mul", spec)
+
+
+@semantic("fma")
+def fma(spec):
+    return _arith("fma", spec)
+
+
+@typed_semantic("mad", kind="float")
+def mad(spec):
+    """mad.rnd.{f32,f64} is fma.rnd; mad{.ftz}{.sat}.f32 without a rounding modifier (sm_1x
+    code) runs as fma.rn.ftz{.sat}.f32 on sm_20 and later (ISA 9.7.3.7)."""
+    if rounding(spec)[0] is None and inst_type(spec) == "f32":
+        return f32_op("fma", RN, True, flag(spec, "sat"))
+    return _arith("fma", spec)
+
+
+# --------------------------------------------------------------------------- div rcp sqrt rsqrt
+
+
+@typed_semantic("div", kind="float")
+def div(spec):
+    t, mode = inst_type(spec), word(spec, ("approx", "full"), "mode")
+    rnd, ftz = rounding(spec)[0], flag(spec, "ftz")
+    if t == "f32":
+        if mode == "full":
+            return approx.div_full_f32(ftz)
+        if mode == "approx" or rnd is None:          # legacy div.f32 = div.approx.ftz.f32
+            return approx.div_approx_f32(ftz or rnd is None and mode is None)
+        return f32_op("div", rnd, ftz)
+    if t == "f64":
+        return f64_op("div", rnd or RN)
+    unsupported(spec, f"no floating-point div for .{t}")
+
+
+def _f32_approx_or_ieee(op: str, spec):
+    """rcp / sqrt .f32: .approx{.ftz} or .rnd{.ftz}; legacy (no modifier) = .approx.ftz."""
+    rnd, ftz = rounding(spec)[0], flag(spec, "ftz")
+    if rnd is None:
+        legacy = word(spec, ("approx",), "mode") is None
+        return approx.f32_unary(op, ftz or legacy)
+    return f32_op(op, rnd, ftz)
+
+
+@semantic("rcp")
+def rcp(spec):
+    t = inst_type(spec)
+    if t == "f32":
+        return _f32_approx_or_ieee("rcp", spec)
+    if t == "f64":
+        if word(spec, ("approx",), "mode"):
+            return approx.f64_hi_unary("rcp")      # rcp.approx.ftz.f64
+        return f64_op("rcp", rounding(spec)[0] or RN)
+    unsupported(spec, f"no rcp for .{t}")
+
+
+@semantic("sqrt")
+def sqrt(spec):
+    t = inst_type(spec)
+    if t == "f32":
+        return _f32_approx_or_ieee("sqrt", spec)
+    if t == "f64":
+        return f64_op("sqrt", rounding(spec)[0] or RN)
+    unsupported(spec, f"no sqrt for .{t}")
+
+
+@semantic("rsqrt")
+def rsqrt(spec):
+    t = inst_type(spec)
+    if t == "f32":
+        legacy = word(spec, ("approx",), "mode") is None
+        return approx.f32_unary("rsqrt", flag(spec, "ftz") or legacy)
+    if t == "f64":
+        if flag(spec, "ftz"):
+            return approx.f64_hi_unary("rsqrt")    # rsqrt.approx.ftz.f64
+        return approx.rsqrt_approx_f64()
+    unsupported(spec, f"no rsqrt for .{t}")
+
+
+def _transcendental(name: str):
+    def factory(spec):
+        t = inst_type(spec)
+        if t in HALF:
+            if name not in ("ex2", "tanh"):
+                unsupported(spec, f"{name} has no half-precision form")
+            return half.unary_approx(name, spec, t)
+        if t != "f32":
+            unsupported(spec, f"{name} is .f32 only")
+        if name == "tanh":                        # no .ftz: subnormals pass through
+            return approx.f32_unary(name, False)
+        legacy = word(spec, ("approx",), "mode") is None
+        return approx.f32_unary(name, flag(spec, "ftz") or legacy)
+    factory.__name__ = name
+    return factory
+
+
+for _name in ("sin", "cos", "lg2", "ex2", "tanh"):
+    semantic(_name)(_transcendental(_name))
+
+
+# --------------------------------------------------------------------------- abs neg copysign
+
+
+@typed_semantic("abs", kind="float")
+def abs_(spec):
+    """abs.f32 clears the sign bit (after .ftz), keeping NaN payloads (the ISA leaves the f32 NaN
+    unspecified); abs.f64 passes a NaN through unchanged, as the ISA says."""
+    t = inst_type(spec)
+    if t in HALF:
+        return half.sign_op("abs", spec, t)
+    if t == "f32":
+        ftz = flag(spec, "ftz")
+        return lambda a: f32((bits32(flush32(a) if ftz else a)) & M32)
+    if t == "f64":
+        def abs64(a):
+            b = bits64(a)
+            return f64(np.where((b & M64) > np.uint64(0x7FF0000000000000), b, b & M64))
+        return abs64
+    unsupported(spec, f"no floating-point abs for .{t}")
+
+
+@typed_semantic("neg", kind="float")
+def neg(spec):
+    """neg flips the sign bit (after .ftz); NaN payloads are kept (ISA: unspecified NaN)."""
+    t = inst_type(spec)
+    if t in HALF:
+        return half.sign_op("neg", spec, t)
+    if t == "f32":
+        ftz = flag(spec, "ftz")
+        return lambda a: f32((bits32(flush32(a) if ftz else a)) ^ S32)
+    if t == "f64":
+        return lambda a: f64(bits64(a) ^ S64)
+    unsupported(spec, f"no floating-point neg for .{t}")
+
+
+@semantic("copysign")
+def copysign(spec):
+    """d = b with the sign bit of a (a bit operation: b's NaN payload is kept)."""
+    t = inst_type(spec)
+    if t == "f32":
+        return lambda a, b: f32((bits32(b) & M32) | (bits32(a) & S32))
+    if t == "f64":
+        return lambda a, b: f64((bits64(b) & M64) | (bits64(a) & S64))
+    unsupported(spec, f"no copysign for .{t}")
+
+
+# --------------------------------------------------------------------------- min max
+
+
+def _minmax_factory(is_max: bool, spec):
+    t = inst_type(spec)
+    if t in HALF:
+        return half.minmax(is_max, spec, t)
+    nan, xs, ab = flag(spec, "NaN"), flag(spec, "xorsign"), flag(spec, "abs")
+    if t == "f32":
+        ftz = flag(spec, "ftz")
+
+        def lanes32(*ops):
+            ops = [np.asarray(o, dtype=np.float32) for o in ops]
+            if ftz:
+                ops = [flush32(o) for o in ops]
+            with np.errstate(invalid="ignore"):
+                return f32(_minmax(is_max, nan, F32, ops, [bits32(o) for o in ops], xs, ab))
+        return lanes32
+    if t == "f64":
+        def lanes64(*ops):
+            ops = [np.asarray(o, dtype=np.float64) for o in ops]
+            with np.errstate(invalid="ignore"):
+                return f64(_minmax(is_max, nan, F64, ops, [bits64(o) for o in ops], xs, ab))
+        return lanes64
+    unsupported(spec, f"no floating-point {'max' if is_max else 'min'} for .{t}")
+
+
+@typed_semantic("min", kind="float")
+def min_(spec):
+    return _minmax_factory(False, spec)
+
+
+@typed_semantic("max", kind="float")
+def max_(spec):
+    return _minmax_factory(True, spec)
+
+
+# --------------------------------------------------------------------------- testp
+
+
+_TINY = {"f32": np.float32(2.0 ** -126), "f64": np.float64(2.0 ** -1022)}
+
+
+@semantic("testp")
+def testp(spec):
+    """testp.op: finite / infinite / number / notanumber / normal / subnormal. Zeros count as
+    normal numbers (ISA 9.7.3.1)."""
+    t = inst_type(spec)
+    if t not in _TINY:
+        unsupported(spec, f"no testp for .{t}")
+    op = word(spec, ("finite", "infinite", "number", "notanumber", "normal", "subnormal"), "op")
+    tiny = _TINY[t]
+    dt = np.float32 if t == "f32" else np.float64
+
+    def subnormal(x):
+        return (x != 0) & (np.abs(x) < tiny)
+
+    fns = {
+        "finite": np.isfinite,
+        "infinite": np.isinf,
+        "number": lambda x: ~np.isnan(x),
+        "notanumber": np.isnan,
+        "normal": lambda x: np.isfinite(x) & ~subnormal(x),
+        "subnormal": subnormal,
+    }
+    if op is None:
+        unsupported(spec, "testp needs one of .finite .infinite .number .notanumber .normal .subnormal")
+    fn = fns[op]
+
+    def lanes(a):
+        with np.errstate(invalid="ignore"):
+            return np.asarray(fn(np.asarray(a, dtype=dt)), dtype=bool)
+    return lanes
+
+
+__all__ = ["f32_op", "f64_op", "fma32_rn"]

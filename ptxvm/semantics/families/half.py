@@ -1,0 +1,213 @@
+"""Half-precision floating point (PTX ISA 9.7.4): add sub mul fma neg abs min max tanh ex2 on
+.f16 .f16x2 .bf16 .bf16x2 (raw bits: uint16 lanes, uint32 for the x2 packings; element 0 of an
+x2 register is its low half, and every op works on the two halves independently).
+
+The shared opcodes are registered by floating.py (one float factory per opcode, see _bytype.py),
+which calls the factories here for the half types.
+
+Arithmetic is exact with one rounding (.rn, the only mode the ISA offers): operands widen exactly
+to float64; a product of two halves is exact there; a sum carries its TwoSum error, which is
+folded into the float64 value as a round-to-odd sticky bit (53 >= 11 + 2 bits, so rounding that
+value once more is the correct rounding of the exact result). The final rounding is NumPy's
+float64 -> float16 cast (a single correctly rounded conversion) for f16, and for bf16 a
+round-to-odd step to float32 followed by the round-to-nearest-even bit trick on the upper half.
+`ptxvm.numerics.half` computes the same results with its general encoder (the tests compare
+both); this path is the fast one (a few ms for 270k lanes).
+
+Modifiers, in the ISA's order: .ftz flushes subnormal inputs and results to a signed zero;
+.relu clamps negative results (and -0.0) to +0.0, NaN -> canonical NaN; .sat clamps to
+[+0.0, 1.0], NaN -> +0.0; .oob (fma) gives +0.0 for a lane where an operand is the OOB NaN.
+Which NaN a NaN lane gets is decided by ptxvm.numerics (those lanes alone are recomputed with
+numerics.half; sm_90 gives the canonical 0x7FFF). neg and abs only touch the sign bit (after
+.ftz), min/max select an operand's bits (see _float.minmax).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...numerics.eft import two_sum
+from ...numerics.formats import BF16, F16, FloatFormat
+from ...numerics import half as nhalf
+from ...numerics.rounding import Rounding
+from . import approx
+from ._float import HALF, flag, halves, minmax as _minmax, patch, quiet, rounding, unsupported
+
+# The "OOB NaN" that tensor loads write for out-of-bounds elements with the NaN fill mode, per
+# format. The ISA does not give its encoding; the canonical NaN is assumed until a golden shows
+# the GPU's pattern (hardware question).
+OOB_NAN = {F16: np.uint16(0x7FFF), BF16: np.uint16(0x7FFF)}
+
+_SIGN = np.uint16(0x8000)
+_U1 = np.uint64(1)
+
+
+# --------------------------------------------------------------------------- codecs
+
+
+def to_f64(bits, fmt: FloatFormat) -> np.ndarray:
+    """Exact float64 values of f16 / bf16 lanes (NaN payloads are not kept: use the bits)."""
+    b = np.asarray(bits).astype(np.uint16, copy=False)
+    if fmt is F16:
+        return b.view(np.float16).astype(np.float64)
+    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+
+
+def to_f32(bits, fmt: FloatFormat) -> np.ndarray:
+    b = np.asarray(bits).astype(np.uint16, copy=False)
+    if fmt is F16:
+        return b.view(np.float16).astype(np.float32)
+    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _odd(s, e):
+    """s (= RN of the exact value, float64) turned into its round-to-odd stand-in, using the
+    exact error e: when inexact and s's last bit is even, step one ulp toward the exact value."""
+    if e is None:
+        return s
+    b = s.view(np.uint64)
+    fix = (e != 0) & np.isfinite(e) & ((b & _U1) == 0)
+    up = (e > 0) == (s > 0)          # exact magnitude above |s|
+    return np.where(fix, np.where(up, b + _U1, b - _U1), b).view(np.float64)
+
+
+def _f32_odd(x):
+    """float64 -> float32 with round-to-odd (exact values stay; overflow gives the odd max)."""
+    r = x.astype(np.float32)
+    back = r.astype(np.float64)
+    rb = r.view(np.uint32)
+    fix = (back != x) & ~np.isnan(x) & ((rb & np.uint32(1)) == 0)
+    up = np.abs(x) > np.abs(back)
+    return np.where(fix, np.where(up, rb + np.uint32(1), rb - np.uint32(1)), rb)
+
+
+def round_rn(s, e, fmt: FloatFormat) -> np.ndarray:
+    """Bits of RN(s + e) in fmt; e is the exact residual of s (or None when s is exact).
+    NaN lanes (isnan(s)) hold no particular NaN: the caller decides them."""
+    x = _odd(s, e)
+    if fmt is F16:
+        out = x.astype(np.float16).view(np.uint16)   # one correct RN conversion
+    else:
+        rb = _f32_odd(x)
+        # RN-even of the upper half: add 0x7FFF plus the kept lsb, keep the upper 16 bits
+        out = ((rb + np.uint32(0x7FFF) + ((rb >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
+        out = out.astype(np.uint16)
+    return out
+
+
+# --------------------------------------------------------------------------- modifiers on bits
+
+
+def flush(b, fmt: FloatFormat):
+    """.ftz: subnormals (exponent field 0) become a zero of the same sign."""
+    exp = np.uint16(fmt.exp_mask)
+    return np.where((b & exp) == 0, b & _SIGN, b)
+
+
+def _is_nan(b, fmt):
+    return (b & ~_SIGN) > np.uint16(fmt.inf_logical)
+
+
+def saturate(b, fmt: FloatFormat):
+    """.sat: clamp to [+0.0, 1.0]; NaN and -0.0 -> +0.0 (1.0 is 0x3C00 / 0x3F80)."""
+    one = np.uint16(fmt.bias << fmt.man_bits)
+    zero = ((b & _SIGN) != 0) | _is_nan(b, fmt)
+    return np.where(zero, np.uint16(0), np.minimum(b, one))   # positive bits order as values
+
+
+def relu(b, fmt: FloatFormat):
+    """.relu: negative results and -0.0 -> +0.0 (NaN lanes are decided by the caller)."""
+    return np.where((b & _SIGN) != 0, np.uint16(0), b)
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+
+def _add(x, y):
+    return two_sum(x, y)
+
+
+def _sub(x, y):
+    return two_sum(x, -y)
+
+
+def _mul(x, y):
+    return x * y, None                  # 11- or 8-bit significands: the f64 product is exact
+
+
+def _fma(x, y, z):
+    return two_sum(x * y, z)            # x * y exact, the sum with its exact error
+
+
+CORE = {"add": _add, "sub": _sub, "mul": _mul, "fma": _fma}
+
+
+def arith(op: str, spec, t: str):
+    """add/sub/mul/fma {.rn}{.ftz}{.sat}{.relu}{.oob} on one of f16 bf16 f16x2 bf16x2."""
+    fmt = HALF[t]
+    rnd, _ = rounding(spec)
+    if rnd is not None and rnd.value != "rn":
+        unsupported(spec, "half-precision arithmetic only rounds to nearest (.rn)")
+    core, exact = CORE[op], getattr(nhalf, op)
+    ftz, sat, rl, oob = flag(spec, "ftz"), flag(spec, "sat"), flag(spec, "relu"), flag(spec, "oob")
+
+    def reference(*b):
+        return exact(*b, fmt, Rounding.RN, ftz=ftz, sat=sat, relu=rl)
+
+    @quiet
+    def one(*ops):
+        bs = [np.asarray(o).astype(np.uint16, copy=False) for o in ops]
+        s, e = core(*(to_f64(flush(b, fmt) if ftz else b, fmt) for b in bs))
+        out = round_rn(s, e, fmt)
+        if ftz:
+            out = flush(out, fmt)
+        if rl:
+            out = relu(out, fmt)
+        if sat:
+            out = saturate(out, fmt)
+        out = patch(out, np.isnan(s), reference, bs)   # NaN lanes: numerics decides
+        if oob:
+            hit = np.zeros(np.shape(out), bool)
+            for b in bs:
+                hit = hit | (b == OOB_NAN[fmt])
+            out = np.where(hit, np.uint16(0), out)
+        return out
+
+    return halves(one) if t.endswith("x2") else one
+
+
+def sign_op(op: str, spec, t: str):
+    """neg / abs: flip / clear the sign bit (after .ftz); NaN payloads are kept."""
+    fmt = HALF[t]
+    ftz = flag(spec, "ftz")
+
+    def one(a):
+        b = np.asarray(a).astype(np.uint16, copy=False)
+        if ftz:
+            b = flush(b, fmt)
+        return b ^ _SIGN if op == "neg" else b & ~_SIGN
+
+    return halves(one) if t.endswith("x2") else one
+
+
+def minmax(is_max: bool, spec, t: str):
+    """min / max {.ftz}{.NaN}{.xorsign.abs}."""
+    fmt = HALF[t]
+    ftz, nan, xs, ab = flag(spec, "ftz"), flag(spec, "NaN"), flag(spec, "xorsign"), flag(spec, "abs")
+
+    def one(*ops):
+        bs = [np.asarray(o).astype(np.uint16, copy=False) for o in ops]
+        if ftz:
+            bs = [flush(b, fmt) for b in bs]
+        return _minmax(is_max, nan, fmt, [to_f32(b, fmt) for b in bs], bs, xorsign=xs, absolute=ab)
+
+    return halves(one) if t.endswith("x2") else one
+
+
+def unary_approx(name: str, spec, t: str):
+    """tanh.approx / ex2.approx{.ftz} on f16 / bf16 (and x2): see approx.py."""
+    fn = approx.half_unary(name, HALF[t], flag(spec, "ftz"))
+    return halves(fn) if t.endswith("x2") else fn
+
+
+__all__ = ["OOB_NAN", "arith", "sign_op", "minmax", "unary_approx", "to_f32", "to_f64",
+           "round_rn", "flush", "saturate", "relu"]
