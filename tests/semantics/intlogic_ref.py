@@ -106,7 +106,7 @@ def kind(op):
     return op if isinstance(op, str) else op[0]
 
 
-def rows_for(operands, n_random: int = 200, max_grid: int = 1000, seed: int = 0) -> list:
+def rows_for(operands, n_random: int = 150, max_grid: int = 800, seed: int = 0) -> list:
     """Operand rows: every combination of edge values (or a sample of them when there are too
     many), then rows of random values mixed with edge values."""
     rng = np.random.default_rng(SEED + seed)
@@ -182,7 +182,7 @@ def spec(opcode: str, t=None, types=None, **values) -> Spec:
 class Case:
     """One instruction form under test: its Spec, operands, scalar reference, result types."""
 
-    def __init__(self, name, spec, operands, ref, out=None, n_random=200):
+    def __init__(self, name, spec, operands, ref, out=None, n_random=150):
         self.name, self.spec, self.operands, self.ref, self.out = name, spec, operands, ref, out
         self.n_random = n_random
 

@@ -173,7 +173,7 @@ def dp2a_ref(at, bt, mode):
 CASES = []
 
 
-def case(name, sp, operands, ref, out=None, n_random=200):
+def case(name, sp, operands, ref, out=None, n_random=150):
     CASES.append(Case(name, sp, operands, ref, out, n_random))
 
 

@@ -146,7 +146,7 @@ def drop_carry(ref):
 CASES = []
 
 
-def case(name, sp, operands, ref, out=None, n_random=200):
+def case(name, sp, operands, ref, out=None, n_random=150):
     CASES.append(Case(name, sp, operands, ref, out, n_random))
 
 

@@ -75,7 +75,7 @@ def prmt_ref(mode):
 CASES = []
 
 
-def case(name, sp, operands, ref, out=None, n_random=200):
+def case(name, sp, operands, ref, out=None, n_random=150):
     CASES.append(Case(name, sp, operands, ref, out, n_random))
 
 
