@@ -61,7 +61,9 @@ def decoder(t, ftz):
     """bits -> tuple of comparable values: one for scalar types, (lo, hi) for x2 halves."""
     if t in HALF:
         fmt = HALF[t]
-        widen = (lambda h: to_float32(flush_subnormal(h, fmt), fmt)) if ftz else (lambda h: to_float32(h, fmt))
+        def widen(h):  # exact: every f16 / bf16 value is a float32
+            return to_float32(flush_subnormal(h, fmt) if ftz else h, fmt)
+
         if t.endswith("x2"):
             return lambda x: (widen(unsigned(x).astype(np.uint16)), widen(unsigned(x) >> np.uint32(16)))
         return lambda x: (widen(x),)

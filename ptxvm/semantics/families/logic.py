@@ -46,9 +46,10 @@ def lut3(a, b, c, lut):
     minterms = [(a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c) for i in range(8)]
     zero = np.zeros_like(minterms[0])
     if np.ndim(lut) == 0:  # the usual case, an immediate: OR only the selected minterms
-        return functools.reduce(np.bitwise_or, (m for i, m in enumerate(minterms) if int(lut) >> i & 1), zero)
-    lut = np.asarray(lut).astype(np.uint32)
-    selected = (np.where(((lut >> np.uint32(i)) & np.uint32(1)) == 1, m, zero) for i, m in enumerate(minterms))
+        selected = (m for i, m in enumerate(minterms) if int(lut) >> i & 1)
+    else:  # a table per lane
+        lut = np.asarray(lut).astype(np.uint32)
+        selected = (np.where((lut >> np.uint32(i)) & np.uint32(1) == 1, m, zero) for i, m in enumerate(minterms))
     return functools.reduce(np.bitwise_or, selected, zero)
 
 
