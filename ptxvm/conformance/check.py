@@ -162,7 +162,9 @@ def run_case(gc: G.GoldenCase, family: str, runner: Callable, lanes_limit: Optio
     if m.get("undefined"):
         return CaseResult(status="undefined", reason=m["undefined"], lanes=m["lanes"], **base)
     launch = gc.launch
-    if lanes_limit and m.get("truncatable", True) and launch.lanes > lanes_limit:
+    # a memory array that the kernel writes holds every lane's effect: no truncation then
+    writes_memory = any(name not in set(m.get("mem_unchanged", ())) for name, *_ in m.get("memory", ()))
+    if lanes_limit and m.get("truncatable", True) and not writes_memory and launch.lanes > lanes_limit:
         mult = m.get("lanes_multiple", 1) or 1
         launch = launch.truncated(max(mult, lanes_limit // mult * mult))
     t0 = time.perf_counter()

@@ -67,7 +67,27 @@ def git_commit() -> str:
     if env:
         return env
     out = sh(["git", "-C", ROOT, "rev-parse", "HEAD"])
-    return out if len(out) == 40 else "unknown"
+    if len(out) == 40:
+        return out
+    # no git (or a repository git refuses to read): follow .git/HEAD by hand
+    try:
+        gd = os.path.join(ROOT, ".git")
+        with open(os.path.join(gd, "HEAD")) as f:
+            head = f.read().strip()
+        if not head.startswith("ref: "):
+            return head
+        ref = head[5:]
+        p = os.path.join(gd, ref)
+        if os.path.exists(p):
+            with open(p) as f:
+                return f.read().strip()
+        with open(os.path.join(gd, "packed-refs")) as f:
+            for line in f:
+                if line.strip().endswith(" " + ref):
+                    return line.split()[0]
+    except OSError:
+        pass
+    return "unknown"
 
 
 def device_info() -> dict:
