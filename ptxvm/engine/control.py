@@ -115,7 +115,7 @@ def lower_trap(lowerer, instr, m, scope):
 
 
 def _frame_header(ctx, lanes):
-    h = ctx.local.load(ctx.frame_base[lanes], lanes, U64, 3)
+    h = ctx.local.load(ctx.frame_base[lanes], lanes, U64, 3, align=8)
     return h[:, 0], h[:, 1], h[:, 2]
 
 
@@ -196,8 +196,8 @@ def _copy_bytes(ctx, lanes, src_addr, dst_addr, size):
         dt, n = np.dtype(np.uint32), size // 4
     else:
         dt, n = np.dtype(np.uint8), size
-    vals = ctx.local.load(src_addr, lanes, dt, n)
-    ctx.local.store(dst_addr, lanes, vals, dt, n)
+    vals = ctx.local.load(src_addr, lanes, dt, n, align=dt.itemsize)
+    ctx.local.store(dst_addr, lanes, vals, dt, n, align=dt.itemsize)
 
 
 def lower_call(lowerer, instr, m, scope):
@@ -265,10 +265,9 @@ def lower_call(lowerer, instr, m, scope):
         if lanes.size == 0:
             return
         base = ctx.frame_base[lanes]
-        if caller.save_offset >= 0:
-            for k, slot in enumerate(caller.reg_slots):
-                v = ctx.regs[slot][lanes]
-                ctx.local.store(base + np.uint64(caller.save_offset + 8 * k), lanes, v.astype(np.uint64), U64)
+        if caller.save_offset >= 0 and caller.reg_slots:
+            saved = np.stack([ctx.regs[slot][lanes].astype(np.uint64) for slot in caller.reg_slots], axis=1)
+            ctx.local.store(base + np.uint64(caller.save_offset), lanes, saved, U64, len(caller.reg_slots), align=8)
         for fi, group in callee_of(ctx, lanes).items():
             callee = functions[fi]
             gbase = ctx.frame_base[group]
@@ -278,7 +277,7 @@ def lower_call(lowerer, instr, m, scope):
                 raise Fault(f"call stack overflow calling {callee.name} (thread-local memory of {ctx.local.limit} bytes)", int(group[0]))
             header = np.stack([np.full(group.size, pc + 1, dtype=np.uint64), gbase,
                                np.full(group.size, fi, dtype=np.uint64)], axis=1)
-            ctx.local.store(new, group, header, U64, 3)
+            ctx.local.store(new, group, header, U64, 3, align=8)
             if len(arg_plan) != len(callee.params):
                 raise Fault(f"call to {callee.name} passes {len(arg_plan)} arguments for {len(callee.params)} parameters", int(group[0]))
             for (kind, src), param in zip(arg_plan, callee.params):
@@ -308,10 +307,10 @@ def lower_call(lowerer, instr, m, scope):
                     _copy_bytes(ctx, group, src, b + np.uint64(dst.offset), min(dst.size, ret.size))
                 elif kind == "reg":
                     _load_value(ctx, lowerer, group, dst, src, ret)
-        if caller.save_offset >= 0:
+        if caller.save_offset >= 0 and caller.reg_slots:
+            saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, len(caller.reg_slots), align=8)
             for k, slot in enumerate(caller.reg_slots):
-                v = ctx.local.load(base + np.uint64(caller.save_offset + 8 * k), lanes, U64)
-                ctx.regs[slot][lanes] = v.astype(ctx.regs[slot].dtype)
+                ctx.regs[slot][lanes] = saved[:, k].astype(ctx.regs[slot].dtype)
         ctx.pc[lanes] = pc + 1
 
     call_op.run = run_call

@@ -304,7 +304,10 @@ class Lowerer:
                             s.names[name] = sym
                             return self._materialize(sym)
             s = s.parent
-        return self.globals.get(name)
+        sym = self.globals.get(name)
+        if sym is None and name == "WARP_SZ":  # the ISA's one predefined constant
+            return Symbol(name, "constant", "u32", offset=32)
+        return sym
 
     def _materialize(self, sym: Symbol) -> Symbol:
         if sym.space == "reg" and sym.offset < 0:
@@ -364,7 +367,7 @@ class Lowerer:
             return lambda ctx, lanes: ((ctx.frame_base if lanes is None else ctx.frame_base[lanes]) + off).astype(dt)
         if sym.space == "shared" and sym.dynamic:
             return constant_reader(dt.type(self.dynamic_shared_offset() + offset))
-        if sym.space == "label":
+        if sym.space in ("label", "constant"):
             return constant_reader(dt.type(sym.offset))
         return constant_reader(np.array(sym.offset + offset, dtype=np.uint64).astype(dt)[()])
 
@@ -453,6 +456,8 @@ class Lowerer:
             readers.append(lambda ctx, lanes: ctx.carry if lanes is None else ctx.carry[lanes])
         if carry_out:
             writers.append(_carry_writer)
+        if instr.opcode == "setp" and len(writers) == 1:
+            fn = _first_result(fn)
         if unpack_parts:
             whole = fn
             bits = numpy_dtype(m.type.name).itemsize * 8 // unpack_parts
@@ -477,6 +482,11 @@ def _carry_writer(ctx, lanes, v):
         np.copyto(ctx.carry, v, casting="unsafe")
     else:
         ctx.carry[lanes] = v
+
+
+def _first_result(fn):
+    """setp's lane function returns (p, q); a form without the q destination keeps p."""
+    return lambda *srcs: fn(*srcs)[0]
 
 
 def _alu_runner(fn, readers, writers):

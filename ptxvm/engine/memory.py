@@ -37,7 +37,6 @@ class AccessFault(Exception):
 
 
 def check_alignment(addr: np.ndarray, size: int) -> None:
-    size &= -size  # PTX accesses are power-of-two sized; internal multi-word copies need word alignment
     if size > 1:
         bad = (addr & np.uint64(size - 1)) != 0
         if bad.any():
@@ -160,9 +159,9 @@ class WindowedMemory:
         self.buf = np.zeros(max(owners * self.stride, 16), dtype=np.uint8)
         self.writable = writable
 
-    def offsets(self, addr: np.ndarray, owner: np.ndarray, size: int) -> np.ndarray:
+    def offsets(self, addr: np.ndarray, owner: np.ndarray, size: int, align: Optional[int] = None) -> np.ndarray:
         addr = np.asarray(addr, dtype=np.uint64)
-        check_alignment(addr, size)
+        check_alignment(addr, size if align is None else align)
         if addr.size:
             bad = addr + np.uint64(size) > np.uint64(self.limit)
             if bad.any():
@@ -170,13 +169,13 @@ class WindowedMemory:
                 raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
         return owner.astype(np.uint64) * np.uint64(self.stride) + addr
 
-    def load(self, addr, owner, dtype: np.dtype, count: int = 1) -> np.ndarray:
-        return gather(self.buf, self.offsets(addr, owner, dtype.itemsize * count), dtype, count)
+    def load(self, addr, owner, dtype: np.dtype, count: int = 1, align: Optional[int] = None) -> np.ndarray:
+        return gather(self.buf, self.offsets(addr, owner, dtype.itemsize * count, align), dtype, count)
 
-    def store(self, addr, owner, values, dtype: np.dtype, count: int = 1) -> None:
+    def store(self, addr, owner, values, dtype: np.dtype, count: int = 1, align: Optional[int] = None) -> None:
         if not self.writable:
             raise AccessFault(f"write to read-only {self.name} space", 0, int(np.asarray(addr).flat[0]))
-        scatter(self.buf, self.offsets(addr, owner, dtype.itemsize * count), values, dtype, count)
+        scatter(self.buf, self.offsets(addr, owner, dtype.itemsize * count, align), values, dtype, count)
 
 
 class FlatMemory:
