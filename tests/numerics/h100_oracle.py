@@ -86,13 +86,39 @@ def structured(f: FloatFormat, rng, n, exp_lo=None, exp_hi=None, base=None, spre
     return bits << np.uint64(f.pad_bits)
 
 
+def _grid(f: FloatFormat, k: int, arity: int):
+    """Column k of the cross product of a reduced special list."""
+    sp = specials(f)[::2] if arity > 1 else specials(f)
+    if arity == 3:
+        sp = sp[::2]
+    idx = np.indices((len(sp),) * arity).reshape(arity, -1)[k]
+    return sp[idx]
+
+
+def _tiny_partner(f: FloatFormat, rng, prev, n):
+    """Operands that put a*b (or a+b) right at the smallest normal, where
+    flush-to-zero has to decide between before and after rounding."""
+    a = prev[0][:n]
+    x = C.cvt_float(a, f, F64).view(np.float64)
+    with np.errstate(all="ignore"):
+        t = np.where(rng.random(n) < 0.5, 2.0 ** (f.emin), -(2.0 ** f.emin))
+        y = np.where(rng.random(n) < 0.5, t / x, t - x)
+    y = np.where(np.isfinite(y), y, 1.0)
+    yb = C.cvt_float(y.view(np.uint64), F64, f).astype(np.int64)
+    return (yb + rng.integers(-3, 4, n)).astype(np.uint64)
+
+
 def fgen(f: FloatFormat, near: FloatFormat | None = None, related: bool = True,
-         ints: bool = False):
+         ints: bool = False, grid: tuple | None = None):
     """Floats of f: specials, uniform bits, structured; optionally exponents
     near another format's range, related to the previous operand, or
-    around integers (for cvt to integer)."""
+    around integers (for cvt to integer); ``grid=(k, arity)`` starts with
+    the cross product of special values."""
     def gen(rng, n, prev):
-        parts = [specials(f)]
+        parts = [_grid(f, *grid)] if grid else []
+        parts.append(specials(f))
+        if related and prev and f in (F32, F16, BF16):
+            parts.append(_tiny_partner(f, rng, prev, n // 8))
         parts.append(rng.integers(0, 1 << min(f.width, 63), n // 8, dtype=np.uint64) << np.uint64(f.pad_bits))
         parts.append(structured(f, rng, n // 4))
         if near is not None:
@@ -170,19 +196,22 @@ def _int_out(dtype):
 def build() -> list[Variant]:
     V = []
     f32g, f64g = fgen(F32), fgen(F64)
+
+    def grids(f, n):
+        return [fgen(f, grid=(k, n)) for k in range(n)]
     for op, n in (("add", 2), ("sub", 2), ("mul", 2), ("fma", 3)):
         for rnd in ("rn", "rz", "rm", "rp"):
             for flags in ("", ".ftz", ".sat", ".ftz.sat"):
                 ftz, sat = "ftz" in flags, "sat" in flags
-                V.append(Variant(f"{op}.{rnd}{flags}.f32", "f", "f" * n, [f32g] * n,
+                V.append(Variant(f"{op}.{rnd}{flags}.f32", "f", "f" * n, grids(F32, n),
                                  (lambda op, m, ftz, sat: lambda *a: getattr(ieee32, op)(*a, m, ftz=ftz, sat=sat))(op, MODES[rnd], ftz, sat)))
-            V.append(Variant(f"{op}.{rnd}.f64", "d", "d" * n, [f64g] * n,
+            V.append(Variant(f"{op}.{rnd}.f64", "d", "d" * n, grids(F64, n),
                              (lambda op, m: lambda *a: getattr(ieee64, op)(*a, m))(op, MODES[rnd])))
     for op, n in (("div", 2), ("sqrt", 1), ("rcp", 1)):
         for rnd in ("rn", "rz", "rm", "rp"):
             for flags in ("", ".ftz"):
                 ftz = bool(flags)
-                V.append(Variant(f"{op}.{rnd}{flags}.f32", "f", "f" * n, [f32g] * n,
+                V.append(Variant(f"{op}.{rnd}{flags}.f32", "f", "f" * n, grids(F32, n),
                                  (lambda op, m, ftz: lambda *a: getattr(ieee32, op)(*a, m, ftz=ftz))(op, MODES[rnd], ftz)))
             V.append(Variant(f"{op}.{rnd}.f64", "d", "d" * n, [f64g] * n,
                              (lambda op, m: lambda *a: getattr(ieee64, op)(*a, m))(op, MODES[rnd])))
@@ -195,13 +224,24 @@ def build() -> list[Variant]:
                               (".relu",) if op == "fma" else ())
             for flags in fl:
                 kw = {k: (k in flags) for k in ("ftz", "sat", "relu")}
-                V.append(Variant(f"{op}.rn{flags}.{ty}", "h", "h" * n, [g] * n,
+                V.append(Variant(f"{op}.rn{flags}.{ty}", "h", "h" * n, grids(fmt, n),
                                  (lambda op, fmt, kw: lambda *a: getattr(half, op)(*a, fmt, Rounding.RN, **kw))(op, fmt, kw)))
         x2 = lambda fmt: (lambda rng, n, prev: (fgen(fmt, related=False)(rng, n, None).astype(np.uint32) << np.uint32(16)) | fgen(fmt)(rng, n, prev[:1] and [((prev[0] >> np.uint32(16)).astype(fmt.dtype))]).astype(np.uint32))  # noqa: E731
         for op, n, flags in (("add", 2, ""), ("mul", 2, ""), ("fma", 3, ""), ("fma", 3, ".relu")):
             kw = {"relu": bool(flags)}
             V.append(Variant(f"{op}.rn{flags}.{ty}x2", "r", "r" * n, [x2(fmt)] * n,
                              (lambda op, fmt, kw: lambda *a: getattr(half, op + "_x2")(*a, fmt, Rounding.RN, **kw))(op, fmt, kw)))
+    for flags in (".ftz", ".sat", ".ftz.sat"):
+        kw = {k: (k in flags) for k in ("ftz", "sat")}
+        for op, n in (("add", 2), ("mul", 2), ("fma", 3)):
+            V.append(Variant(f"{op}.rn{flags}.f16x2", "r", "r" * n, [x2(F16)] * n,
+                             (lambda op, kw: lambda *a: getattr(half, op + "_x2")(*a, F16, Rounding.RN, **kw))(op, kw)))
+    for ty, fmt in (("f16x2", F16), ("bf16x2", BF16)):
+        for rnd, flags in (("rn", ""), ("rz", ""), ("rn", ".relu"), ("rn", ".satfinite"),
+                           ("rz", ".relu.satfinite")):
+            kw = {k: (k in flags) for k in ("relu", "satfinite")}
+            V.append(Variant(f"cvt.{rnd}{flags}.{ty}.f32", "r", "ff", [fgen(F32, fmt)] * 2,
+                             (lambda fmt, m, kw: lambda a, b: C.f32x2_to_x2(a, b, fmt, m, **kw))(fmt, MODES[rnd], kw)))
     # float -> float conversions
     def cv(src, dst, mode, **kw):
         return lambda a: C.cvt_float(a, src, dst, mode, **kw)

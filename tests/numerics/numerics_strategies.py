@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 from hypothesis import strategies as st
 
 from ptxvm.numerics.formats import FloatFormat
+
+# Hypothesis examples per test: small by default so the suite stays fast;
+# PTXVM_NUMERICS_EXAMPLES=500 for a deep run.
+EXAMPLES = int(os.environ.get("PTXVM_NUMERICS_EXAMPLES", "30"))
 
 
 def specials(f: FloatFormat) -> list[int]:

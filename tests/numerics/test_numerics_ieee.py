@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import numerics_ref as R
-from numerics_strategies import arrays, operand_tuples, specials
+from numerics_strategies import EXAMPLES, arrays, operand_tuples, specials
 from ptxvm.numerics import ieee32, ieee64
 from ptxvm.numerics.formats import F32, F64
 from ptxvm.numerics.rounding import Rounding
@@ -45,7 +45,7 @@ def _case(fmt, op):
 @pytest.mark.parametrize("fmt", [F32, F64])
 @pytest.mark.parametrize("op", list(ARITY))
 def test_random_against_exact_reference(fmt, op):
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=EXAMPLES, deadline=None)
     @given(_case(fmt, op))
     def run(case):
         mode, ftz, sat, cols = case
@@ -59,9 +59,9 @@ def test_random_against_exact_reference(fmt, op):
 def test_special_grid(fmt, op, mode):
     sp = specials(fmt)
     n = ARITY[op]
-    sp = sp[::3] if n == 3 else sp[::2] if n == 2 else sp
+    sp = sp[::4] if n == 3 else sp[::2] if n == 2 else sp
     tuples = list(itertools.product(sp, repeat=n))
     cols = arrays(tuples, fmt)
     check(fmt, op, cols, mode)
-    if fmt is F32:
+    if fmt is F32 and mode in (Rounding.RN, Rounding.RM):
         check(fmt, op, cols, mode, ftz=True, sat=True)
