@@ -127,7 +127,8 @@ class Launch:
         local_static = -(-prog.local_static // 16) * 16
         local_size = local_static + (need if need >= 0 else DEFAULT_STACK * 16)
         local_size = -(-max(local_size, 16) // 16) * 16
-        reg_bytes = sum(dt.itemsize for dt in prog.regs.dtypes)
+        needed = _kernel_slots(prog, self.info.name)
+        reg_bytes = sum(prog.regs.dtypes[i].itemsize for i in needed)
         per_thread = reg_bytes + local_size + 40
         capacity = self.wave_capacity(per_thread)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
@@ -135,9 +136,13 @@ class Launch:
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
         kparams = FlatMemory("param", self.kparams)
         try:
+            ctx = None
             for first in range(0, total_ctas, capacity):
                 ctas = np.arange(first, min(first + capacity, total_ctas))
-                ctx = self._wave(ctas, local_size, local_static, const, kparams)
+                if ctx is None or ctx.n != ctas.size * self.threads_per_cta:
+                    ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
+                else:
+                    self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf
                 try:
                     run(ctx, code, _on_stuck)
@@ -145,6 +150,7 @@ class Launch:
                     raise self._kernel_fault(ctx, f, code) from None
                 stats.thread_instructions += ctx.thread_instructions
                 stats.warp_instructions += ctx.warp_instructions
+                ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
         except KernelFault:
             self._discard()
@@ -164,11 +170,34 @@ class Launch:
             dev.free()
         self.copies = []
 
-    def _wave(self, ctas, local_size, local_static, const, kparams) -> Context:
+    def _next_wave(self, ctx, ctas, local_static) -> None:
+        """Reuse a finished wave's arrays for the next CTAs (register contents are undefined
+        at kernel entry in PTX, so they are not cleared; shared memory is)."""
+        T = self.threads_per_cta
+        gx, gy, _ = self.grid
+        cta_id = ctas[ctx.cta_slot]
+        ctx.cta_linear = cta_id
+        for c, v in zip("xyz", (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))):
+            ctx.sreg[f"%ctaid.{c}"] = v.astype(np.uint32)
+            ctx.sreg[f"%clusterid.{c}"] = ctx.sreg[f"%ctaid.{c}"]
+        ctx.pc[:] = self.info.entry_pc
+        ctx.upc = self.info.entry_pc
+        ctx.status[:] = 0
+        ctx.epoch[:] = 0
+        ctx.carry[:] = 0
+        ctx.uniform = True
+        ctx.n_live = ctx.n
+        ctx._live_index = None
+        ctx.n_warps_live = ctas.size * (-(-T // 32))
+        ctx.frame_base[:] = local_static
+        ctx.shared.buf[:] = 0
+        ctx.extra.clear()
+
+    def _wave(self, ctas, local_size, local_static, const, kparams, needed) -> Context:
         prog = self.module.program
         T = self.threads_per_cta
         n = ctas.size * T
-        ctx = Context(n, prog.regs.dtypes)
+        ctx = Context(n, prog.regs.dtypes, needed)
         ctx.max_instructions = self.max_instructions
         slot = np.repeat(np.arange(ctas.size), T)
         t = np.tile(np.arange(T), ctas.size)
@@ -229,6 +258,18 @@ class Launch:
             address=f.address,
         )
         return KernelFault(f.reason, site)
+
+
+def _kernel_slots(prog, kernel: str) -> list[int]:
+    """Register slots of the kernel and every function it can reach."""
+    seen, stack = set(), [kernel]
+    while stack:
+        f = stack.pop()
+        if f in seen or f not in prog.functions:
+            continue
+        seen.add(f)
+        stack.extend(prog.functions[f].callees)
+    return sorted(s for f in seen for s in prog.functions[f].reg_slots)
 
 
 def _on_stuck(ctx) -> bool:

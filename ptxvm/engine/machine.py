@@ -60,9 +60,14 @@ class Op:
 class Context:
     """The state of every resident thread of a launch wave."""
 
-    def __init__(self, n: int, reg_dtypes: list[np.dtype]):
+    def __init__(self, n: int, reg_dtypes: list[np.dtype], used: Optional[list[int]] = None):
         self.n = n
-        self.regs: list[np.ndarray] = [np.zeros(n, dtype=dt) for dt in reg_dtypes]
+        if used is None:
+            self.regs: list[np.ndarray] = [np.zeros(n, dtype=dt) for dt in reg_dtypes]
+        else:  # registers of functions this launch cannot reach stay empty
+            self.regs = [np.zeros(0, dtype=dt) for dt in reg_dtypes]
+            for i in used:
+                self.regs[i] = np.zeros(n, dtype=reg_dtypes[i])
         self.pc = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.uint8)
         self.epoch = np.zeros(n, dtype=np.int64)
