@@ -449,11 +449,11 @@ def _core_cases() -> list:
         In("in", normal(rows * cols, scale=3.0)), Out("out", np.float32, rows * cols, APPROX_F32),
         Scalar("s32", rows), Scalar("s32", cols)]))
 
-    n = 300
+    n = 96  # 3 warps; divergent recursion is expensive on a CPU
     C.append(Case("recursion", ptx("recursion"), "recursion_kernel", cdiv(n, 64), 64, [
-        In("n_in", integers(n, 0, 17)), Out("fact", np.uint64, n), Out("fib", np.int32, n),
+        In("n_in", integers(n, 0, 21)), Out("fact", np.uint64, n), Out("fib", np.int32, n),
         Out("gcd", np.uint32, n), Out("sum", np.int32, n), Scalar("s32", n)],
-        notes="recursive __noinline__ device functions (call stack depth <= 20)"))
+        notes="recursive __noinline__ device functions (call depth <= 20)"))
 
     n = 1000
     C.append(Case("function_pointers", ptx("func_ptr"), "apply_unary_table", cdiv(n, 128), 128, [
@@ -694,8 +694,8 @@ def _extra_cases() -> list:
         Scalar("f32", -2.0), Scalar("f32", -1.0), Scalar("f32", 3.0 / w), Scalar("f32", 2.0 / h),
         Scalar("s32", 200)]))
 
-    n = 1000
-    C.append(Case("spinlock_global_sum", ptx("spinlock"), "spinlock_global_sum", cdiv(n, 256), 256, [
+    n = 300  # every thread takes the one lock in turn: cost grows like n^2 on a CPU
+    C.append(Case("spinlock_global_sum", ptx("spinlock"), "spinlock_global_sum", cdiv(n, 128), 128, [
         InOut("lock", zeros(1, np.int32)), InOut("total", zeros(1, np.uint64)),
         In("values", integers(n, 0, 1_000_000, np.uint32)), Scalar("s32", n)],
         notes="one lock shared by all blocks; the 64-bit total is order independent"))
@@ -858,9 +858,12 @@ def _extra_cases() -> list:
     C.append(Case("pack_short2", ptx("image_vec"), "pack_short2", cdiv(n, 128), 128, [
         In("in", integers(2 * n, -70_000, 70_000)), Out("out", np.int16, 2 * n), Scalar("s32", n)]))
 
+    # The PTX has plain mul.f32 + sub.f32 pairs (no .rn), which ptxas may contract
+    # into fma; an H100 does, so the last bits are not determined by the PTX.
     C.append(Case("cpp_complex_pow", ptx("cpp_features"), "cpp_complex_pow", cdiv(n, 128), 128, [
-        In("z", uniform(2 * n, -1.2, 1.2)), Out("out", np.float32, 2 * n), Scalar("s32", n),
-        Scalar("s32", 5)]))
+        In("z", uniform(2 * n, -1.2, 1.2)), Out("out", np.float32, 2 * n, close(
+            1e-5, 1e-6, "mul.f32/sub.f32 without .rn may be contracted to fma by ptxas")),
+        Scalar("s32", n), Scalar("s32", 5)]))
     C.append(Case("cpp_lambda_f32", ptx("cpp_features"), "cpp_lambda_f32", cdiv(n, 128), 128, [
         In("in", uniform(n, -1, 1)), Out("out", np.float32, n), Scalar("s32", n),
         Scalar("f32", 2.0)]))
