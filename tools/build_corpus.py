@@ -355,11 +355,23 @@ def ptxas_verdict(path: Path) -> dict:
         m = MSG_LINE_RE.match(l)
         if m and m.group("kind").lower() in ("error", "fatal"):
             error_lines.append(int(m.group("line")))
-    return {"accepted": proc.returncode == 0, "returncode": proc.returncode,
-            "arch": arch, "messages": messages,
-            "first_error_line": min(error_lines) if error_lines else None,
-            "first_message_line": error_lines[0] if error_lines else None,
-            "error_lines": sorted(set(error_lines))}
+    # Some fatal errors carry no line; the offending line is then only named by a
+    # preceding warning ("Program uses 32-bit address on line '22' ...").
+    from_warning = False
+    if not error_lines and proc.returncode != 0:
+        for l in messages:
+            m = re.search(r"on line '(\d+)'", l)
+            if m:
+                error_lines.append(int(m.group(1)))
+                from_warning = True
+    rec = {"accepted": proc.returncode == 0, "returncode": proc.returncode,
+           "arch": arch, "messages": messages,
+           "first_error_line": min(error_lines) if error_lines else None,
+           "first_message_line": error_lines[0] if error_lines else None,
+           "error_lines": sorted(set(error_lines))}
+    if from_warning:
+        rec["line_from_warning"] = True
+    return rec
 
 
 def record_verdicts() -> int:
