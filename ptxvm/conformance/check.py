@@ -76,6 +76,7 @@ def compare(launch: G.Launch, expected: dict, got: dict, meta: dict, max_example
     """(lanes differing, reason) comparing outputs `got` with `expected` ("out:d" -> array)."""
     lanes = launch.lanes
     bad = np.zeros(lanes, bool)
+    mem_bad = False
     notes = []
     types = {name: t for name, t, _k in meta.get("dsts", [])}
     for key, exp in expected.items():
@@ -102,14 +103,15 @@ def compare(launch: G.Launch, expected: dict, got: dict, meta: dict, max_example
                 notes.append(f"lane {lane} ({ins}): {name} expected {_fmt(exp[lane * k], t)} got {_fmt(g[lane * k], t)}")
         else:
             idx = np.flatnonzero(diff)
-            notes.append(f"{key}: {idx.size} elements differ, first at {idx[0]}: expected "
+            notes.append(f"{key}: {idx.size}/{exp.size} elements differ, first at {idx[0]}: expected "
                          f"0x{int(exp[idx[0]]):x} got 0x{int(g[idx[0]]):x}")
-            bad[:] = True
+            mem_bad = True
     n = int(bad.sum())
-    if n == 0 and not notes:
+    if n == 0 and not mem_bad:
         return 0, ""
     head = f"{n}/{lanes} lanes differ" if n else "memory differs"
-    return n, head + "; " + "; ".join(notes[: max_examples + 1])
+    # a memory-only difference still counts every lane as suspect (any lane may have written it)
+    return (n if n else lanes), head + "; " + "; ".join(notes[: max_examples + 1])
 
 
 # ------------------------------------------------------------------------------ the engine
