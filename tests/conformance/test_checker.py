@@ -193,3 +193,17 @@ def test_ci_tier_over_recorded_goldens():
     if os.environ.get("PTXVM_CONFORMANCE_STRICT"):
         bad = [r for r in results if r.status in ("differs", "error")]
         assert not bad, "\n".join(f"{r.id}: {r.status}: {r.reason}" for r in bad[:20])
+
+
+def test_ci_never_truncates_cases_that_write_memory():
+    c = next(c for c in all_cases() if c.id == "st.global.b32")
+    L = G.launch_for_case(c)
+    meta = dict(G.case_meta(c), status="recorded", mem_unchanged=[])
+    seen = {}
+
+    def run(launch):
+        seen["lanes"] = launch.lanes
+        raise NotImplementedError("no engine")
+
+    C.run_case(G.GoldenCase(c.id, meta, L, {}), "memory", run, lanes_limit=64)
+    assert seen["lanes"] == L.lanes
