@@ -127,13 +127,26 @@ def _count_warps(ctx: Context, lanes: Optional[np.ndarray]) -> int:
 
 def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> None:
     """Run until every thread has exited. `on_stuck(ctx)` is called when no thread is runnable
-    (barrier or warp-sync waits that cannot complete); it returns True if it made progress."""
+    (barrier or warp-sync waits that cannot complete); it returns True if it made progress.
+
+    In divergent mode a chosen group stays chosen while it runs straight-line code: its key
+    (epoch, PC) grows by one per instruction and the other threads do not move, so it remains
+    the smallest until it reaches the key of the next waiting group (`others`) or a control
+    instruction, which may split it. That saves the O(threads) selection on most steps.
+    """
     budget = ctx.max_instructions
+    sticky: Optional[np.ndarray] = None  # the divergent group that keeps running
+    sticky_key = others = 0
     while ctx.n_live:
         if ctx.uniform:
             pc = ctx.upc
             lanes = None
             group = ctx.n_live
+            sticky = None
+        elif sticky is not None:
+            lanes = sticky
+            pc = sticky_key & 0xFFFFFFFF
+            group = lanes.size
         else:
             runnable = ctx.status == RUNNABLE
             key = np.where(runnable, (ctx.epoch << 32) | ctx.pc, NO_PC)
@@ -143,8 +156,15 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
                     raise Fault("deadlock: no thread can make progress (barrier or warp-synchronous instruction never completes)")
                 continue
             pc = k & 0xFFFFFFFF
-            lanes = np.flatnonzero(runnable & (ctx.pc == pc))
+            at_pc = runnable & (ctx.pc == pc)
+            lanes = np.flatnonzero(at_pc)
             group = lanes.size
+            if group == ctx.n_live:
+                others = NO_PC
+            else:
+                key[at_pc] = NO_PC
+                others = int(key.min())
+            sticky, sticky_key = lanes, k
         op = code[pc]
         ctx.step_count += 1
         ctx.thread_instructions += group
@@ -153,6 +173,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             raise Fault(f"instruction budget of {budget} thread-instructions exceeded", None if lanes is None else int(lanes[0]), pc=pc)
         try:
             if op.control:
+                sticky = None
                 op.run(ctx, lanes, pc)
             else:
                 active = lanes
@@ -164,6 +185,9 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
                     ctx.upc = pc + 1
                 else:
                     ctx.pc[lanes] = pc + 1
+                    sticky_key += 1
+                    if sticky_key >= others:
+                        sticky = None
         except AccessFault as e:
             group = ctx.lanes_or_live(lanes)
             raise Fault(e.reason, int(group[min(e.position, group.size - 1)]), e.address, pc) from None
@@ -173,7 +197,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             if f.lane is None:
                 f.lane = int(ctx.lanes_or_live(lanes)[0])
             raise
-        if not ctx.uniform and lanes is not None:
+        if not ctx.uniform and lanes is not None and sticky is None:
             _maybe_reconverge(ctx, lanes)
 
 
