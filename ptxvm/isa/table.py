@@ -772,6 +772,7 @@ def make_form(
     orule: Sequence[tuple[Callable[[Mapping, frozenset], bool], str]] = (),
     counts: Optional[Mapping[str, Callable[[Mapping], int]]] = None,
     removed: Optional[str] = None,
+    ops_defaults: Optional[Mapping[str, str]] = None,
     **slot_kw: Sequence[str],
 ) -> Form:
     if family not in FAMILIES:
@@ -881,8 +882,10 @@ def make_form(
                 data_idx = idx
             if data_idx is not None:
                 d.update(kind=Kind.VEC, vec_slot=vec_slots[0], sink=True)
-        if r.name in NAME_DEFAULTS:
+        if r.name in NAME_DEFAULTS and r.kind == "name":
             d = _apply_spec(d, NAME_DEFAULTS[r.name])
+        if ops_defaults and r.name in ops_defaults:
+            d = _apply_spec(d, ops_defaults[r.name])
         if r.name in ops:
             d = _apply_spec(d, ops.pop(r.name))
         elif r.second and r.second in ops:
@@ -904,6 +907,9 @@ def make_form(
     names = ({o.name for o in operands} | {o.second for o in operands if o.second}
              | {o.selector for o in operands if o.selector})
     for key, text in (req or {}).items():
+        if callable(key):  # a predicate over the slot values, named by its __doc__ or __name__
+            reqs.append((key, requirement(text), (key.__doc__ or key.__name__).strip()))
+            continue
         if key.startswith("operand:"):
             if key[8:] not in names:
                 raise ValueError(f"requirement key {key!r}: no such operand in {syntax!r}")
@@ -959,13 +965,17 @@ def _condition(key: str, slot_infos, elements, syntax, known=frozenset()) -> Opt
     raise ValueError(f"bad requirement key {key!r} for {syntax!r}")
 
 
-def builder(family: str, *, slots: Optional[Mapping[str, Sequence[str]]] = None, **defaults):
+def builder(family: str, *, slots: Optional[Mapping[str, Sequence[str]]] = None,
+            ops: Optional[Mapping[str, str]] = None, **defaults):
     """`F = builder("integer", slots=SHARED)`; then `F("add.type d, a, b", type=INT, since="1.0")`.
 
     Each call records one row of the table (built into a Form on first use of its opcode).
-    `defaults` are keyword defaults for every row of the file (e.g. `relaxed=True`).
+    `defaults` are keyword defaults for every row of the file (e.g. `relaxed=True`); `ops` are
+    operand specs applied to every row that has an operand of that name.
     """
     shared = dict(slots or {})
+    if ops:
+        defaults = dict(defaults, ops_defaults=dict(ops))
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}")
 

@@ -244,6 +244,20 @@ def test_ftz_and_sat():
     assert u32(run("mul.rn.ftz.f32", x, np.array([0.5], np.float32))).tolist() == [0]
 
 
+def test_ftz_at_the_smallest_normal():
+    """Results that round to exactly +-2**-126: whether .ftz flushes them is numerics' rule
+    (IEEE tininess after rounding, measured on sm_90); the fast paths must agree with it."""
+    just_below = np.uint32(0x3F7FFFFF).view(np.float32)          # 1 - 2**-24
+    tiny = np.float32(2.0 ** -126)
+    a = np.array([just_below, -just_below, np.float32(1 - 2.0**-23), just_below, 1.0], np.float32)
+    b = np.array([tiny, tiny, tiny, -tiny, tiny], np.float32)
+    c = np.array([0.0, 0.0, 2.0**-149, 0.0, -(2.0**-149)], np.float32)
+    for rnd in MODES:
+        for op, cols in (("mul", (a, b)), ("fma", (a, b, c)), ("add", (a * b, c)), ("div", (b, a[[4, 4, 4, 4, 4]]))):
+            got = run(f"{op}.{rnd}.ftz.f32", *cols)
+            same_bits(got, getattr(ieee32, op)(*(u32(x) for x in cols), MODES[rnd], ftz=True), np.uint32)
+
+
 def test_overflow_per_mode():
     big = np.array([3e38, -3e38], np.float32)
     two = np.array([2.0, 2.0], np.float32)

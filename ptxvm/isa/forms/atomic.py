@@ -20,6 +20,9 @@ OPT = {
     "min": ("u32", "u64", "s32", "s64"), "max": ("u32", "u64", "s32", "s64"),
 }
 OPCHK = [(lambda v: v.get("type") in OPT.get(v.get("op"), ()), "this operation does not take this type")]
+HINT = [(lambda v: not v.get("level::cache_hint") or v.get("space") in (None, "global"),
+         ".L2::cache_hint needs .global (or a generic address)")]
+OPCHK = OPCHK + HINT
 
 
 def _r(extra=None, **kw):
@@ -36,11 +39,12 @@ F("atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-poli
 F("atom{.sem}{.scope}{.space}.cas.type d, [a], b, c", type=("b32", "b64"), since="1.1", req=ATOM_REQ,
   ops={"d": "sink"})
 F("atom{.sem}{.scope}{.space}.cas.type d, [a], b, c", type=("b16",), since="6.3 sm_70", req=REQ, ops={"d": "sink"})
-F("atom{.sem}{.scope}{.space}.cas.type d, [a], b, c", type=("b128",), since="8.3 sm_90", req=REQ, ops={"d": "sink"})
+F("atom{.sem}{.scope}{.space}.cas.type d, [a], b, c", type=("b128",), since="8.3 sm_90", ops={"d": "sink"},
+  req=_r({"scope=sys": "8.4 sm_90"}))
 F("atom{.sem}{.scope}{.space}.exch{.level::cache_hint}.type d, [a], b{, cache-policy}", type=("b128",),
-  since="8.3 sm_90", req=REQ, orule=CP, ops={"d": "sink"})
+  since="8.3 sm_90", req=_r({"scope=sys": "8.4 sm_90"}), orule=CP, ops={"d": "sink"}, check=HINT)
 F("atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.type d, [a], b{, cache-policy}",
-  type=("f16", "f16x2", "bf16", "bf16x2"), since="6.3 sm_70", orule=CP, ops={"d": "sink"},
+  type=("f16", "f16x2", "bf16", "bf16x2"), since="6.3 sm_70", orule=CP, ops={"d": "sink"}, check=HINT,
   req=_r({"type=f16x2": "6.5 sm_60", "type=bf16|bf16x2": "7.8 sm_90"}))
 V = {"sem": S["sem"], "scope": S["scope"]}
 F("atom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.type d, [a], b{, cache-policy}",
@@ -60,7 +64,7 @@ F("red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}"
   op=("and", "or", "xor", "add", "inc", "dec", "min", "max"), type=T, since="1.2", check=OPCHK, orule=CP,
   req=RREQ)
 F("red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.type [a], b{, cache-policy}", slots=RS,
-  type=("f16", "f16x2", "bf16", "bf16x2"), since="6.3 sm_70", orule=CP,
+  type=("f16", "f16x2", "bf16", "bf16x2"), since="6.3 sm_70", orule=CP, check=HINT,
   req=_r({"type=f16x2": "6.5 sm_60", "type=bf16|bf16x2": "7.8 sm_90"}))
 F("red{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.type [a], b{, cache-policy}", slots=RS,
   vec_32_bit=("v2", "v4"), type=("f32",), since="8.1 sm_90", orule=CP)
@@ -79,5 +83,6 @@ for ops_, types in ((("inc", "dec"), ("u32",)), (("min", "max"), ("u32", "s32"))
       since="8.1 sm_90", family="async")
 F("red.async.sem.scope{.ss}.completion_mechanism.add.type [a], b, [mbar]", slots=RA, type=("u32", "s32", "u64"),
   since="8.1 sm_90", family="async")
-F("red.async{.mmio}.sem.scope{.ss}.add.type [a], b", slots={"sem": ("release",), "scope": ("gpu", "cluster"),
-  "ss": ("global",)}, type=("u32", "s32", "u64", "s64"), since="8.7 sm_90", family="async")
+# the ISA 9.0 text lists .cluster too; ptxas 13.0: "Illegal modifier '.cluster' ... with '.release'"
+F("red.async{.mmio}.sem.scope{.ss}.add.type [a], b", slots={"sem": ("release",), "scope": ("gpu",),
+  "ss": ("global",)}, type=("u32", "s32", "u64", "s64"), since="8.7 sm_100", family="async")

@@ -32,28 +32,29 @@ F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMP, dtype=("u32", "s32", "f32"),
 F("set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c", CmpOp=CMP, BoolOp=BOOL, dtype=("u32", "s32", "f32"),
   stype=STYPE, since="1.0", check=_cmp_checks("stype"))
 F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMPF, dtype=("f16",), stype=STYPE_H, since="4.2 sm_53",
-  family="half")
+  family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("f16",), stype=STYPE_H,
-  since="4.2 sm_53", family="half")
-F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("bf16",), stype=STYPE_H, since="7.8 sm_90", family="half")
+  since="4.2 sm_53", family="half", check=_cmp_checks("stype"))
+F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("bf16",), stype=STYPE_H, since="7.8 sm_90", family="half",
+  check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("bf16",), stype=STYPE_H,
-  since="7.8 sm_90", family="half")
+  since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMPF, dtype=("u16", "s16", "u32", "s32"), stype=("f16",),
-  since="4.2 sm_53", family="half")
+  since="6.5 sm_53", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("u16", "s16", "u32", "s32"),
-  stype=("f16",), since="4.2 sm_53", family="half")
+  stype=("f16",), since="6.5 sm_53", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("u16", "s16", "u32", "s32"), stype=("bf16",),
-  since="7.8 sm_90", family="half")
+  since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("u16", "s16", "u32", "s32"),
-  stype=("bf16",), since="7.8 sm_90", family="half")
+  stype=("bf16",), since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMPF, dtype=("f16x2", "u32", "s32"), stype=("f16x2",),
-  since="4.2 sm_53", family="half")
+  since="4.2 sm_53", req={"dtype=u32|s32": "6.5 sm_53"}, family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("f16x2", "u32", "s32"),
-  stype=("f16x2",), since="4.2 sm_53", family="half")
+  stype=("f16x2",), since="4.2 sm_53", req={"dtype=u32|s32": "6.5 sm_53"}, family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("bf16x2", "u32", "s32"), stype=("bf16x2",),
-  since="7.8 sm_90", family="half")
+  since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("bf16x2", "u32", "s32"),
-  stype=("bf16x2",), since="7.8 sm_90", family="half")
+  stype=("bf16x2",), since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 
 # setp: p = (a CmpOp b) [BoolOp c], q = !(a CmpOp b) [BoolOp c]
 P = {"p": "pred sink"}
@@ -63,9 +64,10 @@ F("setp.CmpOp.BoolOp{.ftz}.type p{|q}, a, b, {!}c", CmpOp=CMP, BoolOp=BOOL, type
 for t, since, ftz in (("f16", "4.2 sm_53", "{.ftz}"), ("f16x2", "4.2 sm_53", "{.ftz}"),
                       ("bf16", "7.8 sm_90", ""), ("bf16x2", "7.8 sm_90", "")):
     pair = "p|q" if t.endswith("x2") else "p"
-    F(f"setp.CmpOp{ftz}.type {pair}, a, b", CmpOp=CMPF, type=(t,), ops=P, since=since, family="half")
+    F(f"setp.CmpOp{ftz}.type {pair}, a, b", CmpOp=CMPF, type=(t,), ops=P, since=since, family="half",
+      check=_cmp_checks("type"))
     F(f"setp.CmpOp.BoolOp{ftz}.type {pair}, a, b, {{!}}c", CmpOp=CMPF, BoolOp=BOOL, type=(t,), ops=P, since=since,
-      family="half")
+      family="half", check=_cmp_checks("type"))
 
 F("selp.type d, a, b, c", type=STYPE, ops={"c": "pred !"}, since="1.0")
 F("slct.dtype.ctype d, a, b, c", dtype=STYPE, ctype=("s32",), ops={"a": "=dtype", "b": "=dtype"}, since="1.0")

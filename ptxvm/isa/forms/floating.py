@@ -24,7 +24,7 @@ F("fma.rnd{.sat}.f32.abtype d, a, b, c", rnd=RND, abtype=("f16", "bf16"),
 F("fma.rnd{.ftz}{.sat}.f32 d, a, b, c", rnd=RND, since="2.0 sm_20")
 F("fma.rnd{.ftz}.f32x2 d, a, b, c", rnd=RND, since="8.6 sm_100")
 F("fma.rnd.f64 d, a, b, c", rnd=RND, since="1.4 sm_13")
-F("mad{.ftz}{.sat}.f32 d, a, b, c", since="1.0",
+F("mad{.ftz}{.sat}.f32 d, a, b, c", since="1.0", removed="1.0 sm_20",
   note="without a rounding modifier only for sm_1x targets; sm_20+ code must write mad.rnd.f32 (= fma)")
 F("mad.rnd{.ftz}{.sat}.f32 d, a, b, c", rnd=RND, since="2.0 sm_20")
 F("mad.rnd.f64 d, a, b, c", rnd=RND, since="1.4 sm_13")
@@ -39,12 +39,11 @@ F("abs.f64 d, a", since="1.0 sm_13")
 F("neg{.ftz}.f32 d, a", since="1.0")
 F("neg.f64 d, a", since="1.0 sm_13")
 for op in ("min", "max"):
-    # two sources (with .xorsign.abs) or, PTX 8.8 sm_100, three sources (with plain .abs)
-    F(f"{op}{{.ftz}}{{.NaN}}{{.xorsign.abs}}{{.abs}}.f32 d, a, b{{, c}}", since="1.0",
-      req={".NaN": "7.0 sm_80", ".xorsign.abs": "7.2 sm_86", ".abs": "8.8 sm_100", "operand:c": "8.8 sm_100"},
-      excl=[(".xorsign.abs", ".abs")],
-      orule=[(lambda v, ops: "c" in ops or not v.get("abs"), ".abs needs the three-source form (d, a, b, c)"),
-             (lambda v, ops: "c" not in ops or not v.get("xorsign.abs"), ".xorsign.abs takes two sources")])
+    # two sources, or (PTX 8.8, sm_100) three. The ISA 9.0 text also lists `.abs` for the three-source
+    # form; ptxas 13.0 rejects it ("Modifier '.abs' requires modifier '.xorsign'"), so it is left out.
+    F(f"{op}{{.ftz}}{{.NaN}}{{.xorsign.abs}}.f32 d, a, b{{, c}}", since="1.0",
+      req={".NaN": "7.0 sm_80", ".xorsign.abs": "7.2 sm_86", "operand:c": "8.8 sm_100"},
+      orule=[(lambda v, ops: "c" not in ops or not v.get("xorsign.abs"), ".xorsign.abs takes two sources")])
     F(f"{op}.f64 d, a, b", since="1.0 sm_13")
 
 F("rcp.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)

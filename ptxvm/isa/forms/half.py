@@ -21,9 +21,9 @@ F("fma.rnd{.relu}.bf16x2 d, a, b, c", rnd=RN, since="7.0 sm_80")
 F("fma.rnd.oob{.relu}.type d, a, b, c", rnd=RN, type=("f16", "f16x2", "bf16", "bf16x2"), since="8.1 sm_90",
   note=".oob: an operand that is an out-of-bounds (OOB NaN) value gives 0")
 
-for op in ("neg", "abs"):
-    F(f"{op}{{.ftz}}.f16 d, a", since="6.0 sm_53")
-    F(f"{op}{{.ftz}}.f16x2 d, a", since="6.0 sm_53")
+for op, since in (("neg", "6.0 sm_53"), ("abs", "6.5 sm_53")):
+    F(f"{op}{{.ftz}}.f16 d, a", since=since)
+    F(f"{op}{{.ftz}}.f16x2 d, a", since=since)
     F(f"{op}.bf16 d, a", since="7.0 sm_80")
     F(f"{op}.bf16x2 d, a", since="7.0 sm_80")
 

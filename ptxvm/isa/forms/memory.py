@@ -1,7 +1,7 @@
 """ISA 9.7.9 Data movement: loads, stores, prefetches, cache policies, address-space conversions,
 and the stack / multimem operations."""
 from ..table import builder
-from ..types import LDST
+from ..types import LDST, TYPES
 
 S = {
     "level1::eviction_priority": ("L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
@@ -20,28 +20,54 @@ LD_SS = ("const", "global", "local", "param::entry", "param::func", "param", "sh
 ST_SS = ("global", "local", "param", "param::func", "shared", "shared::cta", "shared::cluster")
 
 
-def _vec_ok(v):
-    """.v8 only with 32-bit types, .v4 of 64-bit types and .v8 are the 256-bit (sm_100) accesses;
-    .b128 only as a scalar, .v2 or .v4 (up to 512 bits? no: .v2/.v4 .b128 is not allowed)."""
+def _bits(t):
+    return TYPES[t].bits if t in TYPES else 32
+
+
+def _vec_ok(v, limit=256):
+    """A vector access moves at most 128 bits; the 256-bit accesses (.v8 of 32-bit types, .v4 of
+    64-bit types; PTX 8.8, sm_100) exist for ld/st only. .b128 is scalar only."""
     vec, t = v.get("vec"), v.get("type")
     if not vec:
         return True
-    bits = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b128": 128}.get(t, 64 if t and t[1:] == "64" else 32)
     if t == "b128":
         return False
-    n = int(vec[1:])
-    return n * bits <= 256 and (n * bits <= 128 or bits >= 32)
+    n, bits = int(vec[1:]), _bits(t)
+    if n * bits <= 128:
+        return True
+    return limit >= 256 and n * bits == 256 and bits >= 32
+
+
+def _global_only(v):
+    """Cache hints, eviction priorities and prefetch sizes: .global or generic addresses only."""
+    if v.get("ss") in (None, "global"):
+        return True
+    return not any(v.get(k) for k in ("level::cache_hint", "level1::eviction_priority", "level2::eviction_priority",
+                                        "level::prefetch_size"))
+
+
+def _l2_evict_ok(v):
+    """.level2::eviction_priority goes with the 256-bit accesses only (ptxas 13)."""
+    if not v.get("level2::eviction_priority"):
+        return True
+    vec, t = v.get("vec"), v.get("type")
+    return vec is not None and int(vec[1:]) * _bits(t) == 256
 
 
 def _wide_req(v):
+    """256-bit vector access"""
     vec, t = v.get("vec"), v.get("type")
-    return vec == "v8" or (vec == "v4" and t is not None and t.endswith("64"))
+    return vec is not None and int(vec[1:]) * _bits(t) == 256
 
 
 CP = [(lambda v, ops: ("cache-policy" in ops) == bool(v.get("level::cache_hint")),
        "the cache-policy operand goes with .L2::cache_hint (both or neither)")]
 VECCHK = [(_vec_ok, "vector width times element size must be at most 128 bits (256 bits for .v8 of 32-bit "
-           "types and .v4 of 64-bit types)")]
+           "types and .v4 of 64-bit types)"),
+          (_global_only, "cache hints, eviction priorities and prefetch sizes need .global (or a generic address)"),
+          (_l2_evict_ok, ".level2::eviction_priority needs a 256-bit access (.v8 of 32-bit or .v4 of 64-bit types)")]
+VEC128 = [(lambda v: _vec_ok(v, 128), "vector width times element size must be at most 128 bits"),
+          (_global_only, "prefetch sizes need .global (or a generic address)")]
 LDREQ = {
     "level::cache_hint": "7.4 sm_80",
     "level::prefetch_size": "7.4 sm_75",
@@ -49,7 +75,7 @@ LDREQ = {
     "level1::eviction_priority": "7.4 sm_70",
     "level2::eviction_priority": "8.8 sm_100",
     "type=b128": "8.3 sm_70",
-    "vec=v8": "8.8 sm_100",
+    _wide_req: "8.8 sm_100",
     "scope=cluster": "7.8 sm_90",
     "ss=shared::cta": "7.8 sm_30",
     "ss=shared::cluster": "7.8 sm_90",
@@ -58,7 +84,7 @@ LDREQ = {
 
 
 def _req(*keys, **extra):
-    out = {k: v for k, v in LDREQ.items() if k.split("=")[0] in keys}
+    out = {k: v for k, v in LDREQ.items() if callable(k) or k.split("=")[0] in keys}
     out.update(extra)
     return out
 
@@ -73,7 +99,7 @@ F("ld{.weak}{.ss}{.cop}{.level1::eviction_priority}{.level2::eviction_priority}{
            "operand:unified": "8.7"}),
   note=".weak is the default; .unified and .L2::cache_hint only for .global or generic addresses")
 F("ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a]", ss=LD_SS, relaxed=True, since="1.1",
-  check=VECCHK, req=_req("level::prefetch_size", "type", "vec", "ss"))
+  check=VEC128, req=_req("level::prefetch_size", "type", "vec", "ss"))
 F("ld.sem.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}"
   "{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy}",
   sem=("relaxed", "acquire"), ss=LD_SS, relaxed=True, since="6.0 sm_70", check=VECCHK, orule=CP,
@@ -87,7 +113,7 @@ F("ld.global{.cop}.nc{.level1::eviction_priority}{.level2::eviction_priority}{.l
   req=_req("level::cache_hint", "level::prefetch_size", "level1::eviction_priority", "level2::eviction_priority",
            "type", "vec"))
 F("ldu{.ss}{.vec}.type d, [a]", ss=("global",), vec=("v2", "v4"), relaxed=True, since="2.0 sm_20",
-  check=VECCHK, req=_req("type"))
+  check=VEC128, req=_req("type"))
 
 # ---------------------------------------------------------------- st
 F("st{.weak}{.ss}{.cop}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type"
@@ -95,7 +121,7 @@ F("st{.weak}{.ss}{.cop}{.level1::eviction_priority}{.level2::eviction_priority}{
   excl=[("cop", "level1::eviction_priority"), ("cop", "level2::eviction_priority")], check=VECCHK, orule=CP,
   req=_req("level::cache_hint", "level1::eviction_priority", "level2::eviction_priority", "type", "vec", "ss",
            cop="2.0 sm_20", **{".weak": "6.0 sm_70"}))
-F("st.volatile{.ss}{.vec}.type [a], b", ss=ST_SS, relaxed=True, since="1.1", check=VECCHK,
+F("st.volatile{.ss}{.vec}.type [a], b", ss=ST_SS, relaxed=True, since="1.1", check=VEC128,
   req=_req("type", "vec", "ss"))
 F("st.sem.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type"
   " [a], b{, cache-policy}", sem=("relaxed", "release"), ss=ST_SS, relaxed=True, since="6.0 sm_70",
@@ -106,10 +132,12 @@ F("st.mmio.relaxed.sys{.global}.type [a], b", relaxed=True, since="8.2 sm_70")
 F("st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar]", sem=("weak",),
   scope=("cluster",), ss=("shared::cluster",), completion_mechanism=("mbarrier::complete_tx::bytes",),
   vec=("v2", "v4"), type=("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"), since="8.1 sm_90",
-  check=VECCHK, family="async")
+  check=VEC128 + [(lambda v: v.get("completion_mechanism") or not (v.get("sem") or v.get("scope") or v.get("ss")),
+                   ".weak, .cluster and .shared::cluster need .mbarrier::complete_tx::bytes")],
+  excl=[("sem", "scope")], family="async")
 F("st.async{.mmio}.sem.scope{.ss}.type [a], b", sem=("release",), scope=("gpu", "sys"), ss=("global",),
   type=("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"),
-  since="8.7 sm_90", family="async")
+  since="8.7 sm_100", family="async")
 F("st.bulk{.weak}{.shared::cta} [a], size, initval", ops={"size": "ri u64", "initval": "imm b64"},
   since="8.6 sm_100", note="initval must be 0")
 
@@ -163,28 +191,36 @@ def _mm_int_op(v):
     if op in ("and", "or", "xor"):
         return t in ("b32", "b64")
     if op == "add":
-        return t in ("u32", "u64", "s32", "s64")
+        return t in ("u32", "u64", "s32")
     return t in ("u32", "u64", "s32", "s64")
 
 
-MMI = [(_mm_int_op, ".and/.or/.xor need .b32/.b64; .add/.min/.max need an integer type")]
+MMSEM = [(lambda v: bool(v.get("ldsem") or v.get("stsem") or v.get("redsem")) == bool(v.get("scope")),
+          "the memory-ordering qualifier and .scope go together (both or neither)")]
+MMI = [(_mm_int_op, ".and/.or/.xor need .b32/.b64; .add needs .u32/.s32/.u64; .min/.max an integer type")] + MMSEM
+ACC = [(lambda v: v.get("acc_prec") != "acc::f16" or v.get("type", "")[:2] == "e4" or v.get("type", "")[:2] == "e5",
+        ".acc::f16 goes with the fp8 types (.e4m3*, .e5m2*)")]
+MMV = [(lambda v: not v.get("vec") or (int(v["vec"][1:]) * _bits(v.get("type") or v.get("redtype")) <= 128
+                                        and (v.get("type") or v.get("redtype")) != "f64"),
+        "vector width times element size must be at most 128 bits (and no vectors of .f64)")] + MMSEM
 F("multimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type d, [a]", ldsem=("relaxed", "acquire"),
   op=("min", "max", "add", "and", "or", "xor"), type=INTT, since="8.1 sm_90", check=MMI, **MM)
 F("multimem.ld_reduce.weak{.ss}.op.type d, [a]", op=("min", "max", "add", "and", "or", "xor"), type=INTT,
   since="8.1 sm_90", check=MMI, ss=("global",))
-F("multimem.st{.stsem}{.scope}{.ss}.type [a], b", stsem=("relaxed", "release"), type=INTT, since="8.1 sm_90", **MM)
+F("multimem.st{.stsem}{.scope}{.ss}.type [a], b", stsem=("relaxed", "release"), type=INTT, since="8.1 sm_90",
+  check=MMSEM, **MM)
 F("multimem.st.weak{.ss}.type [a], b", type=INTT, since="8.1 sm_90", ss=("global",))
 F("multimem.red{.redsem}{.scope}{.ss}.op.type [a], b", redsem=("relaxed", "release"),
   op=("min", "max", "add", "and", "or", "xor"), type=INTT, since="8.1 sm_90", check=MMI, **MM)
 F("multimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.acc_prec}{.vec}.type d, [a]", ldsem=("relaxed", "acquire"),
   op=("min", "max", "add"), acc_prec=("acc::f32", "acc::f16"), type=FLT, since="8.1 sm_90",
-  req={FP8: "8.6 sm_100a", "acc_prec=acc::f16": "8.6 sm_100a"}, **MM)
+  req={FP8: "8.6 sm_100f", "acc_prec=acc::f16": "8.6 sm_100f"}, check=MMV + ACC, **MM)
 F("multimem.ld_reduce.weak{.ss}.op{.acc_prec}{.vec}.type d, [a]", op=("min", "max", "add"),
   acc_prec=("acc::f32", "acc::f16"), type=FLT, since="8.1 sm_90",
-  req={FP8: "8.6 sm_100a", "acc_prec=acc::f16": "8.6 sm_100a"}, ss=("global",))
+  req={FP8: "8.6 sm_100f", "acc_prec=acc::f16": "8.6 sm_100f"}, check=MMV + ACC, ss=("global",))
 F("multimem.st{.stsem}{.scope}{.ss}{.vec}.type [a], b", stsem=("relaxed", "release"), type=FLT, since="8.1 sm_90",
-  req={FP8: "8.6 sm_100a"}, **MM)
-F("multimem.st.weak{.ss}{.vec}.type [a], b", type=FLT, since="8.1 sm_90", req={FP8: "8.6 sm_100a"},
-  ss=("global",))
+  req={FP8: "8.6 sm_100f"}, check=MMV, **MM)
+F("multimem.st.weak{.ss}{.vec}.type [a], b", type=FLT, since="8.1 sm_90", req={FP8: "8.6 sm_100f"},
+  check=MMV, ss=("global",))
 F("multimem.red{.redsem}{.scope}{.ss}.redop{.vec}.redtype [a], b", redsem=("relaxed", "release"), redop=("add",),
-  redtype=FLTR, since="8.1 sm_90", ops={"b": "=redtype"}, **MM)
+  redtype=FLTR, since="8.1 sm_90", ops={"b": "=redtype"}, check=MMV, **MM)

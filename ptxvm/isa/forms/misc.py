@@ -4,7 +4,7 @@ from ..table import builder
 F = builder("misc")
 
 F("brkpt", since="1.0 sm_11")
-F("nanosleep.u32 t", ops={"t": "ri u32"}, since="6.3 sm_70")
+F("nanosleep.u32 t", ops={"t": "ri u32"}, since="6.2 sm_70")
 F("pmevent a", ops={"a": "imm u32"}, since="1.4", note="a is an event number 0..15")
 F("pmevent.mask a", ops={"a": "imm u16"}, since="3.0 sm_20", note="a is a 16-bit mask of events")
 F("trap", since="1.0")

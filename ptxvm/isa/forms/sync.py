@@ -17,16 +17,16 @@ for head, since in (("barrier{.cta}", "6.0 sm_30"), ("bar{.cta}", "1.0")):
 F("bar.warp.sync membermask", since="6.0 sm_30", family="warp",
   undefined="threads named in membermask that do not execute the same bar.warp.sync")
 F("barrier.cluster.arrive{.sem}{.aligned}", sem=("release", "relaxed"), since="7.8 sm_90",
-  req={"sem=relaxed": "8.0 sm_90"})
-F("barrier.cluster.wait{.acquire}{.aligned}", since="7.8 sm_90")
+  req={"sem": "8.0 sm_90"})
+F("barrier.cluster.wait{.acquire}{.aligned}", since="7.8 sm_90", req={".acquire": "8.0 sm_90"})
 
 F("membar.level", level=("cta", "gl", "sys"), since="1.4", req={"level=sys": "2.0 sm_20"})
 PROXY = ("alias", "async", "async.global", "async.shared::cta", "async.shared::cluster")
 PREQ = {"proxykind=async|async.global|async.shared::cta|async.shared::cluster": "8.0 sm_90"}
-F("membar.proxy.proxykind", proxykind=PROXY, since="7.5 sm_70", req=PREQ)
+F("membar.proxy.proxykind", proxykind=("alias",), since="7.5 sm_70")  # ptxas 13: only .alias
 F("fence{.sem}.scope", slots={"sem": ("sc", "acq_rel", "acquire", "release"),
                               "scope": ("cta", "cluster", "gpu", "sys")},
-  since="6.0 sm_70", req={"scope=cluster": "7.8 sm_90", "sem=acquire|release": "8.6 sm_90"})
+  since="6.0 sm_70", req={"scope=cluster": "7.8 sm_90"})
 F("fence.acquire.sync_restrict::shared::cluster.cluster", since="8.6 sm_90")
 F("fence.release.sync_restrict::shared::cta.cluster", since="8.6 sm_90")
 F("fence.op_restrict.release.cluster", op_restrict=("mbarrier_init",), since="8.0 sm_90")

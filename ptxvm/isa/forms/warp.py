@@ -22,6 +22,6 @@ F("redux.sync.op.type dst, src, membermask", op=("add", "min", "max"), type=("u3
   undefined=NOTMEMBER)
 F("redux.sync.op.type dst, src, membermask", op=("and", "or", "xor"), type=("b32",), since="7.0 sm_80",
   undefined=NOTMEMBER)
-F("redux.sync.op{.abs}{.NaN}.type dst, src, membermask", op=("min", "max"), type=("f32",), since="8.6 sm_100a",
+F("redux.sync.op{.abs}{.NaN}.type dst, src, membermask", op=("min", "max"), type=("f32",), since="8.6 sm_100f",
   undefined=NOTMEMBER)
 F("elect.sync d|p, membermask", ops={"d": "b32 sink"}, since="8.0 sm_90", undefined=NOTMEMBER)

@@ -188,6 +188,34 @@ def quiet(fn):
     return lanes
 
 
+# --------------------------------------------------------------------------- round to odd
+
+
+def sum_to_odd(x, y) -> np.ndarray:
+    """x + y (float64 lanes) as a float64 array holding its round-to-odd stand-in: RN(x + y),
+    moved one ulp toward the exact sum when that is inexact and the last bit is even. Rounding
+    the result once more to a format with at least 2 fewer bits of precision then gives exactly
+    the correct rounding of x + y, in every mode (no double-rounding error). Built from TwoSum
+    (exact under RN, no overflow for finite sums) with in-place steps: few temporaries."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    s = np.add(x, y, out=np.empty(shape))
+    bb = np.subtract(s, x, out=np.empty(shape))
+    e = np.subtract(s, bb, out=np.empty(shape))
+    np.subtract(x, e, out=e)
+    np.subtract(y, bb, out=bb)
+    e += bb                                  # s + e == x + y exactly
+    sb = s.view(np.int64)
+    fix = (sb & 1) == 0
+    fix &= e != 0
+    fix &= np.isfinite(s)
+    if fix.any():
+        sb += fix                            # one ulp away from zero ...
+        fix &= np.signbit(e) != np.signbit(s)
+        sb -= fix                            # ... or toward it, when the exact sum is smaller
+        sb -= fix
+    return s
+
+
 # --------------------------------------------------------------------------- packed lanes
 
 

@@ -139,7 +139,10 @@ def _fast(dst, src, mode, ftz, sat, relu, satfinite):
     def lanes(a):
         b = bits_in(a)
         r = core(a)
-        return out(patch(r, _isnan_bits(b, src), reference, [b]))
+        redo = _isnan_bits(b, src)
+        if ftz and dst == "f32":   # exactly +-2**-126: tininess is numerics' decision
+            redo |= (r & np.uint32(0x7FFFFFFF)) == np.uint32(0x00800000)
+        return out(patch(r, redo, reference, [b]))
 
     return lanes
 
@@ -202,6 +205,9 @@ def cvt(spec):
                                                    satfinite=satfinite)))
     # packed and narrow formats
     if src == "f32" and dst in ("f16x2", "bf16x2"):
+        one = _fast(dst[:-2], "f32", mode, False, False, relu, satfinite)
+        if one is not None:   # d = {cvt(a) in bits 31:16, cvt(b) in bits 15:0}
+            return quiet(lambda a, b: (one(a).astype(np.uint32) << np.uint32(16)) | one(b))
         fmt, m = FLOATS[dst[:-2]], mode or RN
         return quiet(lambda a, b: nconv.f32x2_to_x2(bits32(a), bits32(b), fmt, m, relu=relu,
                                                     satfinite=satfinite))

@@ -16,8 +16,8 @@ innocuous). fma.rn.f32 forms the exact product in float64 (24 + 24 bits), adds c
 turns the float64 sum into its round-to-odd stand-in using the TwoSum error, and lets NumPy's
 float64 -> float32 cast round once more: round-to-odd with 29 extra bits makes that the correct
 rounding of the exact a*b + c. Directed modes, f64 fma and the rest go through
-ptxvm.numerics (exact integer encoding). .ftz flushes subnormal inputs and then the rounded result
-(tininess after rounding, as numerics does); .sat is applied last.
+ptxvm.numerics (exact integer encoding). .ftz flushes subnormal inputs and results; a result rounded to exactly the smallest normal
+is handed to numerics, which decides tininess after rounding as sm_90 does; .sat comes last.
 
 NaN results are decided by ptxvm.numerics.nans (measured on sm_90: f32 arithmetic gives the
 canonical 0x7FFFFFFF, f64 arithmetic the first NaN operand in a fixed order, quieted, or
@@ -41,10 +41,10 @@ from . import approx, half
 from ._bytype import typed_semantic
 from ._float import (HALF, M32, M64, S32, S64, bits32, bits64, f32, f32x2, f64, flag, flush32,
                      inst_type, minmax as _minmax, patch, quiet, rounding, sat32, types_in,
-                     unsupported, word)
+                     sum_to_odd, unsupported, word)
 
 RN = Rounding.RN
-_U1 = np.uint64(1)
+_MIN_NORMAL32 = np.uint32(0x00800000)
 UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 IEEE32 = {"add": ieee32.add, "sub": ieee32.sub, "mul": ieee32.mul, "fma": ieee32.fma,
           "div": ieee32.div, "rcp": ieee32.rcp, "sqrt": ieee32.sqrt}
@@ -56,16 +56,49 @@ IEEE64 = {"add": ieee64.add, "sub": ieee64.sub, "mul": ieee64.mul, "fma": ieee64
 
 
 def fma32_rn(a, b, c) -> np.ndarray:
-    """RN(a*b + c) for float32 lanes (NaN lanes come out as some NaN: canonicalise after)."""
-    p = a.astype(np.float64) * b.astype(np.float64)      # exact: 48-bit product, no overflow
-    z = np.asarray(c).astype(np.float64)
-    s = p + z
-    bb = s - p
-    e = (p - (s - bb)) + (z - bb)                        # TwoSum: s + e == p + z exactly
-    sb = s.view(np.uint64)
-    fix = (e != 0) & np.isfinite(e) & ((sb & _U1) == 0)
-    sb = np.where(fix, np.where((e > 0) == (s > 0), sb + _U1, sb - _U1), sb)
-    return sb.view(np.float64).astype(np.float32)        # round-to-odd, then one RN rounding
+    """RN(a*b + c) for float32 lanes (NaN lanes come out as some NaN: patch them after)."""
+    p = np.multiply(a, b, dtype=np.float64)      # exact: 24 x 24 bits, no over- or underflow
+    return sum_to_odd(p, np.asarray(c).astype(np.float64)).astype(np.float32)
+
+
+_SPLIT = 134217729.0                      # 2**27 + 1 (Veltkamp)
+_LO, _HI = 2.0 ** -480, 2.0 ** 480
+
+
+def fma64_rn(a, b, c):
+    """(bits of RN(a*b + c), mask of lanes it could not do) for float64 lanes.
+
+    Boldo & Melquiond's emulation: (uh, ul) = TwoProd(a, b) (Dekker), (th, tl) = TwoSum(c, uh),
+    v = RO(tl + ul), d = RN(th + v) - correct when nothing over- or underflows, which the mask
+    guarantees (2**-480 <= |a|, |b| <= 2**480, |c| <= 2**1000, 2**-960 <= |th| <= 2**1000 or
+    th == 0, where the result is ul itself, a multiple of 2**-1064 and so representable). Lanes
+    where a or b is zero are done here too (d = c, or a signed zero); the rest (infinities, NaNs,
+    extreme exponents) are left to numerics.ieee64.fma by the caller."""
+    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    uh = a * b
+    t = a * _SPLIT
+    ah = t - (t - a)
+    al = a - ah
+    t = b * _SPLIT
+    bh = t - (t - b)
+    bl = b - bh
+    ul = ah * bh - uh                         # Dekker: uh + ul == a * b exactly
+    ul += ah * bl
+    ul += al * bh
+    ul += al * bl
+    th = c + uh
+    bb = th - uh
+    tl = (uh - (th - bb)) + (c - bb)          # TwoSum: th + tl == c + uh exactly
+    d = th + sum_to_odd(tl, ul)
+    ax, ay, at = np.abs(a), np.abs(b), np.abs(th)
+    ok = (ax >= _LO) & (ax <= _HI) & (ay >= _LO) & (ay <= _HI) & (np.abs(c) <= 2.0 ** 1000)
+    ok &= ((at >= 2.0 ** -960) | (th == 0)) & (at <= 2.0 ** 1000)   # th == 0: d = ul, exact
+    zero_prod = ((a == 0) | (b == 0)) & np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+    if zero_prod.any():                       # d = c exactly; 0 + 0 follows the RN sign rule
+        signed_zero = np.where((np.signbit(a) ^ np.signbit(b)) & np.signbit(c), -0.0, 0.0)
+        d = np.where(zero_prod, np.where(c == 0, signed_zero, c), d)
+        ok |= zero_prod
+    return np.asarray(d).view(np.uint64), ~ok
 
 
 def _div32_rn(a, b):
@@ -94,13 +127,16 @@ def f32_op(op: str, rnd: Rounding, ftz: bool = False, sat: bool = False):
         def lanes(*ops):
             ops = [np.asarray(o, dtype=np.float32) for o in ops]
             r = core(*([flush32(o) for o in ops] if ftz else ops))
-            nan = np.isnan(r)
+            redo = np.isnan(r)          # which NaN: numerics decides
             if ftz:
                 r = flush32(r)
+                # rounded to exactly +-2**-126: whether the exact result was tiny (flushed) is
+                # IEEE tininess after rounding, which numerics decides too
+                redo |= (bits32(r) & M32) == _MIN_NORMAL32
             if sat:
                 r = sat32(r)
-            if nan.any():   # which NaN: numerics decides (lanes with a NaN only)
-                r = f32(patch(bits32(r), nan, lambda *b: exact(*b, rnd, ftz, sat),
+            if redo.any():
+                r = f32(patch(bits32(r), redo, lambda *b: exact(*b, rnd, ftz, sat),
                               [bits32(o) for o in ops]))
             return r
 
@@ -418,4 +454,4 @@ def testp(spec):
     return lanes
 
 
-__all__ = ["f32_op", "f64_op", "fma32_rn"]
+__all__ = ["f32_op", "f64_op", "fma32_rn", "fma64_rn"]

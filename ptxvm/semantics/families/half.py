@@ -6,15 +6,18 @@ The shared opcodes are registered by floating.py (one float factory per opcode, 
 which calls the factories here for the half types.
 
 Arithmetic is exact with one rounding (.rn, the only mode the ISA offers): operands widen exactly
-to float64; a product of two halves is exact there; a sum carries its TwoSum error, which is
-folded into the float64 value as a round-to-odd sticky bit (53 >= 11 + 2 bits, so rounding that
-value once more is the correct rounding of the exact result). The final rounding is NumPy's
+to float64; a product of two halves is exact there, and so is the sum of two f16 values; other
+sums (bf16, fma) carry their TwoSum error, folded into the float64 value as a round-to-odd sticky
+bit (53 >= 11 + 2 bits, so rounding that value once more is the correct rounding of the exact
+result). The final rounding is NumPy's
 float64 -> float16 cast (a single correctly rounded conversion) for f16, and for bf16 a
 round-to-odd step to float32 followed by the round-to-nearest-even bit trick on the upper half.
 `ptxvm.numerics.half` computes the same results with its general encoder (the tests compare
 both); this path is the fast one (a few ms for 270k lanes).
 
-Modifiers, in the ISA's order: .ftz flushes subnormal inputs and results to a signed zero;
+Modifiers, in the ISA's order: .ftz flushes subnormal inputs and results to a signed zero (a
+result rounded to exactly the smallest normal goes to numerics, which applies IEEE tininess
+after rounding as sm_90 does);
 .relu clamps negative results (and -0.0) to +0.0, NaN -> canonical NaN; .sat clamps to
 [+0.0, 1.0], NaN -> +0.0; .oob (fma) gives +0.0 for a lane where an operand is the OOB NaN.
 Which NaN a NaN lane gets is decided by ptxvm.numerics (those lanes alone are recomputed with
@@ -25,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...numerics.eft import two_sum
 from ...numerics.formats import BF16, F16, FloatFormat
 from ...numerics import half as nhalf
 from ...numerics.rounding import Rounding
 from . import approx
-from ._float import HALF, flag, halves, minmax as _minmax, patch, quiet, rounding, unsupported
+from ._float import (HALF, flag, halves, minmax as _minmax, patch, quiet, rounding, sum_to_odd,
+                     unsupported)
 
 # The "OOB NaN" that tensor loads write for out-of-bounds elements with the NaN fill mode, per
 # format. The ISA does not give its encoding; the canonical NaN is assumed until a golden shows
@@ -38,60 +41,57 @@ from ._float import HALF, flag, halves, minmax as _minmax, patch, quiet, roundin
 OOB_NAN = {F16: np.uint16(0x7FFF), BF16: np.uint16(0x7FFF)}
 
 _SIGN = np.uint16(0x8000)
-_U1 = np.uint64(1)
 
 
 # --------------------------------------------------------------------------- codecs
+
+
+# f16 -> float64 / float32 by table lookup (NumPy's float16 casts are element-by-element loops)
+with np.errstate(invalid="ignore"):
+    _F16_TO_F64 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float64)
+    _F16_TO_F32 = _F16_TO_F64.astype(np.float32)
 
 
 def to_f64(bits, fmt: FloatFormat) -> np.ndarray:
     """Exact float64 values of f16 / bf16 lanes (NaN payloads are not kept: use the bits)."""
     b = np.asarray(bits).astype(np.uint16, copy=False)
     if fmt is F16:
-        return b.view(np.float16).astype(np.float64)
+        return _F16_TO_F64[b]
     return (b.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
 
 
 def to_f32(bits, fmt: FloatFormat) -> np.ndarray:
     b = np.asarray(bits).astype(np.uint16, copy=False)
     if fmt is F16:
-        return b.view(np.float16).astype(np.float32)
+        return _F16_TO_F32[b]
     return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
-def _odd(s, e):
-    """s (= RN of the exact value, float64) turned into its round-to-odd stand-in, using the
-    exact error e: when inexact and s's last bit is even, step one ulp toward the exact value."""
-    if e is None:
-        return s
-    b = s.view(np.uint64)
-    fix = (e != 0) & np.isfinite(e) & ((b & _U1) == 0)
-    up = (e > 0) == (s > 0)          # exact magnitude above |s|
-    return np.where(fix, np.where(up, b + _U1, b - _U1), b).view(np.float64)
-
-
 def _f32_odd(x):
-    """float64 -> float32 with round-to-odd (exact values stay; overflow gives the odd max)."""
+    """float64 -> float32 bits with round-to-odd (exact values stay; overflow gives the odd max)."""
     r = x.astype(np.float32)
-    back = r.astype(np.float64)
     rb = r.view(np.uint32)
-    fix = (back != x) & ~np.isnan(x) & ((rb & np.uint32(1)) == 0)
-    up = np.abs(x) > np.abs(back)
-    return np.where(fix, np.where(up, rb + np.uint32(1), rb - np.uint32(1)), rb)
+    back = r.astype(np.float64)
+    fix = back != x
+    fix &= (rb & np.uint32(1)) == 0
+    fix &= ~np.isnan(x)
+    if fix.any():
+        rb += fix                               # one ulp away from zero, or toward it
+        fix &= np.abs(x) < np.abs(back)
+        rb -= fix
+        rb -= fix
+    return rb
 
 
-def round_rn(s, e, fmt: FloatFormat) -> np.ndarray:
-    """Bits of RN(s + e) in fmt; e is the exact residual of s (or None when s is exact).
-    NaN lanes (isnan(s)) hold no particular NaN: the caller decides them."""
-    x = _odd(s, e)
+def round_rn(x, fmt: FloatFormat) -> np.ndarray:
+    """Bits of RN(x) in fmt, for float64 lanes that are exact or in round-to-odd form
+    (_float.sum_to_odd). NaN lanes hold no particular NaN: the caller decides them."""
     if fmt is F16:
-        out = x.astype(np.float16).view(np.uint16)   # one correct RN conversion
-    else:
-        rb = _f32_odd(x)
-        # RN-even of the upper half: add 0x7FFF plus the kept lsb, keep the upper 16 bits
-        out = ((rb + np.uint32(0x7FFF) + ((rb >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
-        out = out.astype(np.uint16)
-    return out
+        return np.asarray(x).astype(np.float16).view(np.uint16)   # one correct RN conversion
+    rb = _f32_odd(np.asarray(x))                                  # 53 -> 24 bits, to odd
+    # RN-even of the upper half: add 0x7FFF plus the kept lsb, keep the upper 16 bits
+    rb += np.uint32(0x7FFF) + ((rb >> np.uint32(16)) & np.uint32(1))
+    return (rb >> np.uint32(16)).astype(np.uint16)
 
 
 # --------------------------------------------------------------------------- modifiers on bits
@@ -122,20 +122,22 @@ def relu(b, fmt: FloatFormat):
 # --------------------------------------------------------------------------- arithmetic
 
 
-def _add(x, y):
-    return two_sum(x, y)
+def _add(x, y, fmt):
+    if fmt is F16:
+        return x + y                    # f16 sums are exact in float64 (they span < 53 bits)
+    return sum_to_odd(x, y)
 
 
-def _sub(x, y):
-    return two_sum(x, -y)
+def _sub(x, y, fmt):
+    return _add(x, -y, fmt)
 
 
-def _mul(x, y):
-    return x * y, None                  # 11- or 8-bit significands: the f64 product is exact
+def _mul(x, y, fmt):
+    return x * y                        # 11- or 8-bit significands: the f64 product is exact
 
 
-def _fma(x, y, z):
-    return two_sum(x * y, z)            # x * y exact, the sum with its exact error
+def _fma(x, y, z, fmt):
+    return sum_to_odd(x * y, z)         # x * y exact; the sum in round-to-odd form
 
 
 CORE = {"add": _add, "sub": _sub, "mul": _mul, "fma": _fma}
@@ -156,15 +158,18 @@ def arith(op: str, spec, t: str):
     @quiet
     def one(*ops):
         bs = [np.asarray(o).astype(np.uint16, copy=False) for o in ops]
-        s, e = core(*(to_f64(flush(b, fmt) if ftz else b, fmt) for b in bs))
-        out = round_rn(s, e, fmt)
+        s = core(*(to_f64(flush(b, fmt) if ftz else b, fmt) for b in bs), fmt)
+        out = round_rn(s, fmt)
         if ftz:
             out = flush(out, fmt)
         if rl:
             out = relu(out, fmt)
         if sat:
             out = saturate(out, fmt)
-        out = patch(out, np.isnan(s), reference, bs)   # NaN lanes: numerics decides
+        redo = np.isnan(s)                               # which NaN: numerics decides
+        if ftz:   # rounded to exactly the smallest normal: numerics decides tininess
+            redo |= (out & ~_SIGN) == np.uint16(1 << fmt.man_bits)
+        out = patch(out, redo, reference, bs)
         if oob:
             hit = np.zeros(np.shape(out), bool)
             for b in bs:
