@@ -13,7 +13,7 @@ from .convert import pack2, unpack2
 from .eft import sign, two_sum
 from .encode import round_float64
 from .formats import F16, FloatFormat, as_bits, flush_subnormal, to_float64
-from .modifiers import exact_zero_sign, relu as _relu, saturate
+from .modifiers import exact_zero_sign, flush_tiny, relu as _relu, saturate
 from .rounding import Rounding
 
 
@@ -25,7 +25,7 @@ def _in(bits, fmt, ftz):
 def _out(x, fmt, mode, rs, ftz, sat, relu):
     bits = round_float64(x, fmt, mode, rs)
     if ftz:
-        bits = flush_subnormal(bits, fmt)
+        bits = flush_tiny(bits, x, rs, fmt, mode)
     if relu:
         bits = _relu(bits, fmt)
     if sat:

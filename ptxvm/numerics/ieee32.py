@@ -6,6 +6,8 @@ f32 (encode.round_float64) sees the exact value.  For div and sqrt the f64
 RN result never lands on an f32 rounding breakpoint unless it is exact: an
 f32 quotient/root differs from any 25-bit breakpoint by at least 2**-49
 relative, more than half an f64 ulp (2**-53); so no residual is needed.
+.ftz flushes subnormal inputs, and tiny results (IEEE tininess after
+rounding, as measured on sm_90; see modifiers.flush_tiny).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import numpy as np
 from .eft import sign, two_sum
 from .encode import round_float64
 from .formats import F32, as_bits, flush_subnormal
-from .modifiers import exact_zero_sign, finish
+from .modifiers import exact_zero_sign, finish, flush_tiny
 from .rounding import Rounding
 
 
@@ -28,7 +30,9 @@ def _in(bits, ftz):
 
 def _round(x, mode, residual=None, ftz=False, sat=False):
     bits = round_float64(x, F32, mode, residual)
-    return finish(bits, F32, ftz, sat)
+    if ftz:
+        bits = flush_tiny(bits, x, residual, F32, mode)
+    return finish(bits, F32, False, sat)
 
 
 def _sum(s, e, x, y, mode, ftz, sat):

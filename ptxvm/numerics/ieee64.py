@@ -2,10 +2,11 @@
 
 RN results of add/mul/div/sqrt are NumPy's own (IEEE RN).  Directed modes
 start from the RN result s and the exact sign of (exact - s), found with
-error-free transformations on operands scaled to [0.5, 2) so that nothing
-under- or overflows; ``_finish`` then steps s one ulp where the mode says
-so and scales back, re-rounding from the exact data when the result is
-subnormal.  fma needs this path in RN too (NumPy has no fused multiply-add).
+error-free transformations, then step s one ulp where the mode says so.
+Operands far from under/overflow take that path directly; the rest (rare)
+are first scaled to [0.5, 2), and ``_finish`` scales back, re-rounding from
+the exact data when the result is subnormal.  fma needs this in RN too
+(NumPy has no fused multiply-add).
 """
 from __future__ import annotations
 
@@ -91,18 +92,69 @@ def sub(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     return _add(a, b, -_vals(b), mode, sat)
 
 
+def _in_range(x, lo, hi):
+    ax = np.abs(x)
+    return (ax >= lo) & (ax <= hi)
+
+
+def _split_paths(fast, direct, scaled, *xs):
+    """direct(*xs) where ``fast``, scaled(*xs[~fast]) elsewhere (rare)."""
+    out = direct(*xs)
+    slow = ~fast
+    if np.any(slow):
+        out[slow] = scaled(*(x[slow] for x in xs))
+    return out
+
+
+def _frexp64(x):
+    m, e = np.frexp(x)
+    return m, e.astype(np.int64)
+
+
+def _mul_direct(x, y, mode):
+    p, e = two_prod(x, y)            # exact while 2**-450 <= |x|, |y| <= 2**450
+    return directed(p, sign(e), mode).view(np.uint64).copy()
+
+
+def _mul_scaled(x, y, mode):
+    mx, ex = _frexp64(x)
+    my, ey = _frexp64(y)
+    p, e = two_prod(mx, my)
+    return _finish(p, sign(e), ex + ey, mode)
+
+
 def mul(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     """mul{.rnd}.f64 on bits."""
     x, y = _vals(a), _vals(b)
     with np.errstate(all="ignore"):
         plain = x * y
-        reg, (x1, y1) = _regular(x, y)
-        mx, ex = np.frexp(x1)
-        my, ey = np.frexp(y1)
-        p, e = two_prod(mx, my)
-        bits = _finish(p, sign(e), ex.astype(np.int64) + ey, mode)
-    bits = np.where(reg, bits, plain.view(np.uint64))
+        if mode is Rounding.RN:
+            bits = plain.view(np.uint64)
+        else:
+            reg, (x1, y1) = _regular(x, y)
+            fast = _in_range(x1, 2.0 ** -450, 2.0 ** 450) & _in_range(y1, 2.0 ** -450, 2.0 ** 450)
+            bits = _split_paths(fast, lambda u, v: _mul_direct(u, v, mode),
+                                lambda u, v: _mul_scaled(u, v, mode), x1, y1)
+            bits = np.where(reg, bits, plain.view(np.uint64))
     return _out(bits, np.isnan(plain), sat, (a, b), _BINARY_NAN_ORDER)
+
+
+def _div_residual_sign(q, x, y):
+    ph, pl = two_prod(q, y)
+    rem = (x - ph) - pl              # x - ph is exact (Sterbenz)
+    return sign(rem) * sign(y)
+
+
+def _div_direct(x, y, mode):
+    q = x / y                        # 2**-1000 <= |q| <= 2**1000 on this path
+    return directed(q, _div_residual_sign(q, x, y), mode).view(np.uint64).copy()
+
+
+def _div_scaled(x, y, mode):
+    mx, ex = _frexp64(x)
+    my, ey = _frexp64(y)
+    q = mx / my
+    return _finish(q, _div_residual_sign(q, mx, my), ex - ey, mode)
 
 
 def div(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
@@ -110,15 +162,14 @@ def div(a, b, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     x, y = _vals(a), _vals(b)
     with np.errstate(all="ignore"):
         plain = x / y
-        reg, (x1, y1) = _regular(x, y)
-        mx, ex = np.frexp(x1)
-        my, ey = np.frexp(y1)
-        q = mx / my
-        ph, pl = two_prod(q, my)
-        rem = (mx - ph) - pl        # mx - ph is exact (Sterbenz)
-        rs = sign(rem) * sign(my)
-        bits = _finish(q, rs, ex.astype(np.int64) - ey, mode)
-    bits = np.where(reg, bits, plain.view(np.uint64))
+        if mode is Rounding.RN:
+            bits = plain.view(np.uint64)
+        else:
+            reg, (x1, y1) = _regular(x, y)
+            fast = _in_range(x1, 2.0 ** -500, 2.0 ** 500) & _in_range(y1, 2.0 ** -500, 2.0 ** 500)
+            bits = _split_paths(fast, lambda u, v: _div_direct(u, v, mode),
+                                lambda u, v: _div_scaled(u, v, mode), x1, y1)
+            bits = np.where(reg, bits, plain.view(np.uint64))
     return _out(bits, np.isnan(plain), sat, (a, b), _DIV_NAN_ORDER)
 
 
@@ -133,6 +184,8 @@ def sqrt(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     x = _vals(a)
     with np.errstate(all="ignore"):
         plain = np.sqrt(x)
+        if mode is Rounding.RN:
+            return _out(plain.view(np.uint64), np.isnan(plain), sat, (a,), (0,))
         reg = np.isfinite(x) & (x > 0)
         mx, ex = np.frexp(np.where(reg, x, 1.0))
         odd = (ex & 1).astype(bool)
@@ -154,6 +207,26 @@ def _round_to_odd_sum(x, y):
     v_odd = np.where(bump, step(v, sign(err)), v)
     ro_sign = np.where(err == 0, 0, np.where(bump, sign(v - v_odd), sign(err)))
     return v_odd, ro_sign.astype(np.int8)
+
+
+def _fma_core(z, ph, pl):
+    """Boldo & Melquiond: RN(ph + pl + z) for an exact product ph + pl, and the
+    exact sign of the remaining error."""
+    th, tl = two_sum(z, ph)
+    v, ro_sign = _round_to_odd_sum(tl, pl)
+    s, e2 = two_sum(th, v)
+    rs = np.where(e2 != 0, sign(e2), ro_sign)
+    return s, rs
+
+
+def _fma_direct(x, y, z, mode):
+    """Unscaled emulation, exact while operands and result stay far from
+    under- and overflow; returns (bits, exact_zero, ok)."""
+    ph, pl = two_prod(x, y)
+    s, rs = _fma_core(z, ph, pl)
+    exact_zero = (s == 0) & (rs == 0)
+    ok = exact_zero | _in_range(s, 2.0 ** -800, 2.0 ** 1000)
+    return directed(s, rs, mode).view(np.uint64).copy(), exact_zero, ok
 
 
 def fma_values(x, y, z, mode: Rounding):
@@ -179,10 +252,7 @@ def fma_values(x, y, z, mode: Rounding):
     ph = np.where(z_major, np.copysign(_STICKY, ph), ph)
     pl = np.where(z_major, 0.0, pl)
     scale = np.where(z_major, ez.astype(np.int64), scale)
-    th, tl = two_sum(zs, ph)
-    v, ro_sign = _round_to_odd_sum(tl, pl)
-    s, e2 = two_sum(th, v)
-    rs = np.where(e2 != 0, sign(e2), ro_sign)
+    s, rs = _fma_core(zs, ph, pl)
     exact_zero = (s == 0) & (rs == 0)
     s1 = np.where(exact_zero, 1.0, s)
     bits = _finish(s1, rs, scale, mode)
@@ -198,8 +268,13 @@ def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         # Non-finite operands: the product's class is all that matters.
         special = np.where(np.isfinite(x) & np.isfinite(y), z, x * y + z)
         reg = finite & ~prod_zero
-        bits, exact_zero = fma_values(np.where(reg, x, 1.0), np.where(reg, y, 1.0),
-                                      np.where(reg, z, 0.0), mode)
+        x1, y1, z1 = np.where(reg, x, 1.0), np.where(reg, y, 1.0), np.where(reg, z, 0.0)
+        bits, exact_zero, ok = _fma_direct(x1, y1, z1, mode)
+        fast = ok & _in_range(x1, 2.0 ** -450, 2.0 ** 450) & _in_range(y1, 2.0 ** -450, 2.0 ** 450) \
+            & ((z1 == 0) | _in_range(z1, 2.0 ** -900, 2.0 ** 900))
+        slow = ~fast
+        if np.any(slow):
+            bits[slow], exact_zero[slow] = fma_values(x1[slow], y1[slow], z1[slow], mode)
         sp = np.signbit(x) ^ np.signbit(y)
         zero_sign = exact_zero_sign(mode is Rounding.RM, sp, np.signbit(z))
         zero = np.where(zero_sign, np.uint64(1 << 63), np.uint64(0))

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .encode import overflow_to_inf
 from .formats import FloatFormat, as_bits, flush_subnormal, is_nan, sign_bit, to_float64
 from .nans import nan_result
+from .rounding import Rounding
 
 
 def one_bits(fmt: FloatFormat) -> int:
@@ -28,8 +30,35 @@ def relu(bits, fmt: FloatFormat) -> np.ndarray:
     return nan_result(nan, out, fmt)
 
 
+def flush_tiny(bits, x, residual, fmt: FloatFormat, mode: Rounding) -> np.ndarray:
+    """Output .ftz as sm_90 does it: IEEE 754 tininess *after rounding*.
+
+    The exact result is x (float64) plus a residual of sign ``residual``
+    (None: x is exact, or lands on the thresholds below only when exact).
+    It is tiny when rounding it to full precision with an unbounded
+    exponent gives less than the smallest normal; tiny results become a
+    zero of their sign.  So a value just below the smallest normal that
+    rounds up to it survives, while one that rounds to a subnormal does not.
+    """
+    emin, p = fmt.emin, fmt.precision
+    neg = np.signbit(x)
+    away = overflow_to_inf(mode, neg) if mode is not Rounding.RZ else np.zeros(neg.shape, bool)
+    nearest = mode in (Rounding.RN, Rounding.RNA)
+    ax = np.abs(x)
+    r = np.zeros(ax.shape, np.int8) if residual is None else \
+        np.where(neg, -np.asarray(residual), np.asarray(residual)).astype(np.int8)
+    if nearest:
+        t = 2.0 ** emin - 2.0 ** (emin - p - 1)    # ties round up to 2**emin
+        tiny = (ax < t) | ((ax == t) & (r < 0))
+    else:
+        t = np.where(away, 2.0 ** emin - 2.0 ** (emin - p), 2.0 ** emin)
+        tiny = (ax < t) | ((ax == t) & np.where(away, r <= 0, r < 0))
+    zero = np.where(neg, fmt.dtype(fmt.sign_mask << fmt.pad_bits), fmt.dtype(0))
+    return np.where(tiny, zero, as_bits(bits, fmt))
+
+
 def finish(bits, fmt: FloatFormat, ftz: bool = False, sat: bool = False) -> np.ndarray:
-    """Apply output .ftz and then .sat, in PTX order."""
+    """Apply output .ftz (after rounding) and then .sat, in PTX order."""
     if ftz:
         bits = flush_subnormal(bits, fmt)
     if sat:

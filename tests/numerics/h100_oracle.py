@@ -20,6 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from ptxvm.numerics import convert as C, half, ieee32, ieee64  # noqa: E402
+from ptxvm.numerics.formats import to_float64  # noqa: E402
 from ptxvm.numerics.formats import BF16, E4M3, E5M2, F16, F32, F64, TF32, FloatFormat  # noqa: E402
 from ptxvm.numerics.rounding import Rounding  # noqa: E402
 
@@ -108,6 +109,23 @@ def _tiny_partner(f: FloatFormat, rng, prev, n):
     return (yb + rng.integers(-3, 4, n)).astype(np.uint64)
 
 
+def _boundaries(f: FloatFormat, dst: FloatFormat):
+    """Values of f just around dst's smallest normal, smallest subnormal,
+    largest finite and overflow threshold, and around ties there."""
+    p = dst.precision
+    anchors = [2.0 ** dst.emin, 2.0 ** (dst.emin - dst.man_bits), 2.0 ** (dst.emin - dst.man_bits - 1),
+               float(to_float64(np.array([dst.max_finite]), dst)[0]),
+               2.0 ** (dst.emax + 1) - 2.0 ** (dst.emax - p), 2.0 ** (dst.emax + 1)]
+    vals = []
+    for a in anchors:
+        for k in range(1, min(f.precision, 60)):
+            vals += [a * (1 - 2.0 ** -k), a * (1 + 2.0 ** -k)]
+        vals += [a, a * (1 - 2.0 ** -(p + 1)), a * (1 + 2.0 ** -(p + 1))]
+    x = np.array(vals + [-v for v in vals], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        return C.cvt_float(x.view(np.uint64), F64, f, Rounding.RZ).astype(np.uint64)
+
+
 def fgen(f: FloatFormat, near: FloatFormat | None = None, related: bool = True,
          ints: bool = False, grid: tuple | None = None):
     """Floats of f: specials, uniform bits, structured; optionally exponents
@@ -122,6 +140,7 @@ def fgen(f: FloatFormat, near: FloatFormat | None = None, related: bool = True,
         parts.append(rng.integers(0, 1 << min(f.width, 63), n // 8, dtype=np.uint64) << np.uint64(f.pad_bits))
         parts.append(structured(f, rng, n // 4))
         if near is not None:
+            parts.append(_boundaries(f, near))
             lo = max(f.bias + near.emin - near.man_bits - 3, 0)
             hi = min(f.bias + near.emax + 2, (1 << f.exp_bits) - 1)
             parts.append(structured(f, rng, n // 2, lo, hi))

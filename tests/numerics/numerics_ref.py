@@ -206,6 +206,37 @@ def _post(bits: int, f: Fmt, ftz: bool, sat: bool) -> int:
     return bits
 
 
+def round_unbounded(sign: int, q: Fraction, man_bits: int, mode: str) -> Fraction:
+    """q rounded to man_bits+1 significant bits, no exponent limits."""
+    quantum = p2(floor_log2(q) - man_bits)
+    n = q / quantum
+    k = n.numerator // n.denominator
+    rem = n - k
+    up = {RN: rem > Fraction(1, 2) or (rem == Fraction(1, 2) and k % 2 == 1),
+          RNA: rem >= Fraction(1, 2), RZ: False,
+          RP: rem > 0 and sign == 0, RM: rem > 0 and sign == 1}[mode]
+    return (k + up) * quantum
+
+
+class Exact:
+    """An exact finite result, rounded by ref_op once flags are known."""
+
+    def __init__(self, sign: int, q: Fraction, zero_sign: int = 0):
+        self.sign, self.q, self.zero_sign = sign, q, zero_sign
+
+
+def _round_result(r, f: Fmt, mode: str, ftz: bool) -> int:
+    if not isinstance(r, Exact):
+        return r
+    if r.q == 0:
+        return _pack(r.zero_sign, 0, 0, f)
+    if ftz and round_unbounded(r.sign, r.q, f.man_bits, mode) < p2(f.emin):
+        # sm_90 judges tininess after rounding to full precision with an
+        # unbounded exponent (IEEE 754's "after rounding").
+        return _pack(r.sign, 0, 0, f)
+    return round_exact(r.sign, r.q, f, mode)
+
+
 def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
            sat: bool = False) -> int:
     """IEEE 754 add/sub/mul/div/fma/sqrt on bit patterns, exactly."""
@@ -227,7 +258,7 @@ def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
         else:
             x = signed(sa, a) + signed(sb, b)
             zs = (sa | sb) if rm else (sa & sb)
-            r = round_signed(x, f, mode, zs)
+            r = Exact(int(x < 0), abs(x), zs)
     elif op == "mul":
         (sa, a), (sb, b) = ops
         s = sa ^ sb
@@ -236,7 +267,7 @@ def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
         elif a == INF or b == INF:
             r = inf_bits(s, f)
         else:
-            r = round_exact(s, a * b, f, mode)
+            r = Exact(s, a * b, s)
     elif op == "div":
         (sa, a), (sb, b) = ops
         s = sa ^ sb
@@ -245,9 +276,9 @@ def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
         elif a == INF or b == 0:
             r = inf_bits(s, f)
         elif b == INF:
-            r = round_exact(s, Fraction(0), f, mode)
+            r = Exact(s, Fraction(0), s)
         else:
-            r = round_exact(s, a / b, f, mode)
+            r = Exact(s, a / b, s)
     elif op == "fma":
         (sa, a), (sb, b), (sc, c) = ops
         sp = sa ^ sb
@@ -260,7 +291,7 @@ def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
         else:
             x = signed(sp, a * b) + signed(sc, c)
             zs = (sp | sc) if rm else (sp & sc)
-            r = round_signed(x, f, mode, zs)
+            r = Exact(int(x < 0), abs(x), zs)
     elif op == "sqrt":
         ((sa, a),) = ops
         if a == 0:
@@ -270,9 +301,9 @@ def ref_op(op: str, operands, f: Fmt, mode: str = RN, ftz: bool = False,
         elif a == INF:
             r = inf_bits(0, f)
         else:
-            r = round_exact(0, sqrt_interval(a), f, mode)
+            r = Exact(0, sqrt_interval(a))
     elif op == "rcp":
         return ref_op("div", [encode_value(0, Fraction(1), f), operands[0]], f, mode, ftz, sat)
     else:
         raise ValueError(op)
-    return _post(r, f, ftz, sat)
+    return _post(_round_result(r, f, mode, ftz), f, ftz, sat)
