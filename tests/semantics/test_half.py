@@ -104,6 +104,21 @@ def test_every_f16_value(op):
         same(run(f"{op}{rn}.{t}", a, *others), getattr(nhalf, op)(a, *others, FMT[t], Rounding.RN))
 
 
+def test_bf16_products_below_the_float32_normal_range():
+    """bf16 products between 2**-133 and 2**-126 are float32 subnormals: the float32 route must
+    still round them correctly (compared with numerics' exact float64 route)."""
+    rng = np.random.default_rng(8)
+    n = 20000
+    ea = rng.integers(0x30, 0x50, n).astype(np.uint16)          # exponent fields near 2**-80..2**-47
+    eb = (0x7E - 133 + 127 - ea + rng.integers(-10, 10, n)).astype(np.uint16) & np.uint16(0xFF)
+    a = (ea << np.uint16(7)) | rng.integers(0, 128, n).astype(np.uint16) | (rng.integers(0, 2, n).astype(np.uint16) << np.uint16(15))
+    b = (eb << np.uint16(7)) | rng.integers(0, 128, n).astype(np.uint16)
+    same(run("mul.bf16", a, b), nhalf.mul(a, b, BF16, Rounding.RN))
+    c = rng.integers(0, 0x0100, n).astype(np.uint16)              # tiny addends
+    same(run("fma.rn.bf16", a, b, c), nhalf.fma(a, b, c, BF16, Rounding.RN))
+    same(run("add.bf16", c, c ^ np.uint16(0x8001)), nhalf.add(c, c ^ np.uint16(0x8001), BF16, Rounding.RN))
+
+
 @pytest.mark.parametrize("t", ["f16x2", "bf16x2"])
 @pytest.mark.parametrize("op", list(ARITY))
 def test_x2_is_two_lanes(t, op):

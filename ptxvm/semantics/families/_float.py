@@ -192,19 +192,20 @@ def quiet(fn):
 
 
 def sum_to_odd(x, y) -> np.ndarray:
-    """x + y (float64 lanes) as a float64 array holding its round-to-odd stand-in: RN(x + y),
-    moved one ulp toward the exact sum when that is inexact and the last bit is even. Rounding
-    the result once more to a format with at least 2 fewer bits of precision then gives exactly
-    the correct rounding of x + y, in every mode (no double-rounding error). Built from TwoSum
-    (exact under RN, no overflow for finite sums) with in-place steps: few temporaries."""
+    """x + y (float64, or float32, lanes) as an array holding its round-to-odd stand-in:
+    RN(x + y), moved one ulp toward the exact sum when that is inexact and the last bit is even.
+    Rounding the result once more to a format with at least 2 fewer bits of precision then gives
+    exactly the correct rounding of x + y, in every mode (no double-rounding error). Built from
+    TwoSum (exact under RN, no overflow for finite sums) with in-place steps: few temporaries."""
     shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-    s = np.add(x, y, out=np.empty(shape))
-    bb = np.subtract(s, x, out=np.empty(shape))
-    e = np.subtract(s, bb, out=np.empty(shape))
+    dt = np.result_type(x, y)
+    s = np.add(x, y, out=np.empty(shape, dt))
+    bb = np.subtract(s, x, out=np.empty(shape, dt))
+    e = np.subtract(s, bb, out=np.empty(shape, dt))
     np.subtract(x, e, out=e)
     np.subtract(y, bb, out=bb)
     e += bb                                  # s + e == x + y exactly
-    sb = s.view(np.int64)
+    sb = s.view(np.int64 if dt == np.float64 else np.int32)
     fix = (sb & 1) == 0
     fix &= e != 0
     fix &= np.isfinite(s)

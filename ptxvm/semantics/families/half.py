@@ -6,19 +6,19 @@ The shared opcodes are registered by floating.py (one float factory per opcode, 
 which calls the factories here for the half types.
 
 Arithmetic is exact with one rounding (.rn, the only mode the ISA offers): operands widen exactly
-to float64; a product of two halves is exact there, and so is the sum of two f16 values; other
-sums (bf16, fma) carry their TwoSum error, folded into the float64 value as a round-to-odd sticky
-bit (53 >= 11 + 2 bits, so rounding that value once more is the correct rounding of the exact
-result). The final rounding is NumPy's
-float64 -> float16 cast (a single correctly rounded conversion) for f16, and for bf16 a
-round-to-odd step to float32 followed by the round-to-nearest-even bit trick on the upper half.
+to float32; a sum or product of two halves rounded there once is rounded correctly by a second
+rounding to the half format (24 >= 2*11 + 2 bits); fma sums carry their TwoSum error, folded in
+as a round-to-odd sticky bit (float32 for f16, float64 for bf16), so rounding that value once
+more is the correct rounding of the exact result. The final rounding is NumPy's
+float -> float16 cast (a single correctly rounded conversion) for f16, and for bf16 the
+round-to-nearest-even bit trick on the upper half of the float32 (reached from float64 by a
+round-to-odd step for fma).
 `ptxvm.numerics.half` computes the same results with its general encoder (the tests compare
 both); this path is the fast one (a few ms for 270k lanes).
 
 Modifiers, in the ISA's order: .ftz flushes subnormal inputs and results to a signed zero (a
 result rounded to exactly the smallest normal goes to numerics, which applies IEEE tininess
-after rounding as sm_90 does);
-.relu clamps negative results (and -0.0) to +0.0, NaN -> canonical NaN; .sat clamps to
+after rounding as sm_90 does); .relu clamps negative results (and -0.0) to +0.0, NaN -> canonical NaN; .sat clamps to
 [+0.0, 1.0], NaN -> +0.0; .oob (fma) gives +0.0 for a lane where an operand is the OOB NaN.
 Which NaN a NaN lane gets is decided by ptxvm.numerics (those lanes alone are recomputed with
 numerics.half; sm_90 gives the canonical 0x7FFF). neg and abs only touch the sign bit (after
@@ -84,11 +84,14 @@ def _f32_odd(x):
 
 
 def round_rn(x, fmt: FloatFormat) -> np.ndarray:
-    """Bits of RN(x) in fmt, for float64 lanes that are exact or in round-to-odd form
-    (_float.sum_to_odd). NaN lanes hold no particular NaN: the caller decides them."""
+    """Bits of RN(x) in fmt, for float32 or float64 lanes whose value is exact, in round-to-odd
+    form (_float.sum_to_odd), or - float32 only - RN of a sum or product of two halves (24 >=
+    2*11 + 2 bits: rounding that once more is innocuous). NaN lanes hold no particular NaN: the
+    caller decides them."""
+    x = np.asarray(x)
     if fmt is F16:
-        return np.asarray(x).astype(np.float16).view(np.uint16)   # one correct RN conversion
-    rb = _f32_odd(np.asarray(x))                                  # 53 -> 24 bits, to odd
+        return x.astype(np.float16).view(np.uint16)   # one correct RN conversion
+    rb = x.view(np.uint32).copy() if x.dtype == np.float32 else _f32_odd(x)   # 53 -> 24 bits, to odd
     # RN-even of the upper half: add 0x7FFF plus the kept lsb, keep the upper 16 bits
     rb += np.uint32(0x7FFF) + ((rb >> np.uint32(16)) & np.uint32(1))
     return (rb >> np.uint32(16)).astype(np.uint16)
@@ -122,22 +125,30 @@ def relu(b, fmt: FloatFormat):
 # --------------------------------------------------------------------------- arithmetic
 
 
+# Operands arrive as exact float32 values. A sum or product of two halves rounded to float32 and
+# then to the half format is the correctly rounded result (24 >= 2p + 2 for p = 11 and 8, the
+# double-rounding bound; a bf16 product below float32's normal range is exact there or lands
+# off every bf16 tie). fma keeps the exact product and folds the TwoSum error of the addition
+# into a round-to-odd sum: in float32 for f16 (the f16 product is exact there), in float64
+# for bf16 (whose products can leave float32's range).
+
+
 def _add(x, y, fmt):
-    if fmt is F16:
-        return x + y                    # f16 sums are exact in float64 (they span < 53 bits)
-    return sum_to_odd(x, y)
+    return x + y
 
 
 def _sub(x, y, fmt):
-    return _add(x, -y, fmt)
+    return x - y
 
 
 def _mul(x, y, fmt):
-    return x * y                        # 11- or 8-bit significands: the f64 product is exact
+    return x * y
 
 
 def _fma(x, y, z, fmt):
-    return sum_to_odd(x * y, z)         # x * y exact; the sum in round-to-odd form
+    if fmt is F16:
+        return sum_to_odd(x * y, z)
+    return sum_to_odd(np.multiply(x, y, dtype=np.float64), np.asarray(z).astype(np.float64))
 
 
 CORE = {"add": _add, "sub": _sub, "mul": _mul, "fma": _fma}
@@ -158,7 +169,7 @@ def arith(op: str, spec, t: str):
     @quiet
     def one(*ops):
         bs = [np.asarray(o).astype(np.uint16, copy=False) for o in ops]
-        s = core(*(to_f64(flush(b, fmt) if ftz else b, fmt) for b in bs), fmt)
+        s = core(*(to_f32(flush(b, fmt) if ftz else b, fmt) for b in bs), fmt)
         out = round_rn(s, fmt)
         if ftz:
             out = flush(out, fmt)
