@@ -31,8 +31,9 @@ from ptxvm.isa.types import REG_TYPES, TYPES  # noqa: E402
 PTXAS = shutil.which("ptxas")
 
 # what we cannot instantiate generically (needs declarations of textures, functions, labels lists...)
-SKIP_OPCODES = {"call", "brx", "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "istypep", "ret", "exit",
-                "trap", "brkpt", "pmevent", "alloca", "stackrestore", "stacksave"}
+SKIP_OPCODES = {"call", "brx", "ret", "exit"}  # need callee / branch-target declarations
+# coordinates per texture / surface geometry
+_NC = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "acube": 4, "2dms": 4, "a2dms": 4}
 SKIP_VALUES = {"param", "param::entry", "param::func", "const", "local", "tensormap"}
 
 _IMM = {"cp-size": "16", "N": "0", "immLut": "0xf0", "imm-reg-count": "240", "imm-scale-a": "1",
@@ -77,6 +78,8 @@ def _operand(o, m: Match, regs: Regs, opcode: str) -> Optional[str]:
         if o.spec.value is not None:
             return str(o.spec.value)
         return _IMM.get(o.spec.name, "1")
+    if k is Kind.ADDR and opcode in ("txq", "suq"):
+        return "[surf0]" if opcode == "suq" else ("[samp0]" if m.values.get("squery") else "[tex0]")
     if k is Kind.ADDR:
         return f"[{regs.get('b32' if t is not None and t.bits == 32 else 'b64')}]"
     if k is Kind.PRED:
@@ -89,6 +92,15 @@ def _operand(o, m: Match, regs: Regs, opcode: str) -> Optional[str]:
         if n == 1 and o.spec.vec_slot:
             return regs.get(reg_for(t))
         return "{" + ", ".join(regs.get(reg_for(t)) for _ in range(n)) + "}"
+    if k is Kind.BRACKET and opcode in ("tex", "tld4", "suld", "sust", "sured"):
+        geom = m.values.get("geom") or m.values.get("dim")
+        ct = "f32" if m.values.get("ctype") == "f32" and opcode in ("tex", "tld4") else "b32"
+        n = _NC[geom]
+        regs_ = [regs.get(ct) for _ in range(n)]
+        if geom.startswith("a"):  # array geometries: the first coordinate is the .u32 array index
+            regs_[0] = regs.get("u32")
+        coords = "{" + ", ".join(regs_) + "}"
+        return f"[{'tex0' if opcode in ('tex', 'tld4') else 'surf0'}, {coords}]"
     if k is Kind.BRACKET:
         parts = []
         for e in o.spec.elements:
@@ -162,6 +174,7 @@ HEADER = """.version {ver}
 {decls}
  .shared .align 16 .b8 smem[1024];
 """
+GLOBALS = ".global .texref tex0;\n.global .surfref surf0;\n"  # (a .samplerref needs texmode_independent)
 
 
 def _decls():
@@ -179,6 +192,7 @@ def assemble(lines: list[str], ver: str, target: str, chunk: int = 40) -> dict[i
                     out[base + k] = v
         return out
     head = HEADER.format(ver=ver, target=target, decls=_decls())
+    head = head.replace(".visible .entry", GLOBALS + ".visible .entry", 1)
     first = head.count("\n") + 1
     body = head + "\n".join(lines) + "\n$Lend:\n ret;\n}\n"
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
@@ -254,6 +268,8 @@ def collect(opcodes=None, limit=6):
         if form.opcode in SKIP_OPCODES or (opcodes and form.opcode not in opcodes) or form.removed:
             continue
         for mods in samples(form, limit):
+            if "squery" in form.slots:
+                continue  # sampler queries need a .samplerref, i.e. .target texmode_independent
             m = lookup(form.opcode, mods)
             if isinstance(m, MatchError):
                 bad.append(("nomatch", ".".join((form.opcode,) + mods), m.message))
@@ -283,7 +299,13 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
     # 2. the PTX version it needs: what ptxas names at .version 1.0, checked at ours and the one before
     if versions:
         from ptxvm.isa.table import PTX_VERSIONS
+        # texture instructions are assembled one at a time: ptxas's version messages for them depend
+        # on the other texture instructions of the module
+        tex = {"tex", "tld4", "txq", "suld", "sust", "sured", "suq", "istypep"}
         errs = assemble([i.text for i in valid], "1.0", "sm_100a")
+        for idx, i in enumerate(valid):
+            if i.match.opcode in tex:
+                errs[idx] = assemble([i.text], "1.0", "sm_100a").get(0, [])
         for idx, i in enumerate(valid):
             need = max(((int(a), int(b)) for msg in errs.get(idx, []) for a, b in _VER_RE.findall(msg)),
                        default=(1, 0))
