@@ -217,6 +217,17 @@ def test_rn_fast_paths_fuzz(rows):
                       getattr(ieee32, op)(u32(a), u32(b), Rounding.RN, ftz=bool(ftz)), np.uint32)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(), st.floats(), st.floats()), min_size=1, max_size=20))
+def test_fma_rn_f64_fast_path_fuzz(rows):
+    a, b, c = (np.array(col, dtype=np.float64) for col in zip(*rows))
+    with np.errstate(all="ignore"):
+        c2 = -(a * b)
+        zero = c2 * 0
+    for cc in (c, c2, np.nextafter(c2, np.inf), np.nextafter(c2, -np.inf), zero):
+        same_bits(run("fma.rn.f64", a, b, cc), ieee64.fma(u64(a), u64(b), u64(cc), Rounding.RN), np.uint64)
+
+
 def test_nan_results():
     nan_payload = np.uint32(0x7FA12345).view(np.float32)
     a = np.array([nan_payload, np.inf, 0.0, 1.0], np.float32)

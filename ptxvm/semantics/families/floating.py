@@ -165,6 +165,13 @@ def f64_op(op: str, rnd: Rounding):
             return r
 
         return lanes
+    if rnd is RN and op == "fma":
+        @quiet
+        def fma_lanes(*ops):
+            d, rest = fma64_rn(*ops)   # numerics does the lanes it cannot (and decides NaNs)
+            return f64(patch(d, rest, lambda *b: exact(*b, rnd), [bits64(o) for o in ops]))
+
+        return fma_lanes
 
     @quiet
     def lanes_exact(*ops):
