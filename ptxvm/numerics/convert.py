@@ -13,7 +13,7 @@ from .encode import round_float64
 from .formats import (BF16, E4M3, E5M2, F16, F32, F64, TF32, FloatFormat, as_bits,
                       flush_subnormal, to_float64)
 from .intconvert import float_to_int, int_to_float, int_to_int  # noqa: F401
-from .modifiers import relu as _relu, saturate
+from .modifiers import flush_tiny, relu as _relu, saturate
 from .nans import convert_nan, f64_nan
 from .rounding import Rounding
 
@@ -31,7 +31,8 @@ def cvt_float(bits, src: FloatFormat, dst: FloatFormat, mode: Rounding = Roundin
               satfinite: bool = False) -> np.ndarray:
     """cvt{.rnd}{.ftz}{.sat}{.relu}{.satfinite}.dst.src on raw bits.
 
-    ftz flushes f32 subnormal inputs and f32 subnormal results; sat clamps
+    ftz flushes f32 subnormal inputs and tiny f32 results (tininess after
+    rounding, see modifiers.flush_tiny); sat clamps
     to [0, 1] (NaN -> +0); relu clamps negatives to +0 (NaN -> NaN);
     satfinite turns overflow and infinities into the signed max finite.
     NaN results are the policy NaN of ``dst``.
@@ -44,7 +45,7 @@ def cvt_float(bits, src: FloatFormat, dst: FloatFormat, mode: Rounding = Roundin
     out = convert_nan(np.isnan(x), out, bits, src, dst, rna=mode is Rounding.RNA,
                       ftz=ftz, satfinite=satfinite)
     if ftz and dst is F32:
-        out = flush_subnormal(out, F32)
+        out = flush_tiny(out, x, None, F32, mode)
     if relu:
         out = _relu(out, dst)
     if sat:

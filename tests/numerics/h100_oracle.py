@@ -433,17 +433,35 @@ def compare(path: str, show: int = 4, only: str | None = None) -> dict:
     return summary
 
 
-def goldens(path: str, dst: str, per: int = 96) -> None:
-    """Keep a small sample per variant (specials first) for the regression test."""
+_EDGE_FORMATS = {"f": (F32,), "d": (F64,), "h": (F16, BF16)}
+
+
+def _edge_rows(v: Variant, out: np.ndarray) -> np.ndarray:
+    """Rows whose hardware result is zero, the smallest normal, the largest
+    finite, infinite or NaN: where flush, overflow and NaN rules show."""
+    mask = np.zeros(len(out), bool)
+    for f in _EDGE_FORMATS.get(v.dst, ()):
+        mag = out & np.uint64(f.sign_mask - 1)
+        mask |= (mag == 0) | (mag == np.uint64(1 << f.man_bits)) | (mag >= np.uint64(f.max_logical))
+    return np.nonzero(mask)[0]
+
+
+def goldens(path: str, dst: str, per: int = 160) -> None:
+    """Keep a sample per variant for the regression test: the first rows
+    (special values), edge results, and random others."""
     data = np.load(path)
+    byname = {v.name: v for v in build()}
     keep = {}
     rng = np.random.default_rng(0)
     for name in data.files:
         arr = data[name]
         n = arr.shape[1]
-        head = np.arange(min(per // 2, n))
-        tail = rng.choice(np.arange(len(head), n), size=min(per - len(head), n - len(head)), replace=False)
-        keep[name] = arr[:, np.concatenate([head, np.sort(tail)])]
+        head = np.arange(min(per * 3 // 10, n))
+        edges = np.setdiff1d(_edge_rows(byname[name], arr[-1]), head)
+        edges = rng.choice(edges, size=min(len(edges), per * 4 // 10), replace=False)
+        rest = np.setdiff1d(np.arange(n), np.concatenate([head, edges]))
+        rand = rng.choice(rest, size=min(per - len(head) - len(edges), len(rest)), replace=False)
+        keep[name] = arr[:, np.sort(np.concatenate([head, edges, rand]).astype(np.int64))]
     np.savez_compressed(dst, **keep)
 
 
@@ -454,7 +472,7 @@ if __name__ == "__main__":
     elif cmd == "compare":
         compare(sys.argv[2], only=sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "goldens":
-        goldens(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 96)
+        goldens(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 160)
     elif cmd == "source":
         v = [v for v in build() if v.ptx == sys.argv[2]][0]
         print(kernel_source(v))

@@ -22,6 +22,9 @@ def ref_cvt(bits, src, dst, mode, ftz=False, sat=False, relu=False, satfinite=Fa
     s, v = R.decode(R._flush_in(bits, REF[src], ftz and src is F32), REF[src])
     r = R.round_exact(s, v, REF[dst], mode.value, satfinite=satfinite)
     d = REF[dst]
+    if ftz and dst is F32 and v not in (R.NAN, R.INF) and v != 0 \
+            and R.round_unbounded(s, v, d.man_bits, mode.value) < R.p2(d.emin):
+        r = R._pack(s, 0, 0, d)
     if relu:
         rs, rv = R.decode(r, d)
         if rv is R.NAN:

@@ -49,3 +49,50 @@ def test_f64_nan_rules():
     inf = np.array([np.uint64(0x7FF0000000000000)])
     assert ieee64.sub(inf, inf, Rounding.RZ)[0] == 0xFFF8000000000000
     assert ieee64.sqrt(np.array([np.uint64(0xBFF0000000000000)]))[0] == 0xFFF8000000000000
+
+
+def _u(*v, dt=np.uint32):
+    return np.array(v, dtype=dt)
+
+
+@pytest.mark.sm90_nans
+def test_ftz_tininess_after_rounding():
+    from ptxvm.numerics import convert, half, ieee32
+    from ptxvm.numerics.formats import F32, F64
+    from ptxvm.numerics.rounding import Rounding
+    # 2**-126 * (1 - 2**-24) is a 24-bit number below the smallest normal:
+    # tiny after rounding, flushed although RN to the subnormal grid gives 2**-126.
+    assert ieee32.mul(_u(0x00800000), _u(0x3F7FFFFF), Rounding.RN, ftz=True)[0] == 0
+    assert ieee32.mul(_u(0x00800000), _u(0x3F7FFFFF), Rounding.RN)[0] == 0x00800000
+    # -(2**-126 - 2**-252) rounds to -2**-126 at 24 bits: not tiny, kept.
+    m = _u(0x80800000)
+    assert ieee32.fma(m, m, m, Rounding.RN, ftz=True)[0] == 0x80800000
+    assert half.mul(_u(0x0400, dt=np.uint16), _u(0x3BFF, dt=np.uint16), ftz=True)[0] == 0
+    x = _u(0x380FFFFFE0000000, 0xB80FFFFFE0000000, dt=np.uint64)
+    assert list(convert.cvt_float(x, F64, F32, Rounding.RN, ftz=True)) == [0, 0x80000000]
+    assert list(convert.cvt_float(x, F64, F32, Rounding.RN)) == [0x00800000, 0x80800000]
+
+
+@pytest.mark.sm90_nans
+def test_conversion_nan_rules():
+    from ptxvm.numerics import convert
+    from ptxvm.numerics.formats import BF16, F16, F32, F64, TF32
+    from ptxvm.numerics.rounding import Rounding
+    d = _u(0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF, dt=np.uint64)
+    assert list(convert.cvt_float(d, F64, F32, Rounding.RZ)) == [0x7FC00000, 0xFFFFFFFF]
+    assert list(convert.cvt_float(d, F64, F16)) == [0x7E00, 0xFFFF]
+    assert convert.cvt_float(_u(0x7F81, dt=np.uint16), BF16, F32)[0] == 0x7F810000
+    assert convert.cvt_float(_u(0x7C01, dt=np.uint16), F16, F32)[0] == 0x7FFFFFFF
+    assert convert.cvt_float(_u(0x7C01, dt=np.uint16), F16, F64)[0] == 0x7FF8040000000000
+    assert convert.cvt_float(_u(0x7F800001), F32, F64, ftz=True)[0] == 0x7FFFFFFFE0000000
+    nan32 = _u(0x7F800001, 0xFFB07B62)
+    assert list(convert.f32_to_tf32(nan32)) == [0x7F800000, 0xFFB06000]
+    assert list(convert.f32_to_tf32(nan32, satfinite=True)) == [0x7F7FE000, 0xFFB04000]
+    assert list(convert.f32_to_tf32(nan32, Rounding.RZ)) == [0x7FFFE000, 0x7FFFE000]
+    f = _u(0x7FC00000)
+    assert convert.float_to_int(f, F32, np.int32)[0] == 0
+    assert convert.float_to_int(f, F32, np.uint64)[0] == 1 << 63
+    g = _u(0x7FF8000000000000, dt=np.uint64)
+    assert convert.float_to_int(g, F64, np.int8)[0] == -128
+    assert convert.float_to_int(g, F64, np.uint16)[0] == 0x8000
+    assert convert.float_to_int(g, F64, np.int64)[0] == -(1 << 63)
