@@ -36,6 +36,7 @@ import numpy as np
 from ...numerics import convert as nconv
 from ...numerics.formats import BF16, E4M3, E5M2, F16, F32, F64
 from ...numerics.intconvert import float_to_int, int_to_float, int_to_int
+from ...numerics.nans import int_nan
 from ...numerics.rounding import Rounding
 from ..dtypes import numpy_dtype
 from ..registry import semantic
@@ -156,6 +157,31 @@ def _isnan_bits(b, t):
     return (b & np.uint16(0x7FFF)) > np.uint16(fmt.inf_logical)
 
 
+_ROUND = {Rounding.RN: np.rint, Rounding.RZ: np.trunc, Rounding.RM: np.floor, Rounding.RP: np.ceil}
+
+
+def _float_to_narrow_int(src, dt, mode, ftz):
+    """cvt.{rni,rzi,rmi,rpi}{.ftz}.{s,u}{8,16,32}.{f32,f64}: round in float64 (exact), clamp to
+    the destination range (bounds exact in float64), cast; NaN lanes get numerics.nans.int_nan."""
+    info = np.iinfo(dt)
+    lo, hi = float(info.min), float(info.max)
+    rnd = _ROUND[mode]
+    nan_value = int_nan(FLOATS[src], dt)
+
+    @quiet
+    def lanes(a):
+        a = np.asarray(a, dtype=np.float32 if src == "f32" else np.float64)
+        r = rnd((flush32(a) if ftz else a).astype(np.float64))
+        np.clip(r, lo, hi, out=r)
+        out = r.astype(dt)
+        nan = np.isnan(r)
+        if nan.any():
+            out[nan] = nan_value
+        return out
+
+    return lanes
+
+
 # --------------------------------------------------------------------------- cvt
 
 
@@ -180,6 +206,8 @@ def cvt(spec):
             return lambda a: int_to_int(a, dt, sat=sat)
         if src in FLOATS:   # saturating; NaN -> numerics.nans.int_nan
             fmt, dt, bits, m = FLOATS[src], numpy_dtype(dst), _in_bits(src), mode or RZ
+            if src in ("f32", "f64") and np.dtype(dt).itemsize <= 4:
+                return _float_to_narrow_int(src, dt, m, ftz)
             return quiet(lambda a: float_to_int(bits(a), fmt, dt, m, ftz=ftz))
     # floating destinations from integers
     if src in INTS and dst in FLOATS:
