@@ -60,7 +60,10 @@ LM_REQ = {"load_mode=tile::gather4|im2col::w|im2col::w::128": "8.6 sm_100f", "ct
 
 def _im2col_n(v):
     """im2colInfo: dim-2 offsets for .im2col, (wHalo, wOffset) for the .im2col::w modes"""
-    return 2 if v.get("load_mode", "").startswith("im2col::w") else int(v["dim"][0]) - 2
+    mode = v.get("load_mode") or ""
+    if not mode.startswith("im2col"):
+        return None  # no im2colInfo operand in the tile modes
+    return 2 if mode.startswith("im2col::w") else int(v["dim"][0]) - 2
 
 F("cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], "
   "[tensorMap, tensorCoords], [mbar]{, im2colInfo}{, cache-policy}", dim=DIM, dst=("shared::cta",), src=("global",),
