@@ -181,7 +181,7 @@ def _decls():
     return "\n".join(f" .reg .{t} %{t}_<60>;" for t in sorted(REG_TYPES) if t != "pred")
 
 
-def assemble(lines: list[str], ver: str, target: str, chunk: int = 40) -> dict[int, list[str]]:
+def assemble(lines: list[str], ver: str, target: str, chunk: int = 200) -> dict[int, list[str]]:
     """Assemble `lines` (one instruction each); return {index: [error messages]}. ptxas stops
     reporting after a number of errors, so the lines go in chunks."""
     if len(lines) > chunk:
@@ -212,12 +212,12 @@ def assemble(lines: list[str], ver: str, target: str, chunk: int = 40) -> dict[i
             out.setdefault(idx, []).append(mm.group(3))
             fatal = fatal or mm.group(2) == "fatal"
     if fatal and len(lines) > 1:
-        # a fatal error stops ptxas: assemble each line on its own
-        out = {}
-        for k, line in enumerate(lines):
-            v = assemble([line], ver, target).get(0)
-            if v:
-                out[k] = v
+        # a fatal error stops ptxas: assemble the two halves on their own, down to the culprit
+        half = len(lines) // 2
+        out = {k: v for k, v in assemble(lines[:half], ver, target, chunk).items() if k >= 0}
+        for k, v in assemble(lines[half:], ver, target, chunk).items():
+            if k >= 0:
+                out[half + k] = v
     return out
 
 
