@@ -16,7 +16,7 @@ import numpy as np
 from .eft import sign, two_sum
 from .encode import round_float64
 from .formats import F32, as_bits, flush_subnormal
-from .modifiers import exact_zero_sign, finish, flush_tiny
+from .modifiers import exact_zero_sign, flush_tiny, saturate
 from .rounding import Rounding
 
 
@@ -32,7 +32,7 @@ def _round(x, mode, residual=None, ftz=False, sat=False):
     bits = round_float64(x, F32, mode, residual)
     if ftz:
         bits = flush_tiny(bits, x, residual, F32, mode)
-    return finish(bits, F32, False, sat)
+    return saturate(bits, F32) if sat else bits
 
 
 def _sum(s, e, x, y, mode, ftz, sat):

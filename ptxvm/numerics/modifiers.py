@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .encode import overflow_to_inf
-from .formats import FloatFormat, as_bits, flush_subnormal, is_nan, sign_bit, to_float64
+from .formats import FloatFormat, as_bits, is_nan, sign_bit, to_float64
 from .nans import nan_result
 from .rounding import Rounding
 
@@ -55,15 +55,6 @@ def flush_tiny(bits, x, residual, fmt: FloatFormat, mode: Rounding) -> np.ndarra
         tiny = (ax < t) | ((ax == t) & np.where(away, r <= 0, r < 0))
     zero = np.where(neg, fmt.dtype(fmt.sign_mask << fmt.pad_bits), fmt.dtype(0))
     return np.where(tiny, zero, as_bits(bits, fmt))
-
-
-def finish(bits, fmt: FloatFormat, ftz: bool = False, sat: bool = False) -> np.ndarray:
-    """Apply output .ftz (after rounding) and then .sat, in PTX order."""
-    if ftz:
-        bits = flush_subnormal(bits, fmt)
-    if sat:
-        bits = saturate(bits, fmt)
-    return bits
 
 
 def exact_zero_sign(mode_is_rm: bool, sign_a, sign_b) -> np.ndarray:

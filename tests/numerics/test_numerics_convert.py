@@ -249,3 +249,25 @@ def test_round_to_integral(fmt, mode):
             n = _round_int(-v if s else v, mode)
             want = R.round_exact(s, Fraction(abs(n)), REF[fmt], "rn")
         assert int(g) == want, f"{fmt} {mode} {b:#x}: {int(g):#x} != {want:#x}"
+
+
+def test_named_wrappers_agree_with_cvt_float():
+    f32 = np.array([1.0, -2.5e-8, 65520.0, 3.0e38, -1e-42], np.float32).view(np.uint32)
+    f16 = np.array([0x3C00, 0x8001, 0x7BFF], np.uint16)
+    pairs = [
+        (C.f32_to_bf16(f32, Rounding.RZ), C.cvt_float(f32, F32, BF16, Rounding.RZ)),
+        (C.f32_to_f16(f32, Rounding.RP, relu=True), C.cvt_float(f32, F32, F16, Rounding.RP, relu=True)),
+        (C.f32_to_e5m2(f32), C.cvt_float(f32, F32, E5M2, satfinite=True)),
+        (C.f32_to_f64(f32, ftz=True), C.cvt_float(f32, F32, F64, ftz=True)),
+        (C.f64_to_f32(C.f32_to_f64(f32)), f32),
+        (C.f16_to_f32(f16), C.cvt_float(f16, F16, F32)),
+        (C.f16_to_f64(f16), C.cvt_float(f16, F16, F64)),
+        (C.f64_to_f16(C.f16_to_f64(f16)), f16),
+        (C.bf16_to_f32(np.array([0x3F80], np.uint16)), np.array([0x3F800000], np.uint32)),
+        (C.e4m3_to_f16(np.array([0x38], np.uint8)), np.array([0x3C00], np.uint16)),
+        (C.e5m2_to_f16(np.array([0x3C], np.uint8)), np.array([0x3C00], np.uint16)),
+        (C.e4m3_to_f32(np.array([0x7E], np.uint8)), np.array([448.0], np.float32).view(np.uint32)),
+        (C.e5m2_to_f32(np.array([0x7B], np.uint8)), np.array([57344.0], np.float32).view(np.uint32)),
+    ]
+    for got, want in pairs:
+        assert got.dtype == want.dtype and np.array_equal(got, want)
