@@ -5,9 +5,12 @@ from ..table import IRND, RND, builder
 F = builder("convert")
 
 MOVT = ("pred", "b16", "b32", "b64", "b128", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64")
-# mov d, a: a may be a register, special register, immediate, a variable's or function's address;
-# a vector {a, b} on either side packs or unpacks (mov.b32 d, {lo, hi}; mov.b64 {lo, hi}, a)
-F("mov.type d, a", type=MOVT, ops={"d": "|vec", "a": "|vec"}, since="1.0", req={"type=b128": "8.3 sm_70"})
+# mov d, a: a may be a register, special register, immediate, a variable's or function's address.
+# With .v2/.v4 both operands are vectors (vector registers or braced lists). Without .vec a braced
+# list on one side packs or unpacks: mov.b64 %rd, {%r1, %r2}; mov.b32 {%h1, %h2}, %r (first = low part).
+F("mov{.vec}.type d, a", vec=("v2", "v4"), type=MOVT, ops={"d": "vec=vec |vec |reg", "a": "vec=vec |vec |ri"},
+  since="1.0", req={"type=b128": "8.3 sm_70"}, check=[(lambda v: not v.get("vec") or (v["type"] != "pred" and int(v["vec"][1:]) * int(v["type"][1:]) <= 128),
+         "no vectors of .pred, and at most 128 bits (ptxas)")])
 F("prmt.b32{.mode} d, a, b, c", mode=("f4e", "b4e", "rc8", "ecl", "ecr", "rc16"), since="2.0 sm_20")
 
 CVT = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "bf16", "f16", "f32", "f64")
