@@ -9,14 +9,14 @@ from .sregs import CONSTANTS, SREGS, SpecialReg
 from .sregs import lookup as sreg
 from .spaces import SPACES, Access, Sharing, StateSpace, space
 from .table import (
-    FAMILIES, FORMS, Element, Form, Kind, OperandSpec, Requirement, Role, Slot, forms_for, opcodes,
+    FAMILIES, FORMS, Element, Form, Kind, OperandSpec, Requirement, Role, Slot, build_all, forms_for, opcodes,
     parse_target, requirement,
 )
 from .types import TYPES, PtxType, TypeKind, extension, immediate_ok, operand_type_ok, ptx_type
 
 __all__ = [
     "match", "match_name", "lookup", "Match", "MatchError", "ResolvedOperand", "clear_cache",
-    "FORMS", "forms_for", "opcodes", "Form", "OperandSpec", "Element", "Slot", "Kind", "Role",
+    "FORMS", "forms_for", "opcodes", "build_all", "Form", "OperandSpec", "Element", "Slot", "Kind", "Role",
     "Requirement", "requirement", "parse_target", "FAMILIES",
     "TYPES", "PtxType", "TypeKind", "ptx_type", "operand_type_ok", "immediate_ok", "extension",
     "SPACES", "StateSpace", "Sharing", "Access", "space",
