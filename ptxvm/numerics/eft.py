@@ -63,12 +63,11 @@ def directed(s, rs, mode: Rounding):
     """
     if mode is Rounding.RN:
         return s
+    inf = np.asarray(np.inf, s.dtype)
     if mode is Rounding.RZ:
-        d = np.where(rs * sign(s) < 0, rs, 0)
-    elif mode is Rounding.RM:
-        d = np.where(rs < 0, -1, 0)
-    elif mode is Rounding.RP:
-        d = np.where(rs > 0, 1, 0)
-    else:
-        raise ValueError(f"{mode} is not an IEEE arithmetic rounding mode")
-    return step(s, d)
+        return np.where(np.where(s > 0, rs < 0, rs > 0), np.nextafter(s, s.dtype.type(0)), s)
+    if mode is Rounding.RM:
+        return np.where(rs < 0, np.nextafter(s, -inf), s)
+    if mode is Rounding.RP:
+        return np.where(rs > 0, np.nextafter(s, inf), s)
+    raise ValueError(f"{mode} is not an IEEE arithmetic rounding mode")

@@ -168,19 +168,22 @@ def _round_to_f32(x, mode: Rounding, residual) -> np.ndarray:
         y = x.astype(np.float32)
         yd = y.astype(np.float64)
         over = np.isinf(yd) & np.isfinite(x)
-        yd = np.where(over, np.copysign(_F32_OVERFLOW, x), yd)
-        diff = _sign(x - yd)
-        rs = diff if residual is None else np.where(diff != 0, diff, residual)
+        any_over = bool(over.any())
+        if any_over:  # compare against 2**128, the first value past max
+            yd = np.where(over, np.copysign(_F32_OVERFLOW, x), yd)
+        diff = np.sign(x - yd)
         if mode is Rounding.RN:
             if residual is not None:
-                nb = step(y, diff)
-                mid = (yd + np.where(over, np.copysign(_F32_OVERFLOW, x),
-                                     nb.astype(np.float64))) * 0.5
-                tie = (x == mid) & (diff != 0) & (residual != 0)
-                y = np.where(tie & (residual == diff), nb, y)
+                inexact = (diff != 0) & (residual != 0)
+                if inexact.any():
+                    nb = step(y, diff)
+                    tie = inexact & (x == (yd + nb.astype(np.float64)) * 0.5)
+                    y = np.where(tie & (residual == diff), nb, y)
         else:
-            # Past the RN overflow threshold exact > max whatever the residual.
-            big = np.where(overflow_to_inf(mode, np.signbit(x)), y,
-                           np.copysign(np.float32(np.finfo(np.float32).max), y))
-            y = np.where(over, big, directed(y, rs, mode))
+            rs = diff if residual is None else np.where(diff != 0, diff, residual)
+            y = directed(y, rs, mode)
+            if any_over:  # past the RN threshold, exact > max whatever the residual
+                big = np.where(overflow_to_inf(mode, np.signbit(x)), np.float32(np.inf),
+                               np.float32(np.finfo(np.float32).max))
+                y = np.where(over, np.copysign(big, x).astype(np.float32), y)
     return nan_result(np.isnan(x), y.view(np.uint32), F32)

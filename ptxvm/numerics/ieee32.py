@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .eft import sign, two_sum
+from .eft import two_sum
 from .encode import round_float64
 from .formats import F32, as_bits, flush_subnormal
 from .modifiers import exact_zero_sign, flush_tiny, saturate
@@ -37,10 +37,10 @@ def _round(x, mode, residual=None, ftz=False, sat=False):
 
 def _sum(s, e, x, y, mode, ftz, sat):
     """Round the exact sum s + e, fixing the sign of exact zeros."""
-    rm = mode is Rounding.RM
-    zero = np.where(exact_zero_sign(rm, np.signbit(x), np.signbit(y)), -0.0, 0.0)
-    s = np.where(s == 0, zero, s)
-    rs = np.where(np.isfinite(e), sign(e), 0)
+    if mode is Rounding.RM:  # NumPy's RN zero signs are right for RN, RZ, RP
+        zero = np.where(exact_zero_sign(True, np.signbit(x), np.signbit(y)), -0.0, 0.0)
+        s = np.where(s == 0, zero, s)
+    rs = np.where(np.isfinite(e), np.sign(e), 0)
     return _round(s, mode, rs, ftz, sat)
 
 

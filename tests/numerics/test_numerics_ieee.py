@@ -65,3 +65,25 @@ def test_special_grid(fmt, op, mode):
     check(fmt, op, cols, mode)
     if fmt is F32 and mode in (Rounding.RN, Rounding.RM):
         check(fmt, op, cols, mode, ftz=True, sat=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("negate", [False, True])
+def test_f32_fma_just_below_overflow_midpoint(mode, negate):
+    # a*b = 2**103 - 2**60: max + a*b rounds in f64 to the f32 overflow
+    # midpoint max + 2**103 with a negative residual, so RN must give max.
+    a = np.array([np.float32(4188889.0 * 2.0 ** 30)]).view(np.uint32)
+    b = np.array([np.float32(2099863.0 * 2.0 ** 30)]).view(np.uint32)
+    c = np.array([0x7F7FFFFF], np.uint32)
+    if negate:
+        a, c = a ^ np.uint32(1 << 31), c ^ np.uint32(1 << 31)
+    check(F32, "fma", [a, b, c], mode)
+
+
+def test_f64_exact_zero_signs():
+    z = np.array([0, 1 << 63], np.uint64)
+    x = np.array([0x3FF0000000000000], np.uint64)
+    for mode in MODES:
+        check(F64, "add", [np.repeat(z, 2), np.tile(z, 2)], mode)
+        check(F64, "sub", [x, x], mode)
+        check(F64, "fma", [x, x, x | np.uint64(1 << 63)], mode)
