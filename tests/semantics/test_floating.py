@@ -7,9 +7,11 @@ ISA table's matcher, so the slot names the semantics read are the table's.
 """
 from __future__ import annotations
 
+import json
 import math
 import struct
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ from ptxvm.isa.table import FORMS
 from ptxvm.numerics import ieee32, ieee64
 from ptxvm.numerics.rounding import Rounding
 from ptxvm.semantics import Spec, lane_function
+from ptxvm.semantics.dtypes import numpy_dtype
 
 MODES = {"rn": Rounding.RN, "rz": Rounding.RZ, "rm": Rounding.RM, "rp": Rounding.RP}
 CANON32 = 0x7FFFFFFF
@@ -194,7 +197,7 @@ def test_fma_rn_f32_against_fractions():
         assert int(got[i]) == fma_ref_rn(a, b, c), (hex(a), hex(b), hex(c), hex(int(got[i])))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(width=32), st.floats(width=32), st.floats(width=32)),
                 min_size=1, max_size=20))
 def test_fma_rn_fast_path_fuzz(rows):
@@ -207,7 +210,7 @@ def test_fma_rn_fast_path_fuzz(rows):
         same_bits(got, ieee32.fma(u32(a), u32(b), u32(cc), Rounding.RN), np.uint32)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.floats(width=32), st.floats(width=32)), min_size=1, max_size=20))
 def test_rn_fast_paths_fuzz(rows):
     a, b = (np.array(col, dtype=np.float32) for col in zip(*rows))
@@ -217,7 +220,7 @@ def test_rn_fast_paths_fuzz(rows):
                       getattr(ieee32, op)(u32(a), u32(b), Rounding.RN, ftz=bool(ftz)), np.uint32)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.floats(), st.floats(), st.floats()), min_size=1, max_size=20))
 def test_fma_rn_f64_fast_path_fuzz(rows):
     a, b, c = (np.array(col, dtype=np.float64) for col in zip(*rows))
@@ -355,19 +358,24 @@ def test_mad():
 
 
 def test_abs_neg_are_sign_bit_operations():
+    """Sign bit cleared / flipped (after .ftz). NaNs, as measured on the H200: f32 -> the canonical
+    0x7FFFFFFF; f64 -> the input NaN quieted, sign and payload kept (neither cleared nor flipped)."""
     bits = specials32()
     x = bits.view(np.float32)
-    same_bits(run("abs.f32", x), bits & np.uint32(0x7FFFFFFF), np.uint32)
-    same_bits(run("neg.f32", x), bits ^ np.uint32(0x80000000), np.uint32)
+    nan = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    canon = np.uint32(CANON32)
+    same_bits(run("abs.f32", x), np.where(nan, canon, bits & np.uint32(0x7FFFFFFF)), np.uint32)
+    same_bits(run("neg.f32", x), np.where(nan, canon, bits ^ np.uint32(0x80000000)), np.uint32)
     sub = (bits & np.uint32(0x7F800000)) == 0
     flushed = np.where(sub, bits & np.uint32(0x80000000), bits)
-    same_bits(run("abs.ftz.f32", x), flushed & np.uint32(0x7FFFFFFF), np.uint32)
-    same_bits(run("neg.ftz.f32", x), flushed ^ np.uint32(0x80000000), np.uint32)
+    same_bits(run("abs.ftz.f32", x), np.where(nan, canon, flushed & np.uint32(0x7FFFFFFF)), np.uint32)
+    same_bits(run("neg.ftz.f32", x), np.where(nan, canon, flushed ^ np.uint32(0x80000000)), np.uint32)
     b64 = specials64()
     nan64 = (b64 & np.uint64((1 << 63) - 1)) > np.uint64(0x7FF0000000000000)
-    # abs.f64: "NaN input is passed through unchanged" (ISA 9.7.3.9)
-    same_bits(run("abs.f64", b64.view(np.float64)), np.where(nan64, b64, b64 & np.uint64((1 << 63) - 1)), np.uint64)
-    same_bits(run("neg.f64", b64.view(np.float64)), b64 ^ np.uint64(1 << 63), np.uint64)
+    quieted = b64 | np.uint64(1 << 51)
+    same_bits(run("abs.f64", b64.view(np.float64)), np.where(nan64, quieted, b64 & np.uint64((1 << 63) - 1)),
+              np.uint64)
+    same_bits(run("neg.f64", b64.view(np.float64)), np.where(nan64, quieted, b64 ^ np.uint64(1 << 63)), np.uint64)
 
 
 def test_copysign():
@@ -392,7 +400,7 @@ def _val(bits, width):
 def minmax_ref(is_max, nan, xorsign, absolute, ftz, width, *ops):
     """The ISA 9.7.3.11/12 Semantics block on one lane of bits."""
     sign = 1 << (width - 1)
-    canon = CANON32 if width == 32 else 0x7FFFFFFFFFFFFFFF
+    canon = CANON32
     if ftz:
         ops = [o & sign if (o & 0x7F800000) == 0 else o for o in ops]
     if xorsign:
@@ -402,8 +410,8 @@ def minmax_ref(is_max, nan, xorsign, absolute, ftz, width, *ops):
 
     def two(x, y):
         xv, yv = _val(x, width), _val(y, width)
-        if math.isnan(xv) and math.isnan(yv):
-            return canon
+        if math.isnan(xv) and math.isnan(yv):   # f64 (measured): b's NaN, quieted
+            return canon if width == 32 else y | (1 << 51)
         if nan and (math.isnan(xv) or math.isnan(yv)):
             return canon
         if math.isnan(xv):
@@ -552,8 +560,10 @@ def test_approx_accuracy_within_isa_bounds():
         elif kind == "ulp":
             err = err / ulp(exact)
         assert err.max() <= bound, (spelling, err.max(), bound)
-        # and in fact within half an ulp (+ float64 evaluation noise) of the exact value
-        assert (np.abs(got - exact) / ulp(exact)).max() <= 0.5 + 1e-6, spelling
+        # and in fact within half an ulp (+ float64 evaluation noise) of the exact value; lg2
+        # rounds toward zero (closest to the H200), so within one ulp
+        limit = 1.0 if spelling.startswith("lg2") else 0.5
+        assert (np.abs(got - exact) / ulp(exact)).max() <= limit + 1e-6, spelling
 
 
 def test_div_approx_and_full():
@@ -598,7 +608,7 @@ def test_f64_upper_word_approximations():
             exact = fn(hi)
         ok = np.isfinite(exact)
         rel = np.abs(got[ok] - exact[ok]) / np.abs(exact[ok])
-        assert rel.max() <= 2.0 ** -21, spelling
+        assert rel.max() <= 2.0 ** -20, spelling               # truncated to a 20-bit fraction
     specials = np.array([np.nan, -np.inf, np.inf, 0.0, -0.0, 1e-310, -1e-310])
     rcp = run("rcp.approx.ftz.f64", specials)
     assert rcp.view(np.uint64)[0] == 0x7FFFFFFF00000000
@@ -621,6 +631,121 @@ def test_legacy_defaults():
         s = Spec(op, values={"f64": True}, types={"type": "f64"}, modifiers=("f64",))
         args = (d, d[::-1].copy()) if op == "div" else (d,)
         same_bits(lane_function(s)(*args), u64(run(f"{op}.rn.f64", *args)), np.uint64)
+
+
+# ============================================================================ H200 goldens
+
+GOLDENS = Path(__file__).resolve().parents[1] / "goldens" / "conformance"
+UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_FAMILIES: dict = {}
+
+
+def golden_family(family: str):
+    """(meta, arrays) of a conformance golden family recorded on a GPU, or None."""
+    if family not in _FAMILIES:
+        meta, npz = GOLDENS / f"{family}.meta.json", GOLDENS / f"{family}.npz"
+        _FAMILIES[family] = (json.loads(meta.read_text()), np.load(npz)) if npz.exists() else None
+    return _FAMILIES[family]
+
+
+def golden_lanes(family: str, cid: str):
+    """Run the lane function of golden case `cid` on the recorded inputs: (case meta, inputs,
+    expected bits, our bits), both as unsigned arrays of the recorded width (narrow signed results
+    sign-extended, as the register holds them); None for cases with no single-register result."""
+    meta, z = golden_family(family)
+    m = meta["cases"][cid]
+    if m.get("status") != "recorded" or len(m["dsts"]) != 1 or m.get("memory"):
+        return None
+    mm = match(m["opcode"], tuple(m["modifiers"]))
+    types = {k: t.name for k, t in mm.types.items()}
+    if "type" not in types and mm.type is not None:
+        types["type"] = mm.type.name
+    fn = lane_function(Spec(mm.opcode, values=dict(mm.values), types=types, modifiers=tuple(mm.modifiers)))
+    args = []
+    for i, o in enumerate(mm.operands[1:len(m["srcs"]) + 1]):
+        raw = np.asarray(z[f"in|{m['inputs']}|{i}"])
+        dt = np.dtype(numpy_dtype(o.type.name if o.type is not None else m["srcs"][i][1]))
+        u = raw.view(UINT[raw.dtype.itemsize])
+        args.append(raw.view(dt) if raw.dtype.itemsize == dt.itemsize else u.astype(UINT[dt.itemsize]).view(dt))
+    exp = np.asarray(z[f"out|{cid}|{m['dsts'][0][0]}"])
+    exp = exp.view(UINT[exp.dtype.itemsize])
+    got = np.asarray(fn(*args))
+    if got.dtype.kind == "i":
+        got = got.astype(f"i{exp.dtype.itemsize}")
+    got = got.view(UINT[got.dtype.itemsize]).astype(exp.dtype)
+    return m, args, exp, got
+
+
+def replay_exact(family: str, skip=lambda cid, m: False):
+    """Every recorded case of `family` (not skipped) must match the GPU bit for bit; returns the
+    number of cases checked."""
+    if golden_family(family) is None:
+        pytest.skip(f"no {family} goldens")
+    n, wrong = 0, []
+    for cid, m in golden_family(family)[0]["cases"].items():
+        if skip(cid, m):
+            continue
+        r = golden_lanes(family, cid)
+        if r is None:
+            continue
+        _, args, exp, got = r
+        bad = np.nonzero(exp != got)[0]
+        n += 1
+        if len(bad):
+            i = bad[0]
+            wrong.append(f"{cid}: {len(bad)}/{len(exp)} lanes, e.g. inputs "
+                         f"{[hex(int(a.view(UINT[a.dtype.itemsize])[i])) for a in args]} -> "
+                         f"GPU {hex(int(exp[i]))}, ours {hex(int(got[i]))}")
+    assert not wrong, "\n".join(wrong)
+    return n
+
+
+def _approximate(cid):
+    return "approx" in cid or ".full" in cid
+
+
+def test_goldens_exact_instructions():
+    """add/sub/mul/fma/mad/div/rcp/sqrt (every mode, .ftz, .sat), abs/neg (NaN -> canonical for
+    f32, quieted for f64), min/max (f64: b's NaN when both are NaN), testp, copysign: as the H200."""
+    assert replay_exact("floating", lambda cid, m: _approximate(cid)) > 100
+
+
+# ulp (bit-pattern) distance we allow from the H200 for the approximations, and the measured
+# state of affairs (ISA error bounds in approx.py).
+APPROX_BITS = {"rcp": 1, "sqrt": 1, "rsqrt": 1, "ex2": 2, "div": 2, "tanh": 128}
+
+
+def test_goldens_approximations_within_bounds():
+    fam = golden_family("floating")
+    if fam is None:
+        pytest.skip("no floating goldens")
+    for cid in fam[0]["cases"]:
+        if not _approximate(cid):
+            continue
+        r = golden_lanes("floating", cid)
+        if r is None:
+            continue
+        _, (a, *_), exp, got = r
+        op = cid.split(".")[0]
+        if cid.endswith(".f64"):
+            unit = 1 if op == "rsqrt" and ".ftz" not in cid else 1 << 32     # 1.11.20 results
+            d = np.abs(exp.view(np.int64) - got.view(np.int64))      # same-sign lanes: no wrap
+            assert d.max() <= unit, cid
+            continue
+        with np.errstate(invalid="ignore"):
+            e, g = exp.view(np.float32).astype(np.float64), got.view(np.float32).astype(np.float64)
+            a = a.astype(np.float64)
+            diff = np.abs(e - g)
+        if op in ("sin", "cos"):       # absolute error 2**-20.5 (ISA) in [-2pi, 2pi]
+            ok = np.abs(a) <= 2 * np.pi
+            assert diff[ok].max() <= 2.0 ** -20, cid
+        elif op == "lg2":              # absolute 2**-22 in (0.5, 2), relative 2**-22 elsewhere
+            fin = np.isfinite(e) & (e != 0) & np.isfinite(g)
+            err = diff[fin] / np.maximum(np.abs(e[fin]), 1.0)
+            assert err.max() <= 2.0 ** -21, cid
+        else:
+            d = np.abs(exp.view(np.int32).astype(np.int64) - got.view(np.int32).astype(np.int64))
+            assert d.max() <= APPROX_BITS[op], (cid, d.max())
 
 
 # ============================================================================ the table

@@ -245,13 +245,16 @@ def halves(fn):
 # --------------------------------------------------------------------------- min / max
 
 
-def minmax(is_max: bool, nan: bool, fmt, xs, bs, xorsign: bool = False, absolute: bool = False):
+def minmax(is_max: bool, nan: bool, fmt, xs, bs, xorsign: bool = False, absolute: bool = False,
+           nan_fn=None):
     """min/max over values `xs` (comparable float arrays, exact) with raw bits `bs`, as the ISA's
     Semantics block: NaN operands are skipped (both NaN -> NaN), or with `.NaN` any NaN gives the
     NaN; -0.0 < +0.0; the chosen operand's bits are returned untouched. `.xorsign.abs`: the result's
     sign is the XOR of the (first two) operands' signs, unless the result is NaN. `.abs`: the
     operands' magnitudes are compared. Three operands chain: min(min(a, b), c).
+    NaN results: nan_fn(mask, bits, operand_bits), by default the canonical NaN of fmt.
     Returns the result bits (dtype of fmt)."""
+    raw = [np.asarray(b).astype(fmt.dtype, copy=False) for b in bs]
     sign = np.asarray(fmt.sign_mask << fmt.pad_bits).astype(fmt.dtype)
     xs = [np.asarray(x) for x in xs]
     bs = [np.asarray(b).astype(fmt.dtype, copy=False) for b in bs]
@@ -275,5 +278,5 @@ def minmax(is_max: bool, nan: bool, fmt, xs, bs, xorsign: bool = False, absolute
     if xorsign:
         b = np.where(bad, b, (b & ~sign) | xsign)
     if bad.any():
-        b = nan_result(bad, b, fmt)
+        b = nan_fn(bad, b, raw) if nan_fn is not None else nan_result(bad, b, fmt)
     return b

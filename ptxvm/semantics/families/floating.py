@@ -4,7 +4,7 @@ add/sub/fma .f32.{f16,bf16}), and the float half of every opcode shared with oth
     add sub mul fma mad   {.rnd}{.ftz}{.sat}     exact, every rounding mode
     div  .rnd exact; .approx / .full approximate (approx.py)
     rcp sqrt  .rnd exact; .approx approximate;   rsqrt sin cos lg2 ex2 tanh  .approx
-    abs neg copysign      bit operations;        min max {.ftz}{.NaN}{.xorsign.abs}{.abs}
+    abs neg copysign      sign-bit operations;   min max {.ftz}{.NaN}{.xorsign.abs}{.abs}
     testp                 a predicate (bool lanes)
 
 The half-precision types of the same opcodes (.f16 .bf16 and their x2) go to half.py.
@@ -23,7 +23,8 @@ NaN results are decided by ptxvm.numerics.nans (measured on sm_90: f32 arithmeti
 canonical 0x7FFFFFFF, f64 arithmetic the first NaN operand in a fixed order, quieted, or
 0xFFF8000000000000 for invalid operations): the fast paths check isnan(...).any() and hand only
 the NaN lanes to the numerics function of the same instruction. min/max and the approximate
-functions produce numerics.nans.nan_result's canonical NaN.
+functions produce numerics.nans.nan_result's canonical NaN, except where the H200 goldens show
+otherwise: abs/neg.f64 and min/max.f64 return an operand's NaN quieted (numerics.nans.f64_nan).
 
 Legacy spellings (PTX ISA <= 1.3) map as the ISA says: rcp/sqrt/rsqrt/sin/cos/lg2/ex2.f32 ->
 .approx.ftz, div.f32 -> div.approx.ftz, div/rcp/sqrt.f64 -> .rn; mad.f32 without a rounding
@@ -35,6 +36,7 @@ import numpy as np
 
 from ...numerics import ieee32, ieee64
 from ...numerics.formats import F32, F64
+from ...numerics.nans import f64_nan, nan_result
 from ...numerics.rounding import Rounding
 from ..registry import semantic
 from . import approx, half
@@ -343,35 +345,51 @@ for _name in ("sin", "cos", "lg2", "ex2", "tanh"):
 # --------------------------------------------------------------------------- abs neg copysign
 
 
+# abs / neg, as measured on sm_90 (H200 goldens): the sign bit is cleared / flipped (after .ftz);
+# an f32 NaN becomes the canonical NaN 0x7FFFFFFF, an f64 NaN comes back quieted with its sign
+# and payload (neither cleared nor flipped) - numerics.nans' f64 rule with the single operand.
+
+
+def _sign_op32(flip: bool, ftz: bool):
+    def lanes(a):
+        a = np.asarray(a, dtype=np.float32)
+        b = bits32(flush32(a) if ftz else a)
+        out = b ^ S32 if flip else b & M32
+        nan = np.isnan(a)
+        return f32(nan_result(nan, out, F32) if nan.any() else out)
+    return lanes
+
+
+def _sign_op64(flip: bool):
+    def lanes(a):
+        b = bits64(a)
+        out = b ^ S64 if flip else b & M64
+        nan = np.isnan(np.asarray(a, dtype=np.float64))
+        return f64(f64_nan(nan, out, (b,), (0,)) if nan.any() else out)
+    return lanes
+
+
 @typed_semantic("abs", kind="float")
 def abs_(spec):
-    """abs.f32 clears the sign bit (after .ftz), keeping NaN payloads (the ISA leaves the f32 NaN
-    unspecified); abs.f64 passes a NaN through unchanged, as the ISA says."""
     t = inst_type(spec)
     if t in HALF:
         return half.sign_op("abs", spec, t)
     if t == "f32":
-        ftz = flag(spec, "ftz")
-        return lambda a: f32((bits32(flush32(a) if ftz else a)) & M32)
+        return _sign_op32(False, flag(spec, "ftz"))
     if t == "f64":
-        def abs64(a):
-            b = bits64(a)
-            return f64(np.where((b & M64) > np.uint64(0x7FF0000000000000), b, b & M64))
-        return abs64
+        return _sign_op64(False)
     unsupported(spec, f"no floating-point abs for .{t}")
 
 
 @typed_semantic("neg", kind="float")
 def neg(spec):
-    """neg flips the sign bit (after .ftz); NaN payloads are kept (ISA: unspecified NaN)."""
     t = inst_type(spec)
     if t in HALF:
         return half.sign_op("neg", spec, t)
     if t == "f32":
-        ftz = flag(spec, "ftz")
-        return lambda a: f32((bits32(flush32(a) if ftz else a)) ^ S32)
+        return _sign_op32(True, flag(spec, "ftz"))
     if t == "f64":
-        return lambda a: f64(bits64(a) ^ S64)
+        return _sign_op64(True)
     unsupported(spec, f"no floating-point neg for .{t}")
 
 
@@ -405,10 +423,13 @@ def _minmax_factory(is_max: bool, spec):
                 return f32(_minmax(is_max, nan, F32, ops, [bits32(o) for o in ops], xs, ab))
         return lanes32
     if t == "f64":
+        def both_nan(mask, bits, ops):   # sm_90: b's NaN, quieted (numerics.nans' f64 rule)
+            return f64_nan(mask, bits, ops, (1, 0))
+
         def lanes64(*ops):
             ops = [np.asarray(o, dtype=np.float64) for o in ops]
             with np.errstate(invalid="ignore"):
-                return f64(_minmax(is_max, nan, F64, ops, [bits64(o) for o in ops], xs, ab))
+                return f64(_minmax(is_max, nan, F64, ops, [bits64(o) for o in ops], xs, ab, both_nan))
         return lanes64
     unsupported(spec, f"no floating-point {'max' if is_max else 'min'} for .{t}")
 
