@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from . import ast, constexpr
+from . import ast
 from ._operands import OperandParser
 from .lexer import DIRECTIVE, FLOAT, HEXFLOAT, IDENT, INT, STRING
 
@@ -109,8 +109,6 @@ class DeclParser(OperandParser):
         name = self.expect_name("a variable name")
         count = None
         array: list[Optional[int]] = []
-        exprs: list[Optional[ast.Expr]] = []
-        written_as_expression = False
         if lex.kind == "<":
             lex.next()
             count = self.expect_int("a register count")
@@ -119,13 +117,8 @@ class DeclParser(OperandParser):
             lex.next()
             if lex.kind == "]":
                 array.append(None)
-                exprs.append(None)
-            else:
-                dim_start = lex.start
-                expr = self.parse_expr()
-                written_as_expression |= not isinstance(expr, ast.IntLit)
-                array.append(self._dimension(expr, dim_start))
-                exprs.append(expr)
+            else:  # ptxas takes no expressions here, only literals
+                array.append(self.expect_int("an integer array size"))
             self.expect("]", "']' after array size")
         init = None
         if lex.kind == "=":
@@ -147,20 +140,10 @@ class DeclParser(OperandParser):
             ptr=head.ptr,
             ptr_space=head.ptr_space,
             ptr_align=head.ptr_align,
-            array_exprs=tuple(exprs) if written_as_expression else (),
             span=self.span(start, end),
         )
         self._declare(decl)
         return decl
-
-    def _dimension(self, expr: ast.Expr, start: int) -> int:
-        try:
-            value = constexpr.evaluate(expr)
-        except constexpr.ConstExprError as exc:
-            self.fail(f"array size: {exc.message}", start, self.lex.start)
-        if not isinstance(value, int) or value < 0:
-            self.fail("array size must be a non-negative integer", start, self.lex.start)
-        return value
 
     def _declare(self, decl: ast.VarDecl) -> None:
         is_register = decl.space == "reg"
@@ -209,7 +192,11 @@ class DeclParser(OperandParser):
             lex.next()
             attributes = self.parse_attributes()
         self.scopes.push()
-        returns = self.parse_param_list() if lex.kind == "(" else ()
+        returns = ()
+        if lex.kind == "(":
+            if kind == "entry":
+                self.fail("a kernel (.entry) has no return parameters")
+            returns = self.parse_param_list()
         name_start, name_end = lex.start, lex.end
         name = self.expect_name("a function name")
         self.scopes.declare_global(name)
@@ -280,16 +267,16 @@ class DeclParser(OperandParser):
         span = self.span(start, end)
         if directive == ".callprototype":
             return self._callprototype(label, span)
-        targets = [self._target(directive)]
+        targets = [self._control_flow_target(directive)]
         while self.accept(","):
-            targets.append(self._target(directive))
+            targets.append(self._control_flow_target(directive))
         self.expect(";", f"',' or ';' after {directive} list")
         names = tuple(t for group in targets for t in group)
         if directive == ".branchtargets":
             return ast.BranchTargets(label, names, span)
         return ast.CallTargets(label, names, span)
 
-    def _target(self, directive: str) -> tuple[str, ...]:
+    def _control_flow_target(self, directive: str) -> tuple[str, ...]:
         """A label or function name; `N<5>` in .branchtargets stands for N0 .. N4."""
         lex = self.lex
         name = self.expect_name("a label" if directive == ".branchtargets" else "a function name")

@@ -19,41 +19,38 @@ from ._base import ParseError
 from ._decls import DeclParser
 from ._exprs import int_lit
 from ._operands import NAME, SINK, split_opcode
-from .lexer import int_literal
+from .lexer import SKIP, SKIP_RE, int_literal
 
-_SKIP = r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*"
 _BLANKS = " \t\r\f\v"  # the whitespace the lexer skips, bar newlines (never inside a fast match)
-# Characters that would continue a statement without a terminator (.loc, data lines).
-_NOT_CONTINUED = r"(?=" + _SKIP + r"(?![,+\-*/%<>&|^?(!~=]))"
+# Characters that would continue a statement that has no terminator (.loc, data lines).
+_CONTINUATIONS = frozenset(",+-*/%<>&|^?(!~=")
 _DECIMAL = r"(?:0|[1-9]\d*)(?![\w$.])"
 
 _INSTRUCTION = re.compile(
-    _SKIP + r"(?:(@)(!?)(" + NAME + r")[ \t]+)?([A-Za-z][\w$.:]*)([ \t][^;/\n\"]*)?;",
+    SKIP + r"(?:(@)(!?)(" + NAME + r")[ \t]+)?([A-Za-z][\w$.:]*)([ \t][^;/\n\"]*)?;",
     re.A,
 )
 _LABEL = re.compile(
-    _SKIP + r"(" + NAME + r")[ \t]*:(?!" + _SKIP + r"\.(?:branchtargets|calltargets|callprototype)(?![\w$]))",
+    SKIP + r"(" + NAME + r")[ \t]*:(?!" + SKIP + r"\.(?:branchtargets|calltargets|callprototype)(?![\w$]))",
     re.A,
 )
 _LOC = re.compile(
-    _SKIP + r"(\.loc)[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")" + _NOT_CONTINUED,
+    SKIP + r"(\.loc)[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")[ \t]+(" + _DECIMAL + r")",
     re.A,
 )
 _DATA_LINE = re.compile(
-    _SKIP
+    SKIP
     + r"(?:\.(b8|b16|b32|b64)[ \t]+("
     + _DECIMAL
     + r"(?:[ \t]*,[ \t]*"
     + _DECIMAL
-    + r")*)"
-    + _NOT_CONTINUED
-    + r"|("
+    + r")*)|("
     + NAME
     + r")[ \t]*:)",
     re.A,
 )
 _DECLARATION = re.compile(
-    _SKIP
+    SKIP
     + r"\.(reg|param|local|shared)[ \t]+(?:\.align[ \t]+("
     + _DECIMAL
     + r")[ \t]+)?\.([a-z][a-z0-9]*)[ \t]+("
@@ -68,7 +65,7 @@ _DECLARATION = re.compile(
 _LIST = r"(?:\s*" + NAME + r"\s*(?:,\s*" + NAME + r"\s*)*)?"
 # nvcc writes calls over several lines: `call.uni (retval0),\n\tvprintf,\n\t(\n\tparam0\n\t);`
 _CALL = re.compile(
-    _SKIP
+    SKIP
     + r"(?:(@)(!?)("
     + NAME
     + r")\s+)?(call(?:\.\w+)*)\s+(?:\(\s*("
@@ -123,7 +120,7 @@ class FastPathParser(DeclParser):
                 node = self._instruction(m)
             elif (m := label(text, pos)) is not None:
                 node = ast.Label(m.group(1), self.span(m.start(1), m.end(1)))
-            elif (m := loc(text, pos)) is not None:
+            elif (m := loc(text, pos)) is not None and not self._continued(m.end()):
                 start = m.start(1)
                 node = ast.Loc(int(m.group(2)), int(m.group(3)), int(m.group(4)), span=self.span(start, start + 4))
             elif (m := declaration(text, pos)) is not None:
@@ -139,6 +136,11 @@ class FastPathParser(DeclParser):
                     return pos
             append(node)
             pos = m.end()
+
+    def _continued(self, pos: int) -> bool:
+        """Whether the statement ending at `pos` goes on (`.loc 1 2 3\n, function_name ...`)."""
+        end = SKIP_RE.match(self.text, pos).end()
+        return self.text[end : end + 1] in _CONTINUATIONS
 
     def _declaration(self, m: re.Match) -> Optional[ast.VarDecl]:
         space, align, type_, name, count, size = m.groups()
@@ -299,6 +301,8 @@ class FastPathParser(DeclParser):
             if m is None:
                 return pos
             directive, numbers, label = m.groups()
+            if label is None and self._continued(m.end()):
+                return pos
             if label is not None:
                 start = m.start(3)
                 append(ast.SectionEntry("label", (ast.SymbolRef(label),), self.span(start, start + len(label))))

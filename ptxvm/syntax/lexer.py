@@ -21,10 +21,13 @@ DWARF = "dwarf"  # a whole `@@DWARF ...` line
 EOF = "eof"
 ERROR = "error"
 
-_SKIP = r"(?:[ \t\r\n\f\v]+|//[^\n]*|/\*[\s\S]*?\*/)*"
+# Whitespace and comments, written so that a run of blanks can be matched in only one way (a
+# nested `(?:\s+|...)*` backtracks exponentially when what follows fails to match).
+SKIP = r"[ \t\r\n\f\v]*(?:(?://[^\n]*|/\*[\s\S]*?\*/)[ \t\r\n\f\v]*)*"
+SKIP_RE = re.compile(SKIP)
 _KINDS = (None, DWARF, DIRECTIVE, HEXFLOAT, FLOAT, INT, IDENT, STRING, ERROR, "punct", ERROR, EOF)
 TOKEN_RE = re.compile(
-    _SKIP
+    SKIP
     + r"""(?:
     (@@DWARF[^\n]*)
   | (\.(?:[A-Za-z_][\w$]*(?:::\w+)*|[248]byte(?![\w$])))

@@ -61,7 +61,7 @@ class Parser(DebugParser):
                 self.scopes.reset()
                 self.recover_toplevel(start)
         if self.version is None:
-            self.report(ParseError("missing .version directive", 0, 0))
+            self.report(ParseError("missing .version directive", len(self.text), len(self.text)))
         return ast.Module(
             version=self.version or (0, 0),
             target=self.target or (),
@@ -81,11 +81,12 @@ class Parser(DebugParser):
             self.fail_expected("a directive")
         word = lex.value
         if self.version is None and word != ".version":
-            self.fail(f"expected .version before {word}")
+            self.version = (0, 0)  # reported once, then parsing goes on
+            self.report(ParseError("missing .version directive at the start of the module", lex.start, lex.end))
         if word == ".version":
             self._version()
         elif word == ".target":
-            self._target(items)
+            self._target_directive(items)
         elif word == ".address_size":
             self._address_size()
         elif word in (".entry", ".func"):
@@ -117,7 +118,7 @@ class Parser(DebugParser):
         self.version = (int(major), int(minor))
         lex.next()
 
-    def _target(self, items: list) -> None:
+    def _target_directive(self, items: list) -> None:
         lex = self.lex
         start, end = lex.start, lex.end
         lex.next()
