@@ -1,7 +1,50 @@
-"""The verifier: rules over the AST that produce compiler-style diagnostics."""
+"""The verifier: rules over the AST that produce compiler-style diagnostics.
+
+    diagnostics = verify(tree, source)     # every problem, in source order; [] for a valid module
+
+What ptxas (CUDA 13.0) rejects, we reject; what it accepts, we accept. The rules, one module per
+group:
+
+    targets.py       .version / .target / .address_size, and what features need of them
+    names.py         declarations and scopes: undeclared and duplicate names, %r<N>, labels
+    instructions.py  spellings against the ISA form table (modifiers, versions, targets), operand
+                     counts, operand values ptxas checks (barrier numbers, register counts)
+    operands.py      operand kinds, types, sizes, immediates, vectors, predicates, special registers
+    spaces.py        state spaces of addresses, read-only parameters, address registers
+    calls.py         call targets, prototypes, argument lists
+    decls.py         variable declarations, initializers, function headers and directives
+    walk.py          the single pass that keeps the scopes and applies the rules
+
+Any exception inside a rule becomes an "internal verifier error" diagnostic: bad input never
+produces a traceback.
+"""
 from __future__ import annotations
 
+from ..errors import Diagnostic, Span
+from .context import Context
 
-def verify(tree, source: str = ""):
+
+def verify(tree, source: str = "") -> list[Diagnostic]:
     """Every problem in `tree` as a list of Diagnostics (empty when the module is valid)."""
-    return []
+    file = getattr(tree, "file", "<string>")
+    try:
+        ctx = Context(tree, source)
+    except Exception as exc:  # noqa: BLE001
+        return [Diagnostic(Span(file, 1, 1), f"internal verifier error: {type(exc).__name__}: {exc}")]
+    try:
+        from . import targets
+        from .walk import Walker
+
+        targets.check_module_header(ctx)
+        Walker(ctx).run()
+    except RecursionError:
+        ctx.error(Span(file, 1, 1), "internal verifier error: constructs nested too deeply to verify")
+    except Exception as exc:  # noqa: BLE001 - a verifier bug is a diagnostic, never a traceback
+        ctx.error(Span(file, 1, 1), f"internal verifier error: {type(exc).__name__}: {exc}")
+    try:
+        return ctx.finish()
+    except Exception as exc:  # noqa: BLE001
+        return [Diagnostic(Span(file, 1, 1), f"internal verifier error: {type(exc).__name__}: {exc}")]
+
+
+__all__ = ["verify"]

@@ -1,0 +1,306 @@
+"""Declarations and directives (ISA 5.4, 11.2-11.7), as ptxas 13.0 enforces them.
+
+Variables:
+- types: a known type, usable in that space (`.pred` only in `.reg`; `.bf16`, `.e4m3` and other
+  instruction-only types nowhere; `.texref`/`.samplerref`/`.surfref` only at module scope or as
+  kernel parameters; `.b128` needs PTX 8.3); vectors `.v2`/`.v4` of at most 128 bits;
+- `.align` a power of two; array sizes integer literals (ptxas rejects expressions); `[]` only for
+  `.extern` variables or with an initializer;
+- initializers only in `.global` and `.const`, not on `.extern` variables; no more elements than
+  the array holds; integer constants for integer variables, floating constants for floating ones,
+  names of declared variables or functions (their addresses) anywhere; a list only for arrays and
+  vectors;
+- `.reg` variables not at module scope (the ABI); `.common` only for `.global`; linkage directives
+  only at module scope; `.samplerref` only with `.target texmode_independent`.
+Functions:
+- `.entry` has no return parameters, its parameters are `.param`, it may not be `.noreturn`;
+  `.ptr` attributes only on kernel parameters;
+- performance directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`, cluster directives)
+  only on `.entry`; `.maxntid` and `.reqntid` exclude each other; sizes are 1 to 3 positive
+  integers; cluster directives need sm_90;
+- a function is defined once; every declaration agrees with the definition (parameter count,
+  types, alignment); an `.extern` function has no body.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..isa.types import TYPES, TypeKind
+from ..syntax import ast
+from .context import Context
+from .targets import requirement_text
+
+OPAQUE = frozenset(("texref", "samplerref", "surfref"))
+INIT_SPACES = frozenset(("global", "const"))
+ENTRY_DIRECTIVES = frozenset(("maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "explicitcluster",
+                              "reqnctapercluster", "maxclusterrank", "blocksareclusters"))
+FUNC_DIRECTIVES = frozenset(("pragma", "abi_preserve", "abi_preserve_control", "noreturn"))
+CLUSTER_DIRECTIVES = frozenset(("explicitcluster", "reqnctapercluster", "maxclusterrank"))
+
+
+def _pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def check_var(ctx: Context, d: ast.VarDecl, where: str) -> None:
+    """`where`: "module", "body", "entry-param", "func-param", "func-ret", "proto"."""
+    span = d.span
+    space = d.space.split("[")[0]
+    t = TYPES.get(d.type)
+    if t is None:
+        ctx.error(span, f"unknown type .{d.type} in the declaration of '{d.name}'")
+        return
+    if where == "module" and space == "reg":
+        ctx.error(span, f"module-scope .reg variables are not allowed ('{d.name}'; the ABI keeps registers in "
+                        "functions)")
+    if where == "entry-param" and space != "param":
+        ctx.error(span, f"kernel parameter '{d.name}' must be in the .param state space")
+    if where in ("func-param", "func-ret") and space not in ("param", "reg"):
+        ctx.error(span, f"parameter '{d.name}' must be in the .param or .reg state space")
+    if space == "sreg":
+        ctx.error(span, f"variables cannot be declared in the .sreg state space ('{d.name}')")
+    # ---- types
+    if t.kind is TypeKind.PRED:
+        if space != "reg":
+            ctx.error(span, f"predicate variable '{d.name}' must be in the .reg state space")
+    elif t.kind is TypeKind.OPAQUE:
+        if space == "reg":
+            ctx.error(span, f"'{d.name}': .{t.name} variables cannot be allocated in registers")
+        elif where not in ("module", "entry-param"):
+            ctx.error(span, f"'{d.name}': texture, sampler and surface variables must be at module scope or "
+                            "kernel parameters")
+        if t.name == "samplerref" and not ctx.texmode_independent and where == "module":
+            ctx.error(span, f"'{d.name}': .samplerref variables need .target texmode_independent (this module "
+                            "uses the unified texture mode)")
+    elif space == "reg" and not t.reg:
+        ctx.error(span, f"type .{t.name} cannot be used to declare registers")
+    elif space != "reg" and (not t.var or not t.reg):
+        ctx.error(span, f"type .{t.name} cannot be used to declare variables (it is an instruction type)")
+    if t.name == "b128":
+        for msg in requirement_text("type .b128", (8, 3), 70, ctx):
+            ctx.error(span, msg)
+    if d.vector is not None:
+        if d.vector not in (2, 4):
+            ctx.error(span, f"illegal vector size .v{d.vector} (variables may be .v2 or .v4)")
+        elif t.bits * d.vector > 128:
+            ctx.error(span, f"vector type .v{d.vector} .{t.name} is {t.bits * d.vector} bits, over the 128-bit limit")
+    if d.align is not None and not _pow2(d.align):
+        ctx.error(span, f"alignment {d.align} is not a power of two")
+    # ---- arrays
+    if d.array_exprs:
+        ctx.error(span, f"array size of '{d.name}' must be an integer literal (ptxas does not accept constant "
+                        "expressions here)")
+    for k, dim in enumerate(d.array):
+        if dim is None and (k > 0 or (d.linkage != "extern" and d.init is None and where not in
+                                      ("entry-param", "func-param", "func-ret", "proto"))):
+            ctx.error(span, f"'{d.name}' has an incomplete array type (only .extern variables or variables with "
+                            "an initializer may leave the size out)")
+            break
+    # ---- linkage
+    if d.linkage is not None:
+        if where != "module":
+            ctx.error(span, f".{d.linkage} is only allowed at module scope")
+        elif d.linkage == "common" and space != "global":
+            ctx.error(span, f".common variables must be in the .global state space ('{d.name}')")
+    # ---- initializers
+    if d.init is not None:
+        if d.linkage == "extern":
+            ctx.error(span, f"no initial value is allowed for the external variable '{d.name}'")
+        elif space not in INIT_SPACES:
+            ctx.error(span, f"no initial value is allowed for '{d.name}' in the .{space} state space")
+        else:
+            check_initializer(ctx, d, t)
+
+
+def check_initializer(ctx: Context, d: ast.VarDecl, t) -> None:
+    span = d.span
+    init = d.init
+    dims = list(d.array)
+    if d.vector:
+        dims.append(d.vector)
+    if t.kind is TypeKind.OPAQUE:
+        return
+    problems: list[str] = []
+    _check_init(init, dims, t, problems, d.name)
+    for p in problems[:3]:
+        ctx.error(getattr(init, "span", None) if getattr(init, "span", None) and init.span.line > 0 else span, p)
+
+
+def _check_init(item, dims: list, t, problems: list, name: str) -> None:
+    if isinstance(item, ast.Initializer):
+        if not dims:
+            problems.append(f"initial value type mismatch: '{name}' is a scalar, not an array or vector")
+            return
+        n = dims[0]
+        if n is not None and len(item.items) > n:
+            problems.append(f"more elements in the initializer ({len(item.items)}) than in the array '{name}' ({n})")
+        for sub in item.items:
+            _check_init(sub, dims[1:], t, problems, name)
+        return
+    if isinstance(item, (ast.Generic, ast.Mask, ast.FieldInit)):
+        return
+    # a scalar initial value for an array initializes its first element (ptxas accepts `= 0` for arrays? no:
+    # only braces); keep it lenient and check the value
+    _check_init_value(item, t, problems, name)
+
+
+def _check_init_value(expr, t, problems: list, name: str) -> None:
+    if isinstance(expr, ast.FloatLit) or (isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.FloatLit)):
+        if t.kind is not TypeKind.FLOAT and t.kind is not TypeKind.BIT:
+            problems.append(f"initial value type mismatch: floating-point constant for .{t.name} variable '{name}'")
+        return
+    if isinstance(expr, ast.IntLit) or (isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.IntLit)):
+        if t.kind is TypeKind.FLOAT:
+            problems.append(f"initial value type mismatch: integer constant for .{t.name} variable '{name}' "
+                            "(write 0f3F800000 or 1.0)")
+
+
+def init_symbols(item, out: list) -> list:
+    """Names an initializer refers to (variables, functions) as (name, node)."""
+    if isinstance(item, ast.Initializer):
+        for sub in item.items:
+            init_symbols(sub, out)
+    elif isinstance(item, ast.Generic):
+        out.append(item.name)
+    elif isinstance(item, ast.Mask):
+        init_symbols(item.operand, out)
+    elif isinstance(item, ast.SymbolRef):
+        out.append(item.name)
+    elif isinstance(item, ast.Binary):
+        init_symbols(item.left, out)
+        init_symbols(item.right, out)
+    elif isinstance(item, (ast.Unary, ast.Cast)):
+        init_symbols(item.operand, out)
+    elif isinstance(item, ast.Conditional):
+        init_symbols(item.cond, out)
+        init_symbols(item.if_true, out)
+        init_symbols(item.if_false, out)
+    return out
+
+
+# ====================================================================== functions
+
+
+def _ints(ctx: Context, d: ast.Directive) -> Optional[list[int]]:
+    from ..syntax import constexpr
+
+    out = []
+    for a in d.args:
+        if isinstance(a, str):
+            return None
+        try:
+            v = constexpr.evaluate(a)
+        except Exception:
+            return None
+        if not isinstance(v, int):
+            return None
+        out.append(v)
+    return out
+
+
+def check_function_header(ctx: Context, fn: ast.Function) -> None:
+    span = fn.span
+    entry = fn.kind == "entry"
+    if entry and fn.returns:
+        ctx.error(span, f"kernel '{fn.name}' (.entry) cannot have return parameters")
+    if entry and fn.noreturn:
+        ctx.error(span, f".noreturn applies to .func, not to kernel '{fn.name}'")
+    if fn.linkage == "extern" and fn.body is not None:
+        ctx.error(span, f"function definition conflicts with the .extern declaration of '{fn.name}'")
+    if fn.linkage == "common":
+        ctx.error(span, ".common applies to variables only")
+    if fn.attributes and entry:
+        pass
+    names = {}
+    for d in fn.directives:
+        names.setdefault(d.name, d)
+        dspan = d.span if d.span.line > 0 else span
+        if d.name in ENTRY_DIRECTIVES and not entry:
+            ctx.error(dspan, f".{d.name} applies to kernels (.entry), not to .func '{fn.name}'")
+            continue
+        if d.name not in ENTRY_DIRECTIVES and d.name not in FUNC_DIRECTIVES:
+            ctx.error(dspan, f"unknown or misplaced directive .{d.name} in the header of '{fn.name}'")
+            continue
+        if d.name in CLUSTER_DIRECTIVES:
+            for msg in requirement_text(f".{d.name}", (7, 8), 90, ctx):
+                ctx.error(dspan, msg)
+        if d.name in ("maxntid", "reqntid", "reqnctapercluster"):
+            vals = _ints(ctx, d)
+            if vals is None or not 1 <= len(vals) <= 3:
+                ctx.error(dspan, f".{d.name} takes 1 to 3 integer sizes (x[, y[, z]])")
+            elif any(v <= 0 for v in vals):
+                ctx.error(dspan, f".{d.name}: sizes must be positive, non-zero integers")
+        elif d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank"):
+            vals = _ints(ctx, d)
+            if vals is None or len(vals) != 1:
+                ctx.error(dspan, f".{d.name} takes one integer")
+            elif vals[0] < 0 or (vals[0] == 0 and d.name != "maxnreg"):
+                ctx.error(dspan, f".{d.name}: the value must be a positive integer")
+        elif d.name == "explicitcluster" and d.args:
+            ctx.error(dspan, ".explicitcluster takes no arguments")
+    if "maxntid" in names and "reqntid" in names:
+        d = names["reqntid"] if names["reqntid"].span.line >= names["maxntid"].span.line else names["maxntid"]
+        ctx.error(d.span if d.span.line > 0 else span,
+                  "conflicting directives: .maxntid and .reqntid cannot both be specified")
+    if "minnctapersm" in names and "maxntid" not in names and "reqntid" not in names:
+        d = names["minnctapersm"]
+        ctx.warning(d.span if d.span.line > 0 else span,
+                    ".minnctapersm is ignored when neither .maxntid nor .reqntid is specified")
+    for p in fn.params:
+        if (p.ptr or p.ptr_space or p.ptr_align) and not entry:
+            ctx.error(p.span, f"'{p.name}': .ptr attributes apply to kernel parameters only")
+        elif p.ptr_align is not None and not _pow2(p.ptr_align):
+            ctx.error(p.span, f"'{p.name}': alignment {p.ptr_align} is not a power of two")
+
+
+def param_signature(p: ast.VarDecl) -> tuple:
+    """What must agree between a formal parameter and an argument or another declaration."""
+    t = TYPES.get(p.type)
+    bits = (t.bits if t else 0) * (p.vector or 1)
+    align = p.align if p.align is not None else max(1, bits // 8)
+    return (p.space.split("[")[0], bits, tuple(p.array), align)
+
+
+def type_class(tname: Optional[str]) -> str:
+    t = TYPES.get(tname) if tname else None
+    if t is None:
+        return "?"
+    if t.kind is TypeKind.FLOAT:
+        return t.name
+    if t.kind is TypeKind.PRED:
+        return "pred"
+    if t.kind is TypeKind.OPAQUE:
+        return t.name
+    return "int"  # bit-size and integer types of one size are interchangeable
+
+
+def params_agree(a: ast.VarDecl, b: ast.VarDecl) -> tuple[bool, bool]:
+    """(types agree, alignments agree) for two parameter declarations (ptxas: `.u32` for `.b32` is
+    fine, `.s32` for `.f32`, `.b8 x[8]` for `.b64` or a different array size are not)."""
+    sa, sb = param_signature(a), param_signature(b)
+    ta, tb = TYPES.get(a.type), TYPES.get(b.type)
+    bit = (ta is not None and ta.kind is TypeKind.BIT) or (tb is not None and tb.kind is TypeKind.BIT)
+    types_ok = sa[1] == sb[1] and sa[2] == sb[2] and (type_class(a.type) == type_class(b.type) or bit)
+    align_ok = sa[3] == sb[3]
+    return types_ok, align_ok
+
+
+def check_prototypes(ctx: Context, first: ast.Function, other: ast.Function) -> None:
+    """A later declaration or the definition of a function against an earlier one."""
+    span = other.span
+    for what, xs, ys in (("parameters", first.params, other.params), ("return parameters", first.returns,
+                                                                     other.returns)):
+        if len(xs) != len(ys):
+            ctx.error(span, f"inconsistent prototypes of '{other.name}': the number of {what} differs "
+                            f"({len(xs)} declared at line {first.span.line}, {len(ys)} here)")
+            continue
+        for x, y in zip(xs, ys):
+            types_ok, align_ok = params_agree(x, y)
+            if not types_ok:
+                ctx.error(span, f"inconsistent prototypes of '{other.name}': the type of {what[:-1]} "
+                                f"'{y.name}' differs from the declaration at line {first.span.line}")
+            elif not align_ok:
+                ctx.error(span, f"inconsistent prototypes of '{other.name}': the alignment of {what[:-1]} "
+                                f"'{y.name}' differs from the declaration at line {first.span.line}")
+    if first.kind != other.kind:
+        ctx.error(span, f"'{other.name}' was declared as .{first.kind} at line {first.span.line}")

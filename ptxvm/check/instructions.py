@@ -1,0 +1,334 @@
+"""Instructions: the spelling (opcode + modifiers) against the form table, what the form needs of
+.version and .target, operand count and assignment, and the few rules on operand *values* that
+ptxas enforces (barrier numbers, register counts, copy sizes).
+
+Everything here is memoized: a *plan* per spelling (the Match, or the error, plus the module's
+version/target problems), and the full result per (spelling, guard shape, operand shapes) — see
+operands.py for shapes. A 30,000-line module has a few thousand distinct keys.
+
+A few rules the form table does not express (yet) are kept here, each marked; they only add
+problems to spellings the table accepts, so they stay right if the table learns them:
+- cvt rounding (ISA 9.7.9.21, ptxas 13.0): integer rounding (.rni ...) is required for float to
+  integer and for nothing else but same-size float rounding; float rounding (.rn ...) is required
+  for int to float and for narrowing float to float, illegal elsewhere; .ftz needs a float type.
+- setp/set comparisons and the type (ptxas: "Mismatch between instruction type and comparison
+  qualifier"): bit types compare with .eq/.ne only, signed with the ordered six, unsigned also with
+  .lo/.ls/.hi/.hs, floats not with those four.
+- 256-bit loads and stores (.v8 of 32-bit, .v4 of 64-bit elements) need PTX 8.8, sm_100 and .global.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..isa import lookup
+from ..isa.match import Match, MatchError
+from ..isa.table import Kind
+from ..isa.types import TypeKind
+from . import spaces
+from .context import Context
+from .operands import OperandRules, assign, undef_names
+
+Result = tuple[int, str, str]  # (operand index | -1 instruction | -2 guard, message, severity)
+
+
+class Plan:
+    __slots__ = ("spelling", "opcode", "match", "error", "problems", "rules", "single_addr", "extra", "operand_reqs")
+
+    def __init__(self, spelling: str, opcode: str):
+        self.spelling = spelling
+        self.opcode = opcode
+        self.match: Optional[Match] = None
+        self.error: Optional[str] = None
+        self.problems: list[str] = []
+        self.rules: Optional[OperandRules] = None
+        self.single_addr = False
+        self.extra: list[str] = []
+        self.operand_reqs = False
+
+
+class InstructionRules:
+    """The instruction rules of one verification run (memo tables live as long as the run)."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.plans: dict[tuple, Plan] = {}
+        self.memo: dict[tuple, tuple[Result, ...]] = {}
+        self.target = ctx.target if ctx.sm_named else None
+
+    # ------------------------------------------------------------------ plans
+    def plan(self, opcode: str, modifiers: tuple[str, ...]) -> Plan:
+        key = (opcode, modifiers)
+        p = self.plans.get(key)
+        if p is None:
+            p = self.plans[key] = self._plan(opcode, modifiers)
+        return p
+
+    def _plan(self, opcode: str, modifiers: tuple[str, ...]) -> Plan:
+        spelling = ".".join((opcode,) + modifiers)
+        p = Plan(spelling, opcode)
+        r = lookup(opcode, modifiers)
+        if isinstance(r, MatchError):
+            p.error = spaces.space_error_message(opcode, modifiers, r.message)
+            return p
+        m = r
+        p.match = m
+        p.problems = self.requirement_problems(m, None)
+        p.rules = OperandRules(m, spelling, self.ctx.address_size)
+        p.single_addr = sum(1 for o in m.operands if o.spec.kind is Kind.ADDR) == 1
+        p.operand_reqs = bool(m.form.operand_reqs or m.form.operand_rules)
+        for rule in PLAN_RULES.get(opcode, ()):
+            p.extra.extend(rule(self, m))
+        return p
+
+    def requirement_problems(self, m: Match, present) -> list[str]:
+        ctx = self.ctx
+        version = ctx.version if ctx.version_known else (99, 0)
+        if self.target is None:  # no sm target: reported once at .target; check versions only
+            req = m.requirement if present is None else m.requirement_with(present)
+            return [f"{m.name} {p}" for p in req.problems(version, "sm_1000a") if "PTX ISA" in p]
+        try:
+            return m.problems(version, self.target, present)
+        except (TypeError, ValueError):
+            return m.problems(version, self.target)
+
+    # ------------------------------------------------------------------ one instruction
+    def check(self, opcode: str, modifiers: tuple[str, ...], gshape, shapes: tuple) -> tuple[Result, ...]:
+        key = (opcode, modifiers, gshape, shapes)
+        r = self.memo.get(key)
+        if r is None:
+            r = self.memo[key] = tuple(self._check(self.plan(opcode, modifiers), gshape, shapes))
+        return r
+
+    def _check(self, plan: Plan, gshape, shapes: tuple) -> list[Result]:
+        out: list[Result] = []
+        if gshape is not None:
+            out.extend((-2, msg, "error") for msg in guard_problems(gshape))
+        for i, s in enumerate(shapes):
+            for name, hint in undef_names(s, []):
+                out.append((i, undeclared_message(name, hint), "error"))
+        if plan.error is not None:
+            out.append((-1, plan.error, "error"))
+            return out
+        m = plan.match
+        specs = m.operands
+        idx = assign(specs, shapes)
+        if idx is None:
+            out.append((-1, count_message(plan.spelling, specs, len(shapes)), "error"))
+            out.extend((-1, p, "error") for p in plan.problems)
+            return out
+        if plan.operand_reqs:
+            present = [specs[i].spec.name for i in idx if specs[i].spec.optional]
+            out.extend((-1, p, "error") for p in self.requirement_problems(m, present))
+        else:
+            out.extend((-1, p, "error") for p in plan.problems)
+        out.extend((-1, p, "error") for p in plan.extra)
+        rules = plan.rules
+        ctx = self.ctx
+        assigned = []
+        for j, i in enumerate(idx):
+            ro = specs[i]
+            shape = shapes[j]
+            assigned.append((ro, shape, j))
+            for msg in rules.check(ro, shape, j):
+                out.append((j, msg, "error"))
+            if ro.spec.kind is Kind.ADDR and plan.single_addr and shape[0] in ("addr", "elem"):
+                for sev, msg in spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm):
+                    out.append((j, msg, sev))
+        for rule in VALUE_RULES.get(plan.opcode, ()):
+            out.extend(rule(plan, assigned))
+        return out
+
+
+# ====================================================================== messages
+
+
+def undeclared_message(name: str, hint) -> str:
+    if hint is not None:
+        count, sym = hint
+        return (f"'{name}' is not declared ({sym.name}<{count}> declares {sym.name}0 to "
+                f"{sym.name}{count - 1})" if count else f"'{name}' is not declared")
+    if name.startswith("%"):
+        return f"'{name}' is not declared (no register or special register of that name)"
+    return f"unknown symbol '{name}'"
+
+
+def count_message(spelling: str, specs, n: int) -> str:
+    k = len(specs)
+    r = sum(1 for s in specs if not s.spec.optional)
+    want = f"{r}" if r == k else f"{r} to {k}"
+    noun = "operand" if k == 1 and r == 1 else "operands"
+    if k == 0:
+        return f"{spelling} takes no operands ({n} given)"
+    return f"{spelling} takes {want} {noun}, {n} given"
+
+
+def guard_problems(gshape) -> list[str]:
+    tag = gshape[0]
+    if tag == "reg":
+        if gshape[1].type != "pred":
+            return [f"the guard must be a .pred register, not .{gshape[1].type}"]
+        return []
+    if tag == "undef":
+        return [undeclared_message(gshape[1], gshape[2])]
+    if tag == "sreg":
+        return [f"the guard must be a .pred register, not special register {gshape[1].name}"]
+    return ["the guard must be a .pred register"]
+
+
+def _int_value(shape) -> Optional[int]:
+    return shape[1] if shape[0] == "int" else None
+
+
+# ====================================================================== value rules
+
+
+def _barrier(plan: Plan, assigned) -> list[Result]:
+    out = []
+    for ro, shape, j in assigned:
+        v = _int_value(shape)
+        if v is None:
+            continue
+        if ro.spec.name == "a" and not 0 <= v <= 15:
+            shown = v & ((1 << 64) - 1)
+            out.append((j, f"barrier number {shown} is out of range [0..15]", "error"))
+        elif ro.spec.name == "b" and v % 32 != 0:
+            out.append((j, f"the number of threads taking part in a barrier must be a multiple of the warp "
+                           f"size (32), not {v}", "error"))
+    return out
+
+
+def _setmaxnreg(plan: Plan, assigned) -> list[Result]:
+    out = []
+    for ro, shape, j in assigned:
+        v = _int_value(shape)
+        if v is None:
+            continue
+        if v % 8:
+            out.append((j, f"register count {v} must be a multiple of 8", "error"))
+        if not 24 <= v <= 256:
+            out.append((j, f"register count {v} is out of range [24..256]", "error"))
+    return out
+
+
+def _cp(plan: Plan, assigned) -> list[Result]:
+    out = []
+    for ro, shape, j in assigned:
+        if ro.spec.name == "cp-size":
+            v = _int_value(shape)
+            if v is not None and v not in (4, 8, 16):
+                out.append((j, f"copy size {v} is not one of 4, 8 or 16", "error"))
+    return out
+
+
+VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "bar": (_barrier,),
+    "barrier": (_barrier,),
+    "setmaxnreg": (_setmaxnreg,),
+    "cp": (_cp,),
+}
+
+
+# ====================================================================== spelling rules (table gaps)
+
+_INT = (TypeKind.UNSIGNED, TypeKind.SIGNED, TypeKind.BIT)
+
+
+def _cvt_rounding(rules: InstructionRules, m: Match) -> list[str]:
+    if "irnd" not in m.form.slots or "frnd" not in m.form.slots:
+        return []
+    d, a = m.types.get("dtype"), m.types.get("atype")
+    if d is None or a is None:
+        return []
+    irnd, frnd = m.values.get("irnd"), m.values.get("frnd")
+    dfloat, afloat = d.kind is TypeKind.FLOAT, a.kind is TypeKind.FLOAT
+    out = []
+    if afloat and not dfloat:  # float -> int
+        if frnd:
+            out.append(f"{m.name}: illegal rounding modifier .{frnd} (float-to-integer conversions round "
+                       "with .rni, .rzi, .rmi or .rpi)")
+        elif not irnd:
+            out.append(f"{m.name}: rounding modifier required (.rni, .rzi, .rmi or .rpi)")
+    elif dfloat and not afloat:  # int -> float
+        if irnd:
+            out.append(f"{m.name}: illegal rounding modifier .{irnd} (integer-to-float conversions round "
+                       "with .rn, .rz, .rm or .rp)")
+        elif not frnd:
+            out.append(f"{m.name}: rounding modifier required (.rn, .rz, .rm or .rp)")
+    elif dfloat and afloat:
+        if d.bits < a.bits:
+            if irnd:
+                out.append(f"{m.name}: illegal rounding modifier .{irnd} (narrowing conversions round with "
+                           ".rn, .rz, .rm or .rp)")
+            elif not frnd:
+                out.append(f"{m.name}: rounding modifier required (.rn, .rz, .rm or .rp)")
+        elif d.bits > a.bits:
+            if irnd or frnd:
+                out.append(f"{m.name}: illegal rounding modifier .{irnd or frnd} (widening conversions are exact)")
+        elif frnd:
+            out.append(f"{m.name}: illegal rounding modifier .{frnd} (a same-size conversion may only round "
+                       "to an integer: .rni, .rzi, .rmi, .rpi)")
+    else:  # int -> int
+        if irnd or frnd:
+            out.append(f"{m.name}: illegal rounding modifier .{irnd or frnd} (integer-to-integer conversions "
+                       "do not round)")
+        if m.values.get("ftz"):
+            out.append(f"{m.name}: .ftz applies to floating-point conversions only")
+    return out
+
+
+_SIGNED_CMP = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+_UNSIGNED_CMP = _SIGNED_CMP | {"lo", "ls", "hi", "hs"}
+_FLOAT_CMP = _SIGNED_CMP | {"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+
+
+def _comparison(rules: InstructionRules, m: Match) -> list[str]:
+    cmp = m.values.get("CmpOp")
+    if not isinstance(cmp, str):
+        return []
+    t = m.types.get("stype") or m.types.get("type")
+    if t is None:
+        return []
+    if t.kind is TypeKind.BIT:
+        ok = cmp in ("eq", "ne")
+    elif t.kind is TypeKind.SIGNED:
+        ok = cmp in _SIGNED_CMP
+    elif t.kind is TypeKind.UNSIGNED:
+        ok = cmp in _UNSIGNED_CMP
+    elif t.kind is TypeKind.FLOAT:
+        ok = cmp in _FLOAT_CMP
+    else:
+        ok = True
+    if ok:
+        return []
+    return [f"{m.name}: comparison .{cmp} does not apply to .{t.name} operands"]
+
+
+def _wide_vector(rules: InstructionRules, m: Match) -> list[str]:
+    vec = m.values.get("vec")
+    t = m.type
+    if not isinstance(vec, str) or t is None:
+        return []
+    n = int(vec[1:])
+    if n * t.bits <= 128:
+        return []
+    if "256" in " ".join(m.requirement_notes) or m.requirement.sm >= 100:
+        return []  # the table knows
+    ctx = rules.ctx
+    out = []
+    if ctx.version_known and tuple(ctx.version) < (8, 8):
+        out.append(f"{m.name}: 256-bit wide loads and stores require PTX ISA 8.8 or later")
+    if rules.target is not None and ctx.sm < 100:
+        out.append(f"{m.name}: 256-bit wide loads and stores require .target sm_100 or higher")
+    space = spaces.instruction_space(m)
+    if space not in (None, "global"):
+        out.append(f"{m.name}: 256-bit wide loads and stores need the .global state space")
+    return out
+
+
+PLAN_RULES: dict[str, tuple[Callable, ...]] = {
+    "cvt": (_cvt_rounding,),
+    "setp": (_comparison,),
+    "set": (_comparison,),
+    "ld": (_wide_vector,),
+    "st": (_wide_vector,),
+}

@@ -1,0 +1,470 @@
+"""Operands: kinds, types and sizes against the instruction form (ISA 6.4, 9.4), immediates, vectors,
+predicates and special registers.
+
+An operand is first reduced to a *shape*: a small tuple that says everything the rules need and
+nothing else (not the register's name: `%r1` and `%r2` of one `.reg .b32 %r<9>` declaration have
+the same shape), so that instruction checks can be memoized on (spelling, shapes):
+
+    ("reg", sym, component, negated)      a declared register (sym: names.Sym)
+    ("sreg", SpecialReg, component, negated)
+    ("undef", name, hint)                 an undeclared name (reported by the names rule)
+    ("sym", sym, offset)                  a variable's or function's address, `var+4` (offset True)
+    ("label", kind)                       a label ("label", "proto", "btargets", "ctargets")
+    ("int", value) / ("flt", bits)        constants; bits 32 for 0f literals, 64 otherwise
+    ("bad", message)                      a constant expression that does not evaluate
+    ("sink",)                             `_`
+    ("addr", base, offset)                `[base+offset]`; base a shape or None for `[imm]`
+    ("vec", elements) ("pair", a, b) ("brk", elements) ("plist", elements) ("elem", sym, index)
+
+The rules (ISA 9.4 and ptxas 13.0, each checked):
+- Registers: `operand_type_ok` (same size, bit types match everything of their size, signed and
+  unsigned integers interchangeable; `relaxed` forms (ld, st, cvt) take wider registers).
+- Integer constants go with integer, bit-size and predicate operands; ptxas does not range-check
+  them against the type (`add.u16 d, a, 70000` is accepted), only specific operands (barrier
+  numbers, register counts...) are checked (instructions.py). Floating constants go with .f32/.f64
+  operands (any spelling) and with bit-size operands of the literal's own size (`mov.b32 r, 0f...`,
+  `mov.b64 rd, 1.0`); never with integer or half-precision operands.
+- A variable's or function's name as a value (its address) only in mov and cvta ("must be
+  register" elsewhere), of the address size; a label never.
+- Special registers only in mov and in integer cvt ("Special register argument not allowed"),
+  read-only, vector ones (%tid) only with a component; the legacy 16-bit reads (mov.u16 %rs, %tid.x)
+  and a .u32 read of %gridid are accepted.
+- `!p` for any predicate source, never a destination nor a non-predicate; predicates where required
+  (an integer constant is accepted as a predicate source, as ptxas does for selp).
+- Vectors: `{a, b}` element count equals the .v2/.v4 of the instruction; a scalar for a .v2
+  operand (or a vector for a scalar one) is an error; `{a}` for a scalar is accepted.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..isa.table import Kind
+from ..isa.types import TYPES, PtxType, TypeKind, operand_type_ok
+
+SINK = ("sink",)
+
+_B, _U, _S, _F, _P = TypeKind.BIT, TypeKind.UNSIGNED, TypeKind.SIGNED, TypeKind.FLOAT, TypeKind.PRED
+_SCALAR_KINDS = (Kind.REG, Kind.RI, Kind.IMM, Kind.PRED)
+WINDOW_SPACES = frozenset(("shared", "local"))
+
+
+def has_undef(shape) -> bool:
+    tag = shape[0]
+    if tag == "undef":
+        return True
+    if tag in ("vec", "brk", "plist"):
+        return any(has_undef(s) for s in shape[1])
+    if tag == "pair":
+        return has_undef(shape[1]) or has_undef(shape[2])
+    if tag == "addr":
+        return shape[1] is not None and has_undef(shape[1])
+    if tag == "elem":
+        return has_undef(shape[1])
+    return False
+
+
+def undef_names(shape, out: list) -> list:
+    tag = shape[0]
+    if tag == "undef":
+        out.append((shape[1], shape[2]))
+    elif tag in ("vec", "brk", "plist"):
+        for s in shape[1]:
+            undef_names(s, out)
+    elif tag == "pair":
+        undef_names(shape[1], out)
+        undef_names(shape[2], out)
+    elif tag == "addr" and shape[1] is not None:
+        undef_names(shape[1], out)
+    elif tag == "elem":
+        undef_names(shape[1], out)
+    return out
+
+
+def type_name(t: Optional[PtxType]) -> str:
+    return f".{t.name}" if t is not None else "untyped"
+
+
+def float_imm_ok(t: PtxType, bits: int) -> bool:
+    """A floating-point constant (32-bit 0f literal, or 64-bit 0d/decimal) for an operand of `t`."""
+    if t.kind is _F:
+        return t.name in ("f32", "f64") and not t.packed
+    if t.kind is _B:
+        return t.bits == bits
+    return False
+
+
+def int_imm_ok(t: PtxType) -> bool:
+    return t.kind in (_B, _U, _S, _P)
+
+
+class OperandRules:
+    """The operand checks of one instruction spelling (one Match)."""
+
+    def __init__(self, match, spelling: str, address_bits: int):
+        self.m = match
+        self.form = match.form
+        self.opcode = match.form.opcode
+        self.relaxed = bool(getattr(match.form, "relaxed", False))
+        self.spelling = spelling
+        self.address_bits = address_bits
+        types = match.type_list
+        self.float_types = any(t.kind is _F for t in types)
+        self.sreg_ok = self.opcode == "mov" or (self.opcode == "cvt" and not self.float_types)
+        self.sym_ok = self.opcode in ("mov", "cvta")
+
+    # ------------------------------------------------------------------ entry
+    def check(self, ro, shape, index: int) -> list[str]:
+        kind = ro.spec.kind
+        tag = shape[0]
+        if tag == "undef":
+            return []  # reported once by the names rule
+        if kind in _SCALAR_KINDS:
+            if tag == "vec" and Kind.VEC in ro.spec.alt:
+                return self.packed_vector(ro, shape)
+            if tag == "addr" and Kind.ADDR in ro.spec.alt:
+                return []
+            return self.scalar(ro, shape)
+        if kind is Kind.VEC:
+            return self.vector(ro, shape)
+        if kind is Kind.ADDR:
+            if tag == "addr" or tag == "elem":
+                return []
+            if Kind.RI in ro.spec.alt or Kind.REG in ro.spec.alt:
+                return self.scalar(ro, shape, Kind.RI if Kind.RI in ro.spec.alt else Kind.REG)
+            return [f"an address in brackets ([reg], [var+offset]) is expected here (operand {index + 1} of "
+                    f"{self.spelling})"]
+        if kind is Kind.PAIR:
+            if tag == "pair":
+                out = self.scalar(ro, shape[1], Kind.REG)
+                second = shape[2]
+                if second[0] == "sink":
+                    return out
+                return out + self.predicate(second, dst=True)
+            return self.scalar(ro, shape)
+        if kind is Kind.LABEL:
+            if tag == "label":
+                return [] if shape[1] == "label" else [f"a branch target label is expected here, not a "
+                                                      f"{shape[1]} label"]
+            return [f"a label is expected as the branch target of {self.opcode}"]
+        if kind is Kind.SINK:
+            return [] if tag == "sink" else ["'_' is expected here"]
+        if kind is Kind.BRACKET:
+            return self.bracket(ro, shape)
+        return []
+
+    # ------------------------------------------------------------------ scalars
+    def scalar(self, ro, shape, kind: Optional[Kind] = None) -> list[str]:
+        spec = ro.spec
+        if kind is None:
+            kind = spec.kind
+        t: Optional[PtxType] = ro.type
+        dst = spec.is_dst
+        tag = shape[0]
+        if kind is Kind.PRED or (t is not None and t.kind is _P and kind is not Kind.IMM):
+            return self.predicate(shape, dst=dst)
+        if tag == "reg":
+            sym, comp, neg = shape[1], shape[2], shape[3]
+            out = []
+            if kind is Kind.IMM:
+                return [f"a constant is expected here, not a register (operand of {self.spelling})"]
+            if neg:
+                out.append("'!' negates predicates only")
+            rt = sym.ptype
+            if sym.vector and comp is None:
+                return out + [f"vector register (.v{sym.vector}) used where a scalar is expected; "
+                              "name one component (.x, .y, .z, .w)"]
+            if comp is not None and not sym.vector:
+                return out + [f"'.{comp}' applies to vector registers only"]
+            if comp is not None and sym.vector and "xyzw".find(comp) >= sym.vector and "rgba".find(comp) >= sym.vector:
+                return out + [f"component .{comp} is outside a .v{sym.vector} register"]
+            if t is not None and rt is not None and not operand_type_ok(t, rt, relaxed=self.relaxed):
+                out.append(self.type_mismatch(t, rt, dst))
+            return out
+        if tag == "sreg":
+            return self.special(ro, shape)
+        if tag == "sink":
+            if spec.sink or dst:
+                return []
+            return ["'_' (sink) is only allowed as a destination"]
+        if dst and kind is not Kind.IMM:
+            return [f"destination must be a register (operand of {self.spelling})"]
+        if tag == "int":
+            if kind is Kind.REG:
+                return [f"a register is expected here, not a constant (operand of {self.spelling})"]
+            if t is not None and not int_imm_ok(t):
+                hint = " (write it as 0f3F800000 or 1.0)" if t.name in ("f32", "f64") else ""
+                return [f"integer constant where a {type_name(t)} operand is expected{hint}"]
+            return []
+        if tag == "flt":
+            if kind is Kind.REG:
+                return [f"a register is expected here, not a constant (operand of {self.spelling})"]
+            if t is not None and not float_imm_ok(t, shape[1]):
+                if t.kind is _B:
+                    return [f"{shape[1]}-bit floating-point constant where a {type_name(t)} operand is expected"]
+                return [f"floating-point constant where a {type_name(t)} operand is expected"]
+            return []
+        if tag == "bad":
+            return [shape[1]]
+        if tag == "sym":
+            sym = shape[1]
+            if kind is Kind.IMM:
+                return [f"a constant is expected here, not the address of '{sym.name}'"]
+            if not self.sym_ok:
+                return [f"'{sym.name}' is a {sym.describe()}: {self.opcode} needs a register here "
+                        "(only mov and cvta take a variable's address)"]
+            if sym.kind == "var" and (sym.base_space in WINDOW_SPACES) and t is not None and t.bits == 32:
+                return []  # an offset in the .shared/.local window fits 32 bits (ptxas accepts mov.u32 r, smem)
+            if t is not None and t.bits != self.address_bits and t.kind is not _P:
+                return [f"the address of '{sym.name}' is {self.address_bits} bits wide, not {t.bits} "
+                        f"(.address_size {self.address_bits})"]
+            return []
+        if tag == "label":
+            return [f"a label cannot be used as a value (operand of {self.spelling})"]
+        if tag == "vec":
+            return [f"vector operand where a scalar is expected (operand of {self.spelling})"]
+        if tag in ("addr", "elem"):
+            return [f"address operand where a register or constant is expected (operand of {self.spelling})"]
+        if tag in ("brk", "plist", "pair"):
+            return [f"unexpected operand form (operand of {self.spelling})"]
+        return []
+
+    def type_mismatch(self, t: PtxType, rt: PtxType, dst: bool) -> str:
+        what = "destination" if dst else "operand"
+        if self.relaxed and rt.bits < t.bits:
+            return f"{what} register .{rt.name} is narrower than the instruction type .{t.name}"
+        if rt.bits != t.bits and rt.kind is not _P and t.kind is not _P:
+            return f"{what} register .{rt.name} ({rt.bits} bits) does not match the instruction type .{t.name} ({t.bits} bits)"
+        return f"{what} register .{rt.name} does not match the instruction type .{t.name}"
+
+    def predicate(self, shape, dst: bool = False) -> list[str]:
+        """ptxas accepts `!p` for every predicate source (selp, mov.pred, and.pred ...), none for
+        a destination."""
+        tag = shape[0]
+        if tag == "reg":
+            sym, comp, neg = shape[1], shape[2], shape[3]
+            if sym.type != "pred":
+                return [f"a .pred register is expected here, not .{sym.type}"]
+            if neg and dst:
+                return ["a destination predicate cannot be negated"]
+            return []
+        if tag == "sreg":
+            if shape[1].type != "pred":
+                return [f"a .pred register is expected here, not special register {shape[1].name}"]
+            if dst:
+                return [f"special register {shape[1].name} is read-only"]
+            return []
+        if tag == "undef":
+            return []
+        if tag == "sink" and dst:
+            return []
+        if tag == "int" and not dst:
+            return []
+        return ["a predicate register is expected here"]
+
+    def special(self, ro, shape) -> list[str]:
+        sreg, comp = shape[1], shape[2]
+        out = []
+        if ro.spec.is_dst:
+            return [f"special register {sreg.name} is read-only and cannot be a destination"]
+        if shape[3]:
+            out.append("'!' negates predicates only")
+        if sreg.components and comp is None:
+            return out + [f"special register {sreg.name} is a vector: name a component ({sreg.name}.x)"]
+        if comp is not None and comp not in sreg.components:
+            return out + [f"special register {sreg.name} has no component .{comp}"]
+        if not self.sreg_ok:
+            return out + [f"special registers cannot be operands of {self.spelling} (copy them with mov first)"]
+        t = ro.type
+        if t is not None:
+            st = TYPES.get(sreg.type)
+            ok = st is not None and (
+                (t.kind is _P) == (st.kind is _P)
+                and (t.kind is not _F)
+                and (t.bits == st.bits or any(TYPES[a].bits == t.bits for a in sreg.alt_types if a in TYPES)
+                     or (self.relaxed and t.bits <= st.bits)))
+            if not ok:
+                out.append(f"special register {sreg.name} (.{sreg.type}) cannot be read as {type_name(t)}")
+        return out
+
+    # ------------------------------------------------------------------ vectors
+    def vector(self, ro, shape) -> list[str]:
+        tag = shape[0]
+        count = ro.count
+        spec = ro.spec
+        if tag == "vec":
+            elems = shape[1]
+            if count == 1 and len(elems) > 1 and Kind.VEC in spec.alt:
+                return self.packed_vector(ro, shape)  # mov.b64 d, {a, b} (no .vec: packing)
+            out = []
+            if count is not None and len(elems) != count:
+                if count == 1:
+                    out.append(f"vector operand of {len(elems)} elements where a scalar is expected "
+                               f"(add .v{len(elems)} to the instruction?)")
+                else:
+                    out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {count}")
+            elif spec.count is not None and count is None and len(elems) != spec.count:
+                out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {spec.count}")
+            seen = set()
+            for e in elems:
+                if e[0] == "sink":
+                    if not (spec.sink or spec.is_dst):
+                        out.append("'_' is not allowed in a source vector")
+                    continue
+                for msg in self.element(ro, e):
+                    if msg not in seen:
+                        seen.add(msg)
+                        out.append(msg)
+            return out
+        if tag == "reg" and shape[1].vector and shape[2] is None:
+            v = shape[1].vector
+            if count is None or count == v:
+                return self.element(ro, ("reg", shape[1], "x", shape[3]))
+            return [f"vector register .v{v} where {self.spelling} needs "
+                    + (f"{count} elements" if count > 1 else "a scalar")]
+        if count is not None and count > 1:
+            return [f"{self.spelling} needs a vector operand of {count} elements ({{a, b, ...}}), not a scalar"]
+        for k in spec.alt:
+            if k in _SCALAR_KINDS:
+                return self.scalar(ro, shape, k)
+        if tag == "sink":
+            return []
+        return self.element(ro, shape)
+
+    def element(self, ro, shape) -> list[str]:
+        tag = shape[0]
+        if tag in ("vec", "addr", "elem", "brk", "plist", "pair"):
+            return ["vector elements must be registers"]
+        if tag == "undef":
+            return []
+        t = ro.type
+        if ro.spec.is_dst and tag not in ("reg", "sink"):
+            if tag == "sreg":
+                return [f"special register {shape[1].name} is read-only and cannot be a destination"]
+            return ["destination vector elements must be registers"]
+        if t is not None and t.kind is _P:
+            return self.predicate(shape, dst=ro.spec.is_dst)
+        if tag == "reg":
+            sym = shape[1]
+            rt = sym.ptype
+            if shape[3]:
+                return ["'!' negates predicates only"]
+            if sym.vector and shape[2] is None:
+                return ["vector register used as a vector element"]
+            if t is not None and rt is not None and not operand_type_ok(t, rt, relaxed=self.relaxed):
+                return [self.type_mismatch(t, rt, ro.spec.is_dst)]
+            return []
+        if tag == "sreg":
+            return self.special(ro, shape)
+        if tag == "int":
+            return [] if t is None or int_imm_ok(t) else [f"integer constant where a {type_name(t)} element is expected"]
+        if tag == "flt":
+            return [] if t is None or float_imm_ok(t, shape[1]) else [
+                f"floating-point constant where a {type_name(t)} element is expected"]
+        if tag == "sym":
+            return [f"'{shape[1].name}' is a {shape[1].describe()}, not a register"]
+        if tag == "label":
+            return ["a label cannot be a vector element"]
+        if tag == "bad":
+            return [shape[1]]
+        return []
+
+    def packed_vector(self, ro, shape) -> list[str]:
+        """mov.b64 d, {a, b} / mov.b64 {a, b}, d: elements that together make the instruction type."""
+        t = ro.type
+        elems = shape[1]
+        if len(elems) not in (2, 4):
+            return [f"a packing vector has 2 or 4 elements, not {len(elems)}"]
+        if t is None:
+            return []
+        if t.kind is not _B and t.name not in ("f16x2", "bf16x2"):
+            return [f"packing and unpacking with mov needs a bit-size type (.b32, .b64, .b128), not .{t.name}"]
+        part = t.bits // len(elems)
+        for e in elems:
+            if e[0] == "sink":
+                if not ro.spec.is_dst:
+                    return ["'_' is only allowed when unpacking"]
+                continue
+            if e[0] == "reg":
+                rt = e[1].ptype
+                if rt is not None and rt.bits != part:
+                    return [f"elements of a {len(elems)}-element vector packed into .{t.name} must be {part} bits "
+                            f"wide, not .{rt.name}"]
+            elif e[0] in ("int", "flt") and not ro.spec.is_dst:
+                continue
+            elif e[0] != "undef":
+                return ["vector elements must be registers"]
+        return []
+
+    # ------------------------------------------------------------------ texture / surface brackets
+    def bracket(self, ro, shape) -> list[str]:
+        tag = shape[0]
+        if tag == "addr":
+            base = shape[1]
+            if base is None:
+                return ["a texture, sampler or surface is expected in the brackets"]
+            return self.handle(base)
+        if tag != "brk":
+            return ["a bracketed operand list ([tex, {coordinates}]) is expected here"]
+        elems = shape[1]
+        out = self.handle(elems[0]) if elems else []
+        for e in elems[1:]:
+            if e[0] in ("label", "plist", "pair", "addr"):
+                out.append("unexpected element in a bracketed operand list")
+        return out
+
+    def handle(self, shape) -> list[str]:
+        tag = shape[0]
+        if tag == "sym":
+            sym = shape[1]
+            if sym.type not in ("texref", "samplerref", "surfref") and not (sym.kind == "var" and sym.space == "param"):
+                return [f"'{sym.name}' is not a texture, sampler or surface reference"]
+            return []
+        if tag == "reg":
+            rt = shape[1].ptype
+            if rt is not None and (rt.bits != 64 or rt.kind not in (_B, _U, _S)):
+                return [f"a texture or surface handle register must be 64 bits, not .{rt.name}"]
+            return []
+        if tag in ("undef",):
+            return []
+        return ["a texture, sampler or surface reference is expected here"]
+
+
+def assign(specs, shapes) -> Optional[list[int]]:
+    """Which spec each written operand goes to: indexes into `specs`, or None when the count is
+    impossible. Optional operands are dropped so that the kinds fit best (rightmost first)."""
+    n, k = len(shapes), len(specs)
+    required = [i for i, s in enumerate(specs) if not s.spec.optional]
+    if n > k or n < len(required):
+        return None
+    if n == k:
+        return list(range(k))
+    optional = [i for i, s in enumerate(specs) if s.spec.optional]
+    drop = k - n
+    best = None
+    from itertools import combinations
+
+    for dropped in combinations(reversed(optional), drop):
+        chosen = [i for i in range(k) if i not in dropped]
+        score = sum(0 if _kind_fits(specs[i].spec.kind, shapes[j]) else 1 for j, i in enumerate(chosen))
+        if best is None or score < best[0]:
+            best = (score, chosen)
+            if score == 0:
+                break
+    return best[1] if best else None
+
+
+def _kind_fits(kind: Kind, shape) -> bool:
+    tag = shape[0]
+    if kind is Kind.ADDR:
+        return tag in ("addr", "elem")
+    if kind is Kind.VEC:
+        return tag in ("vec", "reg", "sink")
+    if kind is Kind.BRACKET:
+        return tag in ("brk", "addr")
+    if kind is Kind.PARAMS:
+        return tag == "plist"
+    if kind in (Kind.LABEL, Kind.SYMBOL):
+        return tag in ("label", "sym", "undef")
+    if kind is Kind.PRED:
+        return tag in ("reg", "sreg", "int", "undef")
+    return tag not in ("addr", "brk", "plist")

@@ -1,0 +1,374 @@
+"""One pass over the module that keeps the scopes and hands every statement to its rules.
+
+Module items in order (a name must be declared before it is used); in each function, the
+parameters and the body's top level share a scope, each `{ }` opens one, labels are collected per
+block before its statements are checked (they may be referenced before they appear).
+
+Operands are reduced to shapes once per operand node while the scopes do not change (the parser
+shares one node between all occurrences of the same operand text), and instruction checks are
+memoized on (spelling, guard shape, operand shapes); see operands.py and instructions.py.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..isa.sregs import SREGS
+from ..syntax import ast, constexpr
+from . import calls, decls
+from .context import Context
+from .instructions import InstructionRules
+from .names import Scope, Sym
+from .operands import SINK
+
+_Instruction = ast.Instruction
+_Label = ast.Label
+_VarDecl = ast.VarDecl
+_Block = ast.Block
+_Loc = ast.Loc
+_Register = ast.Register
+_Immediate = ast.Immediate
+_Address = ast.Address
+_IntLit = ast.IntLit
+_SymbolRef = ast.SymbolRef
+_LABEL_KINDS = (ast.Label, ast.CallPrototype, ast.BranchTargets, ast.CallTargets)
+_HEADER_DIRECTIVES = decls.ENTRY_DIRECTIVES | {"noreturn", "abi_preserve", "abi_preserve_control"}
+
+
+class Walker:
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.module = Scope()
+        self.scope = self.module
+        self.rules = InstructionRules(ctx)
+        self.shapes: dict[int, tuple] = {}
+        self.guards: dict[tuple, tuple] = {}
+        self.locs: set[tuple[int, int, int]] = set()
+        self.function_kind = "entry"
+
+    # ================================================================== module
+    def run(self) -> None:
+        ctx = self.ctx
+        for item in self.ctx.tree.items:
+            t = type(item)
+            try:
+                if t is ast.Function:
+                    self.function(item)
+                elif t is _VarDecl:
+                    self.module_variable(item)
+                elif t is ast.Directive:
+                    self.module_directive(item)
+                elif t is ast.Alias:
+                    self.alias(item)
+            except Exception as exc:  # a verifier bug must not hide the other diagnostics
+                span = getattr(item, "span", None) or ctx.tree.span
+                ctx.error(span, f"internal verifier error: {type(exc).__name__}: {exc}")
+            finally:
+                self.scope = self.module
+                self.clear()
+
+    def module_variable(self, d: ast.VarDecl) -> None:
+        decls.check_var(self.ctx, d, "module")
+        sym = self.var_sym(d, "module")
+        clash = self.module.declare(sym)
+        if clash is not None:
+            if clash.kind == "var" and (clash.node is not None and clash.node.linkage == "extern" or
+                                        d.linkage == "extern"):
+                if clash.node is not None and clash.node.linkage == "extern":
+                    self.module.names[d.name] = sym
+            elif clash.kind == "func":
+                self.ctx.error(d.span, f"'{d.name}' is already declared as a function (line {clash.span.line})")
+            else:
+                self.ctx.error(d.span, f"duplicate definition of variable '{d.name}' (first declared at line "
+                                       f"{clash.span.line})")
+        if d.init is not None:
+            for name in decls.init_symbols(d.init, []):
+                if name in constexpr.PREDEFINED:
+                    continue
+                found = self.module.lookup(name)
+                if found is None:
+                    self.ctx.error(d.span, f"invalid initial value: '{name}' is not declared")
+                elif found.kind == "reg":
+                    self.ctx.error(d.span, f"invalid initial value: '{name}' is a register")
+
+    def module_directive(self, d: ast.Directive) -> None:
+        if d.name in ("pragma", "target"):
+            return
+        if d.name in _HEADER_DIRECTIVES:
+            self.ctx.error(d.span, f".{d.name} belongs in a function header, before its body")
+        else:
+            self.ctx.error(d.span, f"unknown directive .{d.name}")
+
+    def alias(self, a: ast.Alias) -> None:
+        for name in (a.alias, a.aliasee):
+            sym = self.module.lookup(name)
+            if sym is None:
+                self.ctx.error(a.span, f".alias: '{name}' is not declared")
+            elif sym.kind != "func":
+                self.ctx.error(a.span, f".alias: '{name}' is not a function")
+
+    # ================================================================== functions
+    def function(self, fn: ast.Function) -> None:
+        ctx = self.ctx
+        decls.check_function_header(ctx, fn)
+        existing = self.module.names.get(fn.name)
+        if existing is None:
+            self.module.declare(Sym("func", fn.name, fn.span, node=fn))
+        elif existing.kind != "func":
+            ctx.error(fn.span, f"'{fn.name}' is already declared as a {existing.describe()} (line "
+                               f"{existing.span.line})")
+        else:
+            prev = existing.node
+            if prev.body is not None and fn.body is not None:
+                where = fn.body.span if fn.body.span.line > 0 else fn.span  # ptxas points at the body
+                ctx.error(where, f"duplicate definition of function '{fn.name}' (first defined at line "
+                                   f"{prev.span.line})")
+            else:
+                decls.check_prototypes(ctx, prev, fn)
+                if fn.body is not None:
+                    existing.node = fn
+        self.function_kind = fn.kind
+        scope = Scope(self.module)
+        self.scope = scope
+        self.clear()
+        entry = fn.kind == "entry"
+        for d in fn.returns:
+            decls.check_var(ctx, d, "func-ret")
+            self.declare(d, "func-ret")
+        for d in fn.params:
+            decls.check_var(ctx, d, "entry-param" if entry else "func-param")
+            self.declare(d, "entry-param" if entry else "func-param")
+        if fn.body is not None:
+            self.block(fn.body, scope)
+
+    def var_sym(self, d: ast.VarDecl, role: str) -> Sym:
+        kind = "reg" if d.space == "reg" else "var"
+        return Sym(kind, d.name, d.span, space=d.space, type=d.type, vector=d.vector, array=d.array, align=d.align,
+                   role=role, node=d, count=d.count)
+
+    def declare(self, d: ast.VarDecl, role: str) -> None:
+        sym = self.var_sym(d, role)
+        clash = self.scope.declare(sym)
+        if clash is not None:
+            shown = f"{d.name}<{d.count}>" if d.count is not None else d.name
+            self.ctx.error(d.span, f"duplicate definition of '{shown}' in this scope (first declared at line "
+                                   f"{clash.span.line})")
+        self.clear()
+
+    def clear(self) -> None:
+        if self.shapes:
+            self.shapes = {}
+        if self.guards:
+            self.guards = {}
+
+    # ================================================================== blocks
+    def block(self, block: ast.Block, scope: Scope) -> None:
+        ctx = self.ctx
+        statements = block.statements
+        for st in statements:
+            if isinstance(st, _LABEL_KINDS):
+                sym = self.label_sym(st)
+                clash = scope.declare_label(sym)
+                if clash is not None:
+                    ctx.error(st.span, f"duplicate definition of label '{st.name}' (first defined at line "
+                                       f"{clash.span.line})")
+        rules = self.rules
+        shapes = self.shapes
+        report = ctx.report_instruction
+        for st in statements:
+            t = type(st)
+            if t is _Instruction:
+                if st.opcode == "call":
+                    self.call(st)
+                    continue
+                ops = st.operands
+                if len(ops) == 3:  # the common case, unrolled
+                    a, b, c = ops
+                    sa = shapes.get(id(a))
+                    if sa is None:
+                        sa = self.shape(a)
+                    sb = shapes.get(id(b))
+                    if sb is None:
+                        sb = self.shape(b)
+                    sc = shapes.get(id(c))
+                    if sc is None:
+                        sc = self.shape(c)
+                    key = (sa, sb, sc)
+                else:
+                    key = tuple([shapes.get(id(o)) or self.shape(o) for o in ops])
+                g = st.guard
+                res = rules.check(st.opcode, st.modifiers, None if g is None else self.guard_shape(g), key)
+                if res:
+                    report(st, res)
+            elif t is _Label:
+                continue
+            elif t is _Loc:
+                self.loc(st)
+            elif t is _VarDecl:
+                decls.check_var(ctx, st, "body")
+                self.declare(st, "body")
+                shapes = self.shapes
+            elif t is _Block:
+                inner = Scope(scope)
+                self.scope = inner
+                self.clear()
+                self.block(st, inner)
+                self.scope = scope
+                self.clear()
+                shapes = self.shapes
+            elif t is ast.Directive:
+                self.body_directive(st)
+            elif t is ast.BranchTargets:
+                for name in st.targets:
+                    if scope.label(name) is None:
+                        ctx.error(st.span, f".branchtargets: label '{name}' is not declared")
+            elif t is ast.CallTargets:
+                for name in st.targets:
+                    sym = scope.lookup(name)
+                    if sym is None:
+                        ctx.error(st.span, f".calltargets: function '{name}' is not declared")
+                    elif sym.kind != "func":
+                        ctx.error(st.span, f".calltargets: '{name}' is not a function")
+            elif t is ast.CallPrototype:
+                for d in st.returns:
+                    decls.check_var(ctx, d, "proto")
+                for d in st.params:
+                    decls.check_var(ctx, d, "proto")
+
+    def label_sym(self, st) -> Sym:
+        if type(st) is ast.Label:
+            return Sym("label", st.name, st.span, node=st)
+        kind = {ast.CallPrototype: "proto", ast.BranchTargets: "btargets", ast.CallTargets: "ctargets"}[type(st)]
+        return Sym(kind, st.name, st.span, node=st)
+
+    def body_directive(self, d: ast.Directive) -> None:
+        if d.name == "pragma":
+            return
+        if d.name in _HEADER_DIRECTIVES:
+            self.ctx.error(d.span, f".{d.name} belongs in the function header, before the body")
+        elif d.name in ("version", "target", "address_size", "file", "section", "entry", "func", "alias"):
+            self.ctx.error(d.span, f".{d.name} is only allowed at module scope")
+        else:
+            self.ctx.error(d.span, f"unknown directive .{d.name}")
+
+    def loc(self, st: ast.Loc) -> None:
+        if st.inlined_at is not None and tuple(st.inlined_at) not in self.locs:
+            f, line, col = st.inlined_at
+            self.ctx.error(st.span, f"source location {f} {line} {col} used in inlined_at must appear in a "
+                                    "preceding .loc directive")
+        self.locs.add((st.file, st.line, st.col))
+
+    def call(self, st: ast.Instruction) -> None:
+        out = []
+        plan = self.rules.plan("call", st.modifiers)
+        if plan.error is not None:
+            out.append((-1, plan.error, "error"))
+        else:
+            out.extend((-1, p, "error") for p in plan.problems)
+        if st.guard is not None:
+            from .instructions import guard_problems
+
+            out.extend((-2, m, "error") for m in guard_problems(self.guard_shape(st.guard)))
+        out.extend(calls.check_call(self, st))
+        if out:
+            self.ctx.report_instruction(st, out)
+
+    # ================================================================== shapes
+    def shape(self, node) -> tuple:
+        s = self.shapes.get(id(node))
+        if s is None:
+            s = self.shapes[id(node)] = self._shape(node)
+        return s
+
+    def _shape(self, node) -> tuple:
+        t = type(node)
+        if t is _Register:
+            return self.register_shape(node.name, node.component, node.negated)
+        if t is _Immediate:
+            return self.expr_shape(node.expr)
+        if t is _Address:
+            base = node.base
+            if base is None:
+                bs = None
+            elif type(base) is _Register:
+                bs = self.register_shape(base.name, base.component, base.negated)
+            else:
+                bs = self.symbol_shape(base.name)
+            off = None if node.offset is None else self.expr_shape(node.offset)
+            return ("addr", bs, off)
+        if t is ast.Sink:
+            return SINK
+        if t is ast.VectorOperand:
+            return ("vec", tuple(self.shape(e) for e in node.elements))
+        if t is ast.PredPair:
+            return ("pair", self.shape(node.first), self.shape(node.second))
+        if t is ast.BracketList:
+            return ("brk", tuple(self.shape(e) for e in node.elements))
+        if t is ast.ParamList:
+            return ("plist", tuple(self.shape(e) for e in node.elements))
+        if t is ast.ArrayElement:
+            return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
+        return ("bad", f"unexpected operand {type(node).__name__}")
+
+    def register_shape(self, name: str, component, negated) -> tuple:
+        sym = self.scope.lookup(name)
+        if sym is None:
+            sreg = SREGS.get(name)
+            if sreg is not None:
+                return ("sreg", sreg, component, negated)
+            return ("undef", name, self.scope.nearest_range(name))
+        if sym.kind == "reg":
+            return ("reg", sym, component, negated)
+        return ("sym", sym, False)
+
+    def symbol_shape(self, name: str) -> tuple:
+        scope = self.scope
+        sym = scope.lookup(name)
+        if sym is not None:
+            if sym.kind == "reg":
+                return ("reg", sym, None, False)
+            return ("sym", sym, False)
+        label = scope.label(name)
+        if label is not None:
+            return ("label", label.kind)
+        if name in constexpr.PREDEFINED:
+            return ("int", constexpr.PREDEFINED[name][0])
+        sreg = SREGS.get(name)
+        if sreg is not None:
+            return ("sreg", sreg, None, False)
+        return ("undef", name, scope.nearest_range(name))
+
+    def expr_shape(self, e) -> tuple:
+        t = type(e)
+        if t is _IntLit:
+            return ("int", e.value)
+        if t is ast.FloatLit:
+            return ("flt", 32 if e.is_f32 else 64)
+        if t is _SymbolRef:
+            return self.symbol_shape(e.name)
+        if t is ast.Unary and e.op == "-" and type(e.operand) is _IntLit:
+            return ("int", -e.operand.value)
+        names = decls.init_symbols(e, [])
+        if names:
+            shapes = [self.symbol_shape(n) for n in names if n not in constexpr.PREDEFINED]
+            for s in shapes:
+                if s[0] in ("undef", "label", "reg"):
+                    return s if s[0] != "reg" else ("bad", "registers cannot appear in constant expressions")
+            if shapes:
+                s = shapes[0]
+                return ("sym", s[1], True) if s[0] == "sym" else s
+        try:
+            value, kind = constexpr.evaluate_typed(e)
+        except constexpr.ConstExprError as exc:
+            return ("bad", f"constant expression: {exc.message}")
+        except Exception as exc:  # noqa: BLE001 - an evaluator bug is a diagnostic, not a crash
+            return ("bad", f"constant expression could not be evaluated ({exc})")
+        if kind == "f64":
+            return ("flt", 64)
+        return ("int", value)
+
+    def guard_shape(self, g: ast.Guard) -> tuple:
+        key = (g.register, g.negated)
+        s = self.guards.get(key)
+        if s is None:
+            s = self.guards[key] = self.register_shape(g.register, None, g.negated)
+        return s
