@@ -40,8 +40,8 @@ def _sum(s, e, x, y, mode, ftz, sat):
     if mode is Rounding.RM:  # NumPy's RN zero signs are right for RN, RZ, RP
         zero = np.where(exact_zero_sign(True, np.signbit(x), np.signbit(y)), -0.0, 0.0)
         s = np.where(s == 0, zero, s)
-    rs = np.where(np.isfinite(e), np.sign(e), 0)
-    return _round(s, mode, rs, ftz, sat)
+    # e is NaN where s is infinite or NaN; the f32 rounding ignores it there.
+    return _round(s, mode, np.sign(e), ftz, sat)
 
 
 def add(a, b, mode: Rounding = Rounding.RN, ftz: bool = False, sat: bool = False):

@@ -58,7 +58,8 @@ def _regular(*xs):
 
 
 def _out(bits, nan_mask, sat, operands, order):
-    bits = f64_nan(nan_mask, bits, operands, order)
+    if nan_mask is not None:
+        bits = f64_nan(nan_mask, bits, operands, order)
     return saturate(bits, F64) if sat else bits
 
 
@@ -200,13 +201,14 @@ def sqrt(a, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
 
 
 def _round_to_odd_sum(x, y):
-    """v = RO(x + y) and the sign of (x + y) - v."""
+    """v = RO(x + y) and the sign of (x + y) - v (as float -1, 0, 1)."""
     v, err = two_sum(x, y)
-    even = (v.view(np.uint64) & np.uint64(1)) == 0
-    bump = (err != 0) & even
-    v_odd = np.where(bump, step(v, sign(err)), v)
-    ro_sign = np.where(err == 0, 0, np.where(bump, sign(v - v_odd), sign(err)))
-    return v_odd, ro_sign.astype(np.int8)
+    ro = np.sign(err)
+    bump = (err != 0) & ((v.view(np.uint64) & np.uint64(1)) == 0)
+    if bump.any():
+        v = np.where(bump, np.nextafter(v, np.copysign(np.inf, err)), v)
+        ro = np.where(bump, -ro, ro)   # v stepped past x + y
+    return v, ro
 
 
 def _fma_core(z, ph, pl):
@@ -215,7 +217,7 @@ def _fma_core(z, ph, pl):
     th, tl = two_sum(z, ph)
     v, ro_sign = _round_to_odd_sum(tl, pl)
     s, e2 = two_sum(th, v)
-    rs = np.where(e2 != 0, sign(e2), ro_sign)
+    rs = np.where(e2 != 0, np.sign(e2), ro_sign)
     return s, rs
 
 
@@ -265,16 +267,19 @@ def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
     with np.errstate(all="ignore"):
         finite = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
         prod_zero = (x == 0) | (y == 0)
-        # Non-finite operands: the product's class is all that matters.
-        special = np.where(np.isfinite(x) & np.isfinite(y), z, x * y + z)
         reg = finite & ~prod_zero
-        x1, y1, z1 = np.where(reg, x, 1.0), np.where(reg, y, 1.0), np.where(reg, z, 0.0)
-        bits, exact_zero, ok = _fma_direct(x1, y1, z1, mode)
-        fast = ok & _in_range(x1, 2.0 ** -450, 2.0 ** 450) & _in_range(y1, 2.0 ** -450, 2.0 ** 450) \
-            & ((z1 == 0) | _in_range(z1, 2.0 ** -900, 2.0 ** 900))
+        all_reg = bool(reg.all())
+        if not all_reg:
+            x, y, z = np.where(reg, x, 1.0), np.where(reg, y, 1.0), np.where(reg, z, 0.0)
+        bits, exact_zero, ok = _fma_direct(x, y, z, mode)
+        fast = ok & _in_range(x, 2.0 ** -450, 2.0 ** 450) & _in_range(y, 2.0 ** -450, 2.0 ** 450) \
+            & ((z == 0) | _in_range(z, 2.0 ** -900, 2.0 ** 900))
         slow = ~fast
-        if np.any(slow):
-            bits[slow], exact_zero[slow] = fma_values(x1[slow], y1[slow], z1[slow], mode)
+        if slow.any():
+            bits[slow], exact_zero[slow] = fma_values(x[slow], y[slow], z[slow], mode)
+        if all_reg and not exact_zero.any():
+            return _out(bits, None, sat, (a, b, c), _FMA_NAN_ORDER)
+        x, y, z = _vals(a), _vals(b), _vals(c)
         sp = np.signbit(x) ^ np.signbit(y)
         zero_sign = exact_zero_sign(mode is Rounding.RM, sp, np.signbit(z))
         zero = np.where(zero_sign, np.uint64(1 << 63), np.uint64(0))
@@ -282,6 +287,8 @@ def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
         # x*y == 0 exactly: the result is z, or a signed zero if z is zero.
         bits = np.where(finite & prod_zero,
                         np.where(z == 0, zero, z.view(np.uint64)), bits)
+        # Non-finite operands: the product's class is all that matters.
+        special = np.where(np.isfinite(x) & np.isfinite(y), z, x * y + z)
         bits = np.where(finite, bits, special.view(np.uint64))
     nan = ~finite & np.isnan(special)
     return _out(bits, nan, sat, (a, b, c), _FMA_NAN_ORDER)

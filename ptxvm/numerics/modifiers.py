@@ -45,8 +45,8 @@ def flush_tiny(bits, x, residual, fmt: FloatFormat, mode: Rounding) -> np.ndarra
     away = overflow_to_inf(mode, neg) if mode is not Rounding.RZ else np.zeros(neg.shape, bool)
     nearest = mode in (Rounding.RN, Rounding.RNA)
     ax = np.abs(x)
-    r = np.zeros(ax.shape, np.int8) if residual is None else \
-        np.where(neg, -np.asarray(residual), np.asarray(residual)).astype(np.int8)
+    r = np.zeros(ax.shape) if residual is None else \
+        np.where(neg, -np.asarray(residual, np.float64), np.asarray(residual, np.float64))
     if nearest:
         t = 2.0 ** emin - 2.0 ** (emin - p - 1)    # ties round up to 2**emin
         tiny = (ax < t) | ((ax == t) & (r < 0))

@@ -37,6 +37,8 @@ _F32_CANONICAL_AS_F64 = 0x7FFFFFFFE0000000   # cvt.ftz.f64.f32: f32 canonical, w
 
 def nan_result(mask, result, fmt: FloatFormat) -> np.ndarray:
     """``result`` with fmt's canonical NaN where ``mask``."""
+    if not np.any(mask):
+        return as_bits(result, fmt)
     return np.where(mask, as_bits(fmt.nan, fmt), as_bits(result, fmt))
 
 
