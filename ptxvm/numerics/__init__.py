@@ -1,7 +1,12 @@
 """Bit-exact PTX floating-point numerics on NumPy arrays of raw bits.
 
 Arithmetic is namespaced by width: ``ieee32.add(a, b, Rounding.RZ, ftz=True)``,
-``ieee64.fma(a, b, c, Rounding.RP)``, ``half.fma(a, b, c, BF16)``.
+``ieee64.fma(a, b, c, Rounding.RP)``, ``half.fma(a, b, c, BF16)``; conversions
+are in ``convert`` (``cvt_float``, ``float_to_int``, ``int_to_float``, ...).
+Every result is the correctly rounded IEEE 754 value in the requested mode.
+NaN results follow ``nans.NAN_POLICY`` (default: as measured on sm_90
+hardware), and .ftz uses tininess after rounding, as the H100 does;
+tests/numerics/h100_oracle.py re-measures both on a GPU.
 """
 from . import convert, half, ieee32, ieee64
 from .convert import (bf16_to_f32, cvt_float, e4m3_to_f16, e4m3_to_f32, e5m2_to_f16,
