@@ -117,7 +117,8 @@ def value_of(t, bits):
 
 def raw(x):
     x = np.asarray(x)
-    return x.view({4: np.uint32, 8: np.uint64, 2: np.uint16, 1: np.uint8}[x.dtype.itemsize]) if x.dtype.kind == "f" else x
+    unsigned = {4: np.uint32, 8: np.uint64, 2: np.uint16, 1: np.uint8}
+    return x.view(unsigned[x.dtype.itemsize]) if x.dtype.kind == "f" else x
 
 
 # ============================================================================ integer -> integer

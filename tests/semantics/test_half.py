@@ -111,7 +111,8 @@ def test_bf16_products_below_the_float32_normal_range():
     n = 20000
     ea = rng.integers(0x30, 0x50, n).astype(np.uint16)          # exponent fields near 2**-80..2**-47
     eb = (0x7E - 133 + 127 - ea + rng.integers(-10, 10, n)).astype(np.uint16) & np.uint16(0xFF)
-    a = (ea << np.uint16(7)) | rng.integers(0, 128, n).astype(np.uint16) | (rng.integers(0, 2, n).astype(np.uint16) << np.uint16(15))
+    signs = rng.integers(0, 2, n).astype(np.uint16) << np.uint16(15)
+    a = (ea << np.uint16(7)) | rng.integers(0, 128, n).astype(np.uint16) | signs
     b = (eb << np.uint16(7)) | rng.integers(0, 128, n).astype(np.uint16)
     same(run("mul.bf16", a, b), nhalf.mul(a, b, BF16, Rounding.RN))
     c = rng.integers(0, 0x0100, n).astype(np.uint16)              # tiny addends

@@ -41,7 +41,8 @@ from ...numerics.nans import int_nan, nan_result
 from ...numerics.rounding import Rounding
 from ..dtypes import numpy_dtype
 from ..registry import semantic
-from ._float import INTS, bits32, bits64, f32, f64, flag, flush32, patch, quiet, rounding, types_in, unsupported
+from ._float import (INTS, bits32, bits64, f32, f64, flag, flush32, patch, quiet, rounding, types_in,
+                     unsupported)
 
 RN, RZ = Rounding.RN, Rounding.RZ
 FLOATS = {"f16": F16, "bf16": BF16, "f32": F32, "f64": F64}

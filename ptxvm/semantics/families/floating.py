@@ -15,9 +15,11 @@ sqrt in RN are the float64 result cast to float32 (53 >= 2*24 + 2: the double ro
 innocuous). fma.rn.f32 forms the exact product in float64 (24 + 24 bits), adds c with TwoSum,
 turns the float64 sum into its round-to-odd stand-in using the TwoSum error, and lets NumPy's
 float64 -> float32 cast round once more: round-to-odd with 29 extra bits makes that the correct
-rounding of the exact a*b + c. Directed modes, f64 fma and the rest go through
-ptxvm.numerics (exact integer encoding). .ftz flushes subnormal inputs and results; a result rounded to exactly the smallest normal
-is handed to numerics, which decides tininess after rounding as sm_90 does; .sat comes last.
+rounding of the exact a*b + c. fma.rn.f64 uses Boldo & Melquiond's TwoProd/TwoSum/round-to-odd
+emulation on the lanes whose exponents keep it exact (all but extreme ones). Directed modes and
+the lanes the fast paths leave go through ptxvm.numerics (exact integer encoding). .ftz flushes
+subnormal inputs and results; a result rounded to exactly the smallest normal is handed to
+numerics, which decides tininess after rounding as sm_90 does; .sat comes last.
 
 NaN results are decided by ptxvm.numerics.nans (measured on sm_90: f32 arithmetic gives the
 canonical 0x7FFFFFFF, f64 arithmetic the first NaN operand in a fixed order, quieted, or

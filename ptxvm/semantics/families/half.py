@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...numerics.formats import BF16, F16, FloatFormat
+from ...numerics.formats import F16, FloatFormat
 from ...numerics import half as nhalf
 from ...numerics.nans import nan_result
 from ...numerics.rounding import Rounding
