@@ -2,13 +2,14 @@
 warp collectives) or the generic one over a pure lane function from ptxvm.semantics."""
 from __future__ import annotations
 
-from . import control, memory_ops, sync_ops, warp_ops
+from . import control, matrix_ops, memory_ops, sync_ops, warp_ops
 
 ENGINE_LOWERINGS = {
     **control.LOWERINGS,
     **memory_ops.LOWERINGS,
     **sync_ops.LOWERINGS,
     **warp_ops.LOWERINGS,
+    **matrix_ops.LOWERINGS,
 }
 
 

@@ -145,7 +145,8 @@ class Launch:
                     self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf
                 try:
-                    run(ctx, code, _on_stuck)
+                    with np.errstate(all="ignore"):  # masked lanes may compute on garbage
+                        run(ctx, code, _on_stuck)
                 except Fault as f:
                     raise self._kernel_fault(ctx, f, code) from None
                 stats.thread_instructions += ctx.thread_instructions

@@ -479,7 +479,7 @@ def _part_type(t: str, parts: int) -> str:
 
 def _carry_writer(ctx, lanes, v):
     if lanes is None:
-        np.copyto(ctx.carry, v, casting="unsafe")
+        np.copyto(ctx.carry, v, casting="unsafe", where=True if ctx.write_mask is None else ctx.write_mask)
     else:
         ctx.carry[lanes] = v
 

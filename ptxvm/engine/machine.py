@@ -83,6 +83,9 @@ class Context:
         self.warp_of: np.ndarray = np.zeros(n, dtype=np.int64)  # set by the launcher
         self.n_warps_live = 0
         self.extra: dict = {}
+        # Set while a divergent group runs a pure instruction over whole arrays: writers then
+        # store only where the mask holds (see `run`).
+        self.write_mask: Optional[np.ndarray] = None
 
     # -- lane sets
     def live_lanes(self) -> Optional[np.ndarray]:
@@ -137,6 +140,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     budget = ctx.max_instructions
     sticky: Optional[np.ndarray] = None  # the divergent group that keeps running
     sticky_key = others = 0
+    mask: Optional[np.ndarray] = None  # the divergent group as a bool array over slots
+    wide = max(1, ctx.n // 4)  # from this group size on, pure ops run masked over whole arrays
     while ctx.n_live:
         if ctx.uniform:
             pc = ctx.upc
@@ -157,6 +162,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
                 continue
             pc = k & 0xFFFFFFFF
             at_pc = runnable & (ctx.pc == pc)
+            mask = at_pc
             lanes = np.flatnonzero(at_pc)
             group = lanes.size
             if group == ctx.n_live:
@@ -175,6 +181,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             if op.control:
                 sticky = None
                 op.run(ctx, lanes, pc)
+            elif lanes is not None and group >= wide and not op.side_effects:
+                _run_masked(ctx, op, mask if sticky is not None else _mask_of(ctx, lanes))
             else:
                 active = lanes
                 if op.guard is not None or (lanes is None and op.side_effects and ctx.n_live != ctx.n):
@@ -199,6 +207,26 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             raise
         if not ctx.uniform and lanes is not None and sticky is None:
             _maybe_reconverge(ctx, lanes)
+
+
+def _mask_of(ctx: Context, lanes: np.ndarray) -> np.ndarray:
+    m = np.zeros(ctx.n, dtype=bool)
+    m[lanes] = True
+    return m
+
+
+def _run_masked(ctx: Context, op: Op, mask: np.ndarray) -> None:
+    """Run a pure instruction over whole arrays, keeping results only where `mask` (and the
+    guard) holds: cheaper than gathering and scattering every operand of a large group."""
+    if op.guard is not None:
+        slot, negated = op.guard
+        p = ctx.regs[slot]
+        mask = mask & (~p if negated else p)
+    ctx.write_mask = mask
+    try:
+        op.run(ctx, None)
+    finally:
+        ctx.write_mask = None
 
 
 def _guarded(ctx: Context, lanes: Optional[np.ndarray], guard: Optional[tuple[int, bool]]) -> np.ndarray:

@@ -52,7 +52,7 @@ def register_writer(slot: int, reg_dtype: np.dtype, ptx_type: str) -> Writer:
     if reg_dtype == np.bool_:
         def write_pred(ctx, lanes, v):
             if lanes is None:
-                np.copyto(ctx.regs[slot], v)
+                np.copyto(ctx.regs[slot], v, where=True if ctx.write_mask is None else ctx.write_mask)
             else:
                 ctx.regs[slot][lanes] = v
         return write_pred
@@ -76,7 +76,7 @@ def register_writer(slot: int, reg_dtype: np.dtype, ptx_type: str) -> Writer:
 
     def write(ctx, lanes, v):
         if lanes is None:
-            np.copyto(ctx.regs[slot], convert(v))
+            np.copyto(ctx.regs[slot], convert(v), where=True if ctx.write_mask is None else ctx.write_mask)
         else:
             ctx.regs[slot][lanes] = convert(v)
 
