@@ -5,13 +5,18 @@ import functools
 import os
 
 import numpy as np
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 
 from ptxvm.numerics.formats import FloatFormat
 
 # Hypothesis examples per test: small by default so the suite stays fast;
 # PTXVM_NUMERICS_EXAMPLES=500 for a deep run.
 EXAMPLES = int(os.environ.get("PTXVM_NUMERICS_EXAMPLES", "30"))
+
+# Per-test settings (not a global profile, which would leak into other suites):
+# generation of batched examples is slow on a loaded CI machine, not a bug.
+NUMERICS = settings(max_examples=EXAMPLES, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def specials(f: FloatFormat) -> list[int]:

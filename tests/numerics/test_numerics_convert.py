@@ -4,10 +4,10 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import numerics_ref as R
-from numerics_strategies import EXAMPLES, float_bits, specials
+from numerics_strategies import NUMERICS, float_bits, specials
 from ptxvm.numerics import convert as C
 from ptxvm.numerics.formats import BF16, E4M3, E5M2, F16, F32, F64, TF32
 from ptxvm.numerics.rounding import Rounding
@@ -59,7 +59,7 @@ def test_narrowing_random(src, dst):
     bits = st.one_of(float_bits(src), float_bits(src, _near_range(src, dst)))
     modes = [Rounding.RN] if dst in (E4M3, E5M2) else MODES + ([Rounding.RNA] if dst is TF32 else [])
 
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(st.lists(bits, min_size=1, max_size=40), st.sampled_from(modes),
            st.booleans(), st.booleans(), st.integers(0, 3))
     def run(values, mode, relu, satfinite, extra):
@@ -161,7 +161,7 @@ def test_float_to_int(src):
     near = (src.bias - 2, min(src.bias + 66, (1 << src.exp_bits) - 1))
     bits = st.one_of(float_bits(src), float_bits(src, near))
 
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(st.lists(bits, min_size=1, max_size=40), st.sampled_from(MODES),
            st.sampled_from(INTS), st.booleans())
     def run(values, mode, dtype, ftz):
@@ -201,7 +201,7 @@ def _int_values(dtype):
 
 @pytest.mark.parametrize("dst", [F16, BF16, F32, F64])
 def test_int_to_float(dst):
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(st.sampled_from(INTS).flatmap(lambda t: st.tuples(st.just(t), st.lists(_int_values(t), min_size=1, max_size=40))),
            st.sampled_from(MODES))
     def run(case, mode):
@@ -215,7 +215,7 @@ def test_int_to_float(dst):
 
 @pytest.mark.parametrize("src", INTS)
 def test_int_to_int(src):
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(st.lists(_int_values(src), min_size=1, max_size=40), st.sampled_from(INTS))
     def run(values, dst):
         arr = np.array(values, dtype=src)

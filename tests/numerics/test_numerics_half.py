@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import numerics_ref as R
-from numerics_strategies import EXAMPLES, arrays, operand_tuples, specials
+from numerics_strategies import NUMERICS, arrays, operand_tuples, specials
 from ptxvm.numerics import half
 from ptxvm.numerics.convert import pack2
 from ptxvm.numerics.formats import BF16, F16
@@ -35,7 +35,7 @@ def check(op, cols, fmt, mode, **kw):
 @pytest.mark.parametrize("fmt", [F16, BF16], ids=str)
 @pytest.mark.parametrize("op", list(ARITY))
 def test_random(fmt, op):
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(st.lists(operand_tuples(fmt, ARITY[op]), min_size=1, max_size=32),
            st.sampled_from(MODES), st.booleans(), st.booleans(), st.booleans())
     def run(tuples, mode, ftz, sat, relu):

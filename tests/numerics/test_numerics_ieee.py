@@ -2,10 +2,10 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import numerics_ref as R
-from numerics_strategies import EXAMPLES, arrays, operand_tuples, specials
+from numerics_strategies import NUMERICS, arrays, operand_tuples, specials
 from ptxvm.numerics import ieee32, ieee64
 from ptxvm.numerics.formats import F32, F64
 from ptxvm.numerics.rounding import Rounding
@@ -45,7 +45,7 @@ def _case(fmt, op):
 @pytest.mark.parametrize("fmt", [F32, F64])
 @pytest.mark.parametrize("op", list(ARITY))
 def test_random_against_exact_reference(fmt, op):
-    @settings(max_examples=EXAMPLES, deadline=None)
+    @NUMERICS
     @given(_case(fmt, op))
     def run(case):
         mode, ftz, sat, cols = case
