@@ -394,6 +394,9 @@ def _lookup(opcode: str, mods: tuple[str, ...]) -> Union[Match, MatchError]:
         if best is None or score < best[0]:
             best = (score, form, extra, missing)
     _, form, extra, missing = best
+    dup = next((t for t in mods if mods.count(t) > 1 and t in extra), None)
+    if dup is not None:
+        return MatchError(f"\"{spelled}\": repeated modifier \".{dup}\"", opcode, mods, "not-allowed", form)
     if extra:
         rest = [t for t in mods]
         for t in extra:

@@ -110,6 +110,7 @@ def test_types_keep_their_order():
     ("ld.ca.L1::evict_last.global.f32", "constraint", "cop cannot be combined with level1::eviction_priority"),
     ("setp.lo.f32", "constraint", "compare integers"),
     ("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32", "constraint", ".dtype must be .f32"),
+    ("add.u32.u32", "not-allowed", 'repeated modifier ".u32"'),
 ])
 def test_diagnostics(spelling, code, text):
     parts = spelling.split(".")
