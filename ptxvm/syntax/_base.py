@@ -84,6 +84,8 @@ class ParserBase:
     def fail_expected(self, what: str) -> NoReturn:
         lex = self.lex
         end = lex.start + max(1, len(lex.value))
+        if lex.kind == ERROR:  # a malformed token says more than what was expected
+            self.fail(lexer.error_message(lex.value), lex.start, end)
         self.fail(f"expected {what}, found {describe(lex.kind, lex.value)}", lex.start, end)
 
     def report(self, error: ParseError) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import ast
 from ._fastpath import FastPathParser
-from .lexer import DIRECTIVE, EOF, IDENT, STRING
+from .lexer import DIRECTIVE, EOF, IDENT, INT, STRING
 
 
 class DebugParser(FastPathParser):

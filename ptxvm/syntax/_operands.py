@@ -11,7 +11,7 @@ from typing import Optional
 
 from . import ast
 from ._exprs import ExprParser
-from .lexer import DIRECTIVE, IDENT
+from .lexer import DIRECTIVE, EOF, IDENT
 from .scope import Scopes
 
 COMPONENTS = frozenset("xyzwrgba")
@@ -42,8 +42,9 @@ class OperandParser(ExprParser):
         start = lex.start
         lex.next()  # '@'
         negated = self.accept("!")
+        end = lex.end
         name = self.expect_name("a predicate after '@'")
-        return ast.Guard(name, negated, self.span(start, lex.start))
+        return ast.Guard(name, negated, self.span(start, end))
 
     def parse_instruction(self, guard: Optional[ast.Guard]) -> ast.Instruction:
         lex = self.lex
@@ -56,6 +57,8 @@ class OperandParser(ExprParser):
         opcode, modifiers = parts
         lex.next()
         operands = []
+        if lex.kind in ("}", EOF, DIRECTIVE):
+            self.fail_expected("';' after the instruction")
         if lex.kind != ";":
             in_call = opcode == "call"
             operands.append(self.parse_operand(in_call))
@@ -153,6 +156,9 @@ class OperandParser(ExprParser):
         """`[addr]`, `[base+offset]`, or a bracketed operand list `[tex, sampler, {coords}]`."""
         lex = self.lex
         lex.next()  # '['
+        if lex.kind == IDENT and "." not in lex.value and lex.peek_kind() == "-":
+            lex.next()
+            self.fail("an address offset is written [base+offset]; use '+-' for a negative offset")
         if lex.kind == IDENT and "." not in lex.value and lex.peek_kind() in ("+", "]", ","):
             name = lex.value
             base = ast.Register(name) if self.scopes.is_register(name) else ast.SymbolRef(name)
