@@ -53,8 +53,16 @@ class ParserBase:
         """0-based line of text offset `pos`."""
         starts = self.line_starts
         i = self._line_hint
-        if starts[i] <= pos and (i + 1 == len(starts) or pos < starts[i + 1]):
-            return i
+        if starts[i] <= pos:
+            # the parser moves forward: try the hinted line and the few after it first
+            last = min(i + 4, len(starts))
+            for j in range(i + 1, last):
+                if pos < starts[j]:
+                    self._line_hint = j - 1
+                    return j - 1
+            if last == len(starts):
+                self._line_hint = last - 1
+                return last - 1
         i = bisect_right(starts, pos) - 1
         self._line_hint = i
         return i

@@ -38,6 +38,7 @@ _FLAT_DECIMAL_LIST = re.compile(
 )
 
 _SMALL_INTS = {}
+_DIGIT_RUN = re.compile(r"\d+", re.A)
 
 
 def int_lit(value: int, unsigned: bool) -> ast.IntLit:
@@ -48,6 +49,9 @@ def int_lit(value: int, unsigned: bool) -> ast.IntLit:
     if node is None:
         node = _SMALL_INTS[value] = ast.IntLit(value)
     return node
+
+
+_SMALL_INT_TEXT = {str(i): int_lit(i, False) for i in range(1025)}
 
 
 def is_f32_literal(node) -> bool:
@@ -228,10 +232,14 @@ def _flat_list(text: str, start: int):
     m = _FLAT_DECIMAL_LIST.match(text, start)
     if m is None:
         return None
+    small = _SMALL_INT_TEXT.get
     items = []
-    for digits in m.group(1).split(","):
-        value = int(digits)
-        if value > lexer.UINT64_MAX:
-            return None
-        items.append(int_lit(value, value > lexer.INT64_MAX))
+    for digits in _DIGIT_RUN.findall(m.group(1)):
+        node = small(digits)
+        if node is None:
+            value = int(digits)
+            if value > lexer.UINT64_MAX:
+                return None
+            node = int_lit(value, value > lexer.INT64_MAX)
+        items.append(node)
     return tuple(items), m.end()

@@ -114,13 +114,15 @@ class FastPathParser(DeclParser):
         append = statements.append
         declaration = _DECLARATION.match
         call = _CALL.match
+        loc_start = None  # where the last .loc began, until known not to go on
         while True:
             m = instruction(text, pos)
             if m is not None:
                 node = self._instruction(m)
             elif (m := label(text, pos)) is not None:
                 node = ast.Label(m.group(1), self.span(m.start(1), m.end(1)))
-            elif (m := loc(text, pos)) is not None and not self._continued(m.end()):
+            elif (m := loc(text, pos)) is not None:
+                loc_start = pos
                 start = m.start(1)
                 node = ast.Loc(int(m.group(2)), int(m.group(3)), int(m.group(4)), span=self.span(start, start + 4))
             elif (m := declaration(text, pos)) is not None:
@@ -129,11 +131,14 @@ class FastPathParser(DeclParser):
                 node = None
             if node is None:
                 m = call(text, pos)
-                if m is None:
-                    return pos
-                node = self._call(m)
+                node = None if m is None else self._call(m)
                 if node is None:
+                    if loc_start is not None and self._continued(pos):
+                        statements.pop()
+                        return loc_start
                     return pos
+            if type(node) is not ast.Loc:
+                loc_start = None
             append(node)
             pos = m.end()
 
@@ -296,13 +301,16 @@ class FastPathParser(DeclParser):
         match = _DATA_LINE.match
         cache = self._data_values
         append = entries.append
+        data_line_start = None  # where the last data line began, until known not to go on
         while True:
             m = match(text, pos)
             if m is None:
+                if data_line_start is not None and self._continued(pos):
+                    entries.pop()
+                    return data_line_start
                 return pos
             directive, numbers, label = m.groups()
-            if label is None and self._continued(m.end()):
-                return pos
+            data_line_start = None if label is not None else pos
             if label is not None:
                 start = m.start(3)
                 append(ast.SectionEntry("label", (ast.SymbolRef(label),), self.span(start, start + len(label))))

@@ -291,3 +291,53 @@ def test_dwarf_lines():
 def test_module_pragma_and_unknown_directive():
     m = module('.pragma "nounroll";\n.future_thing 1, "x";\n')
     assert m.items == (ast.Directive("pragma", ("nounroll",)), ast.Directive("future_thing", (ast.IntLit(1), "x")))
+
+
+def test_legacy_ptx_1x():
+    """The shape of CUDA 2.x output: $-registers, params in the kernel list, .tex, @@DWARF."""
+    m = parse(
+        """
+	.version 1.4
+	.target sm_13
+	// compiled with nvopencc
+	.file	1	"<command-line>"
+	.file	2	"/tmp/tmpxft_00001234_00000000-4_k.cudafe2.gpu"
+	.tex .u32 texname;
+	.const[1] .b32 banked[4];
+	.entry _Z6kernelPfi (
+		.param .u32 __cudaparm__Z6kernelPfi_a,
+		.param .s32 __cudaparm__Z6kernelPfi_n)
+	{
+	.reg .u16 %rh<4>;
+	.reg .u32 %r<9>;
+	.reg .f32 %f<4>;
+	.reg .pred %p<3>;
+	.loc	15	4	0
+$LBB1__Z6kernelPfi:
+	cvt.u32.u16 	%r1, %tid.x;
+	ld.param.s32 	%r2, [__cudaparm__Z6kernelPfi_n];
+	setp.le.s32 	%p1, %r2, %r1;
+	@%p1 bra 	$Lt_0_1026;
+	tex.1d.v4.f32.s32 {%f1,%f2,%f3,_},[texname,{%r1,%r1,%r1,%r1}];
+$Lt_0_1026:
+	exit;
+$LDWend__Z6kernelPfi:
+	} // _Z6kernelPfi
+	@@DWARF .byte 0x2b, 0x00
+""",
+        "old.ptx",
+    )
+    assert (m.version, m.target, m.address_size) == ((1, 4), ("sm_13",), None)
+    kernel = m.function("_Z6kernelPfi")
+    assert [p.name for p in kernel.params] == ["__cudaparm__Z6kernelPfi_a", "__cudaparm__Z6kernelPfi_n"]
+    tex = [s for s in kernel.body.statements if isinstance(s, ast.Instruction) and s.opcode == "tex"][0]
+    assert tex.operands[1] == ast.BracketList(
+        (ast.Immediate(ast.SymbolRef("texname")), ast.VectorOperand((ast.Register("%r1"),) * 4))
+    )
+    assert isinstance(m.items[-1], ast.Dwarf)
+
+
+def test_dollar_registers():
+    m = parse(".version 1.2\n.target sm_10\n.entry k\n{\n.reg .u32 $r<3>;\n.reg .pred $p1;\n@$p1 add.u32 $r1, $r2, 1;\n}\n", "t")
+    insn = m.function("k").body.statements[-1]
+    assert insn.guard == ast.Guard("$p1") and insn.operands[:2] == (ast.Register("$r1"), ast.Register("$r2"))

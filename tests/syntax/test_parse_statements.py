@@ -249,3 +249,15 @@ def test_statement_spans():
     assert (bra.guard.span.line, bra.guard.span.col) == (8, 2)
     assert (loc.span.line, loc.span.col) == (9, 2)
     assert m.items[0].span.line == 4
+
+
+def test_statements_without_terminator_continue_on_the_next_line():
+    stmts = body(".loc 1 2 3\n, function_name f\n, inlined_at 1 9 9\n.loc 1 4 5\nret;")
+    assert stmts[:2] == (ast.Loc(1, 2, 3, "f", None, (1, 9, 9)), ast.Loc(1, 4, 5))
+    (section,) = module(".section .s\n{\n.b8 1\n, 2\n.b8 3 // c\n+ 4\nx: .b8 5\n}\n").items
+    assert [e.values for e in section.entries] == [
+        (I(1), I(2)),
+        (ast.Binary("+", I(3), I(4)),),
+        (Sym("x"),),
+        (I(5),),
+    ]
