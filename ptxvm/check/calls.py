@@ -19,6 +19,7 @@ from typing import Optional
 from ..isa.types import TYPES, operand_type_ok
 from ..syntax import ast
 from .decls import params_agree
+from .names import label_kind
 
 
 def check_call(walker, instr: ast.Instruction) -> list[tuple[int, str, str]]:
@@ -89,15 +90,15 @@ def check_call(walker, instr: ast.Instruction) -> list[tuple[int, str, str]]:
         proto = None
         if isinstance(last, ast.Immediate) and isinstance(last.expr, ast.SymbolRef):
             proto = scope.label(last.expr.name)
-        if proto is None or proto.kind not in ("proto", "ctargets"):
+        if proto is None or label_kind(proto) not in ("proto", "ctargets"):
             where = last_index if last is not None else -1
             out.append((where, "an indirect call needs a .callprototype or .calltargets label as its last "
                                "operand", "error"))
             return out
-        if proto.kind == "proto":
-            signature = ("_", proto.node.returns, proto.node.params)
+        if label_kind(proto) == "proto":
+            signature = ("_", proto.returns, proto.params)
         else:
-            fn_syms = [scope.lookup(n) for n in proto.node.targets]
+            fn_syms = [scope.lookup(n) for n in proto.targets]
             fn_syms = [s for s in fn_syms if s is not None and s.kind == "func"]
             if fn_syms:
                 f = fn_syms[0].node

@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..errors import Diagnostic, Span
 from ..isa.table import PTX_VERSIONS, parse_target
+from .names import NAME
 
 ERROR = "error"
 WARNING = "warning"
@@ -64,8 +65,11 @@ class Context:
         self.diagnostics.append(Diagnostic(span, message, severity))
 
     def report_instruction(self, instr, results) -> None:
-        """Place `(index, message, severity)` results of an instruction check."""
+        """Place `(index, message, severity)` results of an instruction check (memoized messages
+        say names.NAME for the name of the symbol in the operand; it is filled in here)."""
         for index, message, severity in results:
+            if NAME in message:
+                message = message.replace(NAME, operand_symbol(instr, index) or "symbol")
             if index == -1:
                 span = instr.span
             elif index == -2 and instr.guard is not None:
@@ -109,6 +113,28 @@ class Context:
         starts = self.line_starts
         i = bisect_right(starts, offset) - 1
         return Span(self.file, i + 1, offset - starts[i] + 1, max(1, length))
+
+    def block_end(self, block) -> Span:
+        """The span of the `}` that closes `block` (where ptxas reports some function errors)."""
+        from ..syntax.lexer import Lexer
+
+        start = self.offset(block.span)
+        if start is None or not self.source:
+            return block.span
+        try:
+            lex = Lexer(self.source, start)
+            depth = 0
+            while lex.kind != "eof":
+                if lex.kind == "{":
+                    depth += 1
+                elif lex.kind == "}":
+                    depth -= 1
+                    if depth == 0:
+                        return self.span_at(lex.start, 1)
+                lex.next()
+        except Exception:
+            pass
+        return block.span
 
     def operand_span(self, instr, index: int) -> Span:
         """The position of operand `index` of `instr` (the parser's spans.operand_span, which
@@ -164,6 +190,34 @@ class Context:
             lex.next()
         pieces.append((piece_start, last_end))
         return pieces
+
+
+def operand_symbol(instr, index: int) -> Optional[str]:
+    """The name of the variable or function an operand refers to (for messages)."""
+    from ..syntax import ast
+
+    if not 0 <= index < len(instr.operands):
+        return None
+    stack = [instr.operands[index]]
+    while stack:
+        node = stack.pop(0)
+        t = type(node)
+        if t is ast.SymbolRef or t is ast.Register:
+            return node.name
+        if t is ast.Immediate:
+            stack.append(node.expr)
+        elif t is ast.Address:
+            if node.base is not None:
+                stack.append(node.base)
+        elif t is ast.ArrayElement:
+            stack.append(node.base)
+        elif t in (ast.VectorOperand, ast.BracketList, ast.ParamList):
+            stack.extend(node.elements)
+        elif t is ast.Binary:
+            stack.extend((node.left, node.right))
+        elif t in (ast.Unary, ast.Cast):
+            stack.append(node.operand)
+    return None
 
 
 def sm_of(word: str) -> Optional[tuple[int, str]]:

@@ -28,6 +28,7 @@ from typing import Optional
 from ..isa.types import TYPES, TypeKind
 from ..syntax import ast
 from .context import Context
+from .names import NAME
 from .targets import requirement_text
 
 OPAQUE = frozenset(("texref", "samplerref", "surfref"))
@@ -42,136 +43,166 @@ def _pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def check_var(ctx: Context, d: ast.VarDecl, where: str) -> None:
-    """`where`: "module", "body", "entry-param", "func-param", "func-ret", "proto"."""
-    span = d.span
+def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
+    """The problems of a declaration apart from its initializer's contents; messages say NAME for
+    the variable's name (they are memoized on the declaration's form, see check_var)."""
+    out: list[str] = []
     space = d.space.split("[")[0]
     t = TYPES.get(d.type)
     if t is None:
-        ctx.error(span, f"unknown type .{d.type} in the declaration of '{d.name}'")
-        return
+        out.append(f"unknown type .{d.type} in the declaration of '{NAME}'")
+        return out
     if where == "module" and space == "reg":
-        ctx.error(span, f"module-scope .reg variables are not allowed ('{d.name}'; the ABI keeps registers in "
+        out.append(f"module-scope .reg variables are not allowed ('{NAME}'; the ABI keeps registers in "
                         "functions)")
     if where == "entry-param" and space != "param":
-        ctx.error(span, f"kernel parameter '{d.name}' must be in the .param state space")
+        out.append(f"kernel parameter '{NAME}' must be in the .param state space")
     if where in ("func-param", "func-ret") and space not in ("param", "reg"):
-        ctx.error(span, f"parameter '{d.name}' must be in the .param or .reg state space")
+        out.append(f"parameter '{NAME}' must be in the .param or .reg state space")
     if space == "sreg":
-        ctx.error(span, f"variables cannot be declared in the .sreg state space ('{d.name}')")
+        out.append(f"variables cannot be declared in the .sreg state space ('{NAME}')")
     # ---- types
     if t.kind is TypeKind.PRED:
         if space != "reg":
-            ctx.error(span, f"predicate variable '{d.name}' must be in the .reg state space")
+            out.append(f"predicate variable '{NAME}' must be in the .reg state space")
     elif t.kind is TypeKind.OPAQUE:
         if space == "reg":
-            ctx.error(span, f"'{d.name}': .{t.name} variables cannot be allocated in registers")
+            out.append(f"'{NAME}': .{t.name} variables cannot be allocated in registers")
         elif where not in ("module", "entry-param"):
-            ctx.error(span, f"'{d.name}': texture, sampler and surface variables must be at module scope or "
+            out.append(f"'{NAME}': texture, sampler and surface variables must be at module scope or "
                             "kernel parameters")
         if t.name == "samplerref" and not ctx.texmode_independent and where == "module":
-            ctx.error(span, f"'{d.name}': .samplerref variables need .target texmode_independent (this module "
+            out.append(f"'{NAME}': .samplerref variables need .target texmode_independent (this module "
                             "uses the unified texture mode)")
     elif space == "reg" and not t.reg:
-        ctx.error(span, f"type .{t.name} cannot be used to declare registers")
+        out.append(f"type .{t.name} cannot be used to declare registers")
     elif space != "reg" and (not t.var or not t.reg):
-        ctx.error(span, f"type .{t.name} cannot be used to declare variables (it is an instruction type)")
+        out.append(f"type .{t.name} cannot be used to declare variables (it is an instruction type)")
     if t.name == "b128":
         for msg in requirement_text("type .b128", (8, 3), 70, ctx):
-            ctx.error(span, msg)
+            out.append(msg)
     if d.vector is not None:
         if d.vector not in (2, 4):
-            ctx.error(span, f"illegal vector size .v{d.vector} (variables may be .v2 or .v4)")
+            out.append(f"illegal vector size .v{d.vector} (variables may be .v2 or .v4)")
         elif t.bits * d.vector > 128:
-            ctx.error(span, f"vector type .v{d.vector} .{t.name} is {t.bits * d.vector} bits, over the 128-bit limit")
+            out.append(f"vector type .v{d.vector} .{t.name} is {t.bits * d.vector} bits, over the 128-bit limit")
     if d.align is not None and not _pow2(d.align):
-        ctx.error(span, f"alignment {d.align} is not a power of two")
+        out.append(f"alignment {d.align} is not a power of two")
     # ---- arrays
     if d.array_exprs:
-        ctx.error(span, f"array size of '{d.name}' must be an integer literal (ptxas does not accept constant "
+        out.append(f"array size of '{NAME}' must be an integer literal (ptxas does not accept constant "
                         "expressions here)")
     for k, dim in enumerate(d.array):
         if dim is None and (k > 0 or (d.linkage != "extern" and d.init is None and where not in
                                       ("entry-param", "func-param", "func-ret", "proto"))):
-            ctx.error(span, f"'{d.name}' has an incomplete array type (only .extern variables or variables with "
+            out.append(f"'{NAME}' has an incomplete array type (only .extern variables or variables with "
                             "an initializer may leave the size out)")
             break
     # ---- linkage
     if d.linkage is not None:
         if where != "module":
-            ctx.error(span, f".{d.linkage} is only allowed at module scope")
+            out.append(f".{d.linkage} is only allowed at module scope")
         elif d.linkage == "common" and space != "global":
-            ctx.error(span, f".common variables must be in the .global state space ('{d.name}')")
-    # ---- initializers
+            out.append(f".common variables must be in the .global state space ('{NAME}')")
     if d.init is not None:
         if d.linkage == "extern":
-            ctx.error(span, f"no initial value is allowed for the external variable '{d.name}'")
+            out.append(f"no initial value is allowed for the external variable '{NAME}'")
         elif space not in INIT_SPACES:
-            ctx.error(span, f"no initial value is allowed for '{d.name}' in the .{space} state space")
-        else:
-            check_initializer(ctx, d, t)
+            out.append(f"no initial value is allowed for '{NAME}' in the .{space} state space")
+    return out
 
 
-def check_initializer(ctx: Context, d: ast.VarDecl, t) -> None:
+def check_var(ctx: Context, d: ast.VarDecl, where: str, memo: Optional[dict] = None) -> list[str]:
+    """Report the problems of declaration `d`; `where`: "module", "body", "entry-param",
+    "func-param", "func-ret", "proto". Returns the names the initializer refers to (for the caller
+    to resolve in its scope)."""
+    key = (d.space, d.type, d.vector, d.array, d.align, d.linkage, where, bool(d.array_exprs), d.init is None,
+           d.ptr, d.ptr_space, d.ptr_align)
+    problems = memo.get(key) if memo is not None else None
+    if problems is None:
+        problems = var_problems(ctx, d, where)
+        if memo is not None:
+            memo[key] = problems
+    for msg in problems:
+        ctx.error(d.span, msg.replace(NAME, d.name))
+    if d.init is not None and not problems:
+        t = TYPES.get(d.type)
+        if t is not None:
+            return check_initializer(ctx, d, t)
+    return []
+
+
+def check_initializer(ctx: Context, d: ast.VarDecl, t) -> list[str]:
+    """Check the initializer of `d` (of type `t`); the names it refers to (addresses of variables
+    and functions) for the caller to resolve."""
     span = d.span
     init = d.init
     dims = list(d.array)
     if d.vector:
         dims.append(d.vector)
+    names: list[str] = []
     if t.kind is TypeKind.OPAQUE:
-        return
+        return names
     problems: list[str] = []
-    _check_init(init, dims, t, problems, d.name)
+    _scan_init(init, dims, t, problems, names, d.name)
     for p in problems[:3]:
-        ctx.error(getattr(init, "span", None) if getattr(init, "span", None) and init.span.line > 0 else span, p)
+        ctx.error(span, p)
+    return names
 
 
-def _check_init(item, dims: list, t, problems: list, name: str) -> None:
-    if isinstance(item, ast.Initializer):
+_IntLit, _FloatLit, _Initializer, _Unary = ast.IntLit, ast.FloatLit, ast.Initializer, ast.Unary
+
+
+def _scan_init(item, dims: list, t, problems: list, names: list, name: str) -> None:
+    ti = type(item)
+    if ti is _Initializer:
         if not dims:
             problems.append(f"initial value type mismatch: '{name}' is a scalar, not an array or vector")
             return
         n = dims[0]
-        if n is not None and len(item.items) > n:
-            problems.append(f"more elements in the initializer ({len(item.items)}) than in the array '{name}' ({n})")
-        for sub in item.items:
-            _check_init(sub, dims[1:], t, problems, name)
+        items = item.items
+        if n is not None and len(items) > n:
+            problems.append(f"more elements in the initializer ({len(items)}) than in the array '{name}' ({n})")
+        rest = dims[1:]
+        is_float = t.kind is TypeKind.FLOAT
+        for sub in items:
+            ts = type(sub)
+            if ts is _IntLit and not is_float and not rest:
+                continue  # the common case: a table of integers
+            if ts is _FloatLit and is_float and not rest:
+                continue
+            _scan_init(sub, rest, t, problems, names, name)
         return
-    if isinstance(item, (ast.Generic, ast.Mask, ast.FieldInit)):
-        return
-    # a scalar initial value for an array initializes its first element (ptxas accepts `= 0` for arrays? no:
-    # only braces); keep it lenient and check the value
-    _check_init_value(item, t, problems, name)
-
-
-def _check_init_value(expr, t, problems: list, name: str) -> None:
-    if isinstance(expr, ast.FloatLit) or (isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.FloatLit)):
-        if t.kind is not TypeKind.FLOAT and t.kind is not TypeKind.BIT:
-            problems.append(f"initial value type mismatch: floating-point constant for .{t.name} variable '{name}'")
-        return
-    if isinstance(expr, ast.IntLit) or (isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.IntLit)):
+    if ti is _IntLit or (ti is _Unary and type(item.operand) is _IntLit):
         if t.kind is TypeKind.FLOAT:
             problems.append(f"initial value type mismatch: integer constant for .{t.name} variable '{name}' "
                             "(write 0f3F800000 or 1.0)")
+        return
+    if ti is _FloatLit or (ti is _Unary and type(item.operand) is _FloatLit):
+        if t.kind is not TypeKind.FLOAT and t.kind is not TypeKind.BIT:
+            problems.append(f"initial value type mismatch: floating-point constant for .{t.name} variable '{name}'")
+        return
+    init_symbols(item, names)
 
 
 def init_symbols(item, out: list) -> list:
-    """Names an initializer refers to (variables, functions) as (name, node)."""
-    if isinstance(item, ast.Initializer):
+    """Names an initializer or a constant expression refers to (variables, functions, labels)."""
+    t = type(item)
+    if t is ast.SymbolRef:
+        out.append(item.name)
+    elif t is ast.Initializer:
         for sub in item.items:
             init_symbols(sub, out)
-    elif isinstance(item, ast.Generic):
+    elif t is ast.Generic:
         out.append(item.name)
-    elif isinstance(item, ast.Mask):
+    elif t is ast.Mask:
         init_symbols(item.operand, out)
-    elif isinstance(item, ast.SymbolRef):
-        out.append(item.name)
-    elif isinstance(item, ast.Binary):
+    elif t is ast.Binary:
         init_symbols(item.left, out)
         init_symbols(item.right, out)
-    elif isinstance(item, (ast.Unary, ast.Cast)):
+    elif t is ast.Unary or t is ast.Cast:
         init_symbols(item.operand, out)
-    elif isinstance(item, ast.Conditional):
+    elif t is ast.Conditional:
         init_symbols(item.cond, out)
         init_symbols(item.if_true, out)
         init_symbols(item.if_false, out)
@@ -198,6 +229,20 @@ def _ints(ctx: Context, d: ast.Directive) -> Optional[list[int]]:
     return out
 
 
+def body_span(ctx: Context, fn: ast.Function):
+    """Where ptxas reports a function's definition: its `{` (the function's name without a body)."""
+    if fn.body is not None and fn.body.span.line > 0:
+        return fn.body.span
+    return fn.span
+
+
+def end_span(ctx: Context, fn: ast.Function):
+    """Where ptxas reports problems found once a function is complete: its closing `}`."""
+    if fn.body is not None and fn.body.span.line > 0:
+        return ctx.block_end(fn.body)
+    return fn.span
+
+
 def check_function_header(ctx: Context, fn: ast.Function) -> None:
     span = fn.span
     entry = fn.kind == "entry"
@@ -206,15 +251,19 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
     if entry and fn.noreturn:
         ctx.error(span, f".noreturn applies to .func, not to kernel '{fn.name}'")
     if fn.linkage == "extern" and fn.body is not None:
-        ctx.error(span, f"function definition conflicts with the .extern declaration of '{fn.name}'")
+        ctx.error(end_span(ctx, fn), f"function definition conflicts with the .extern declaration of '{fn.name}'")
     if fn.linkage == "common":
         ctx.error(span, ".common applies to variables only")
     if fn.attributes and entry:
         pass
     names = {}
-    for d in fn.directives:
+    directives = fn.directives
+    for k, d in enumerate(directives):
         names.setdefault(d.name, d)
         dspan = d.span if d.span.line > 0 else span
+        # ptxas reports a directive's bad value at the token after it: the next directive or the `{`
+        after = directives[k + 1].span if k + 1 < len(directives) and directives[k + 1].span.line > 0 else \
+            body_span(ctx, fn)
         if d.name in ENTRY_DIRECTIVES and not entry:
             ctx.error(dspan, f".{d.name} applies to kernels (.entry), not to .func '{fn.name}'")
             continue
@@ -229,19 +278,17 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
             if vals is None or not 1 <= len(vals) <= 3:
                 ctx.error(dspan, f".{d.name} takes 1 to 3 integer sizes (x[, y[, z]])")
             elif any(v <= 0 for v in vals):
-                ctx.error(dspan, f".{d.name}: sizes must be positive, non-zero integers")
+                ctx.error(after, f".{d.name}: sizes must be positive, non-zero integers")
         elif d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank"):
             vals = _ints(ctx, d)
             if vals is None or len(vals) != 1:
                 ctx.error(dspan, f".{d.name} takes one integer")
             elif vals[0] < 0 or (vals[0] == 0 and d.name != "maxnreg"):
-                ctx.error(dspan, f".{d.name}: the value must be a positive integer")
+                ctx.error(after, f".{d.name}: the value must be a positive integer")
         elif d.name == "explicitcluster" and d.args:
             ctx.error(dspan, ".explicitcluster takes no arguments")
     if "maxntid" in names and "reqntid" in names:
-        d = names["reqntid"] if names["reqntid"].span.line >= names["maxntid"].span.line else names["maxntid"]
-        ctx.error(d.span if d.span.line > 0 else span,
-                  "conflicting directives: .maxntid and .reqntid cannot both be specified")
+        ctx.error(end_span(ctx, fn), "conflicting directives: .maxntid and .reqntid cannot both be specified")
     if "minnctapersm" in names and "maxntid" not in names and "reqntid" not in names:
         d = names["minnctapersm"]
         ctx.warning(d.span if d.span.line > 0 else span,
@@ -253,8 +300,19 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
             ctx.error(p.span, f"'{p.name}': alignment {p.ptr_align} is not a power of two")
 
 
+_SIGNATURES: dict[tuple, tuple] = {}
+
+
 def param_signature(p: ast.VarDecl) -> tuple:
     """What must agree between a formal parameter and an argument or another declaration."""
+    key = (p.space, p.type, p.vector, p.array, p.align)
+    r = _SIGNATURES.get(key)
+    if r is None:
+        r = _SIGNATURES[key] = _param_signature(p)
+    return r
+
+
+def _param_signature(p: ast.VarDecl) -> tuple:
     t = TYPES.get(p.type)
     bits = (t.bits if t else 0) * (p.vector or 1)
     align = p.align if p.align is not None else max(1, bits // 8)
@@ -287,7 +345,7 @@ def params_agree(a: ast.VarDecl, b: ast.VarDecl) -> tuple[bool, bool]:
 
 def check_prototypes(ctx: Context, first: ast.Function, other: ast.Function) -> None:
     """A later declaration or the definition of a function against an earlier one."""
-    span = other.span
+    span = body_span(ctx, other)
     for what, xs, ys in (("parameters", first.params, other.params), ("return parameters", first.returns,
                                                                      other.returns)):
         if len(xs) != len(ys):

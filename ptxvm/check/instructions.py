@@ -32,7 +32,8 @@ Result = tuple[int, str, str]  # (operand index | -1 instruction | -2 guard, mes
 
 
 class Plan:
-    __slots__ = ("spelling", "opcode", "match", "error", "problems", "rules", "single_addr", "extra", "operand_reqs")
+    __slots__ = ("spelling", "opcode", "match", "error", "problems", "rules", "single_addr", "extra", "operand_reqs",
+                 "label_operands")
 
     def __init__(self, spelling: str, opcode: str):
         self.spelling = spelling
@@ -44,6 +45,7 @@ class Plan:
         self.single_addr = False
         self.extra: list[str] = []
         self.operand_reqs = False
+        self.label_operands: frozenset[int] = frozenset()  # positions of branch-target operands
 
 
 class InstructionRules:
@@ -52,7 +54,6 @@ class InstructionRules:
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.plans: dict[tuple, Plan] = {}
-        self.memo: dict[tuple, tuple[Result, ...]] = {}
         self.target = ctx.target if ctx.sm_named else None
 
     # ------------------------------------------------------------------ plans
@@ -73,9 +74,13 @@ class InstructionRules:
         m = r
         p.match = m
         p.problems = self.requirement_problems(m, None)
-        p.rules = OperandRules(m, spelling, self.ctx.address_size)
+        ctx = self.ctx
+        p.rules = OperandRules(m, spelling, ctx.address_size, ctx.version if ctx.version_known else (99, 0),
+                               ctx.sm if ctx.sm_named else None)
         p.single_addr = sum(1 for o in m.operands if o.spec.kind is Kind.ADDR) == 1
         p.operand_reqs = bool(m.form.operand_reqs or m.form.operand_rules)
+        p.label_operands = frozenset(i for i, o in enumerate(m.operands) if o.spec.kind is Kind.LABEL
+                                     and not any(x.spec.optional for x in m.operands[:i]))
         for rule in PLAN_RULES.get(opcode, ()):
             p.extra.extend(rule(self, m))
         return p
@@ -93,19 +98,20 @@ class InstructionRules:
 
     # ------------------------------------------------------------------ one instruction
     def check(self, opcode: str, modifiers: tuple[str, ...], gshape, shapes: tuple) -> tuple[Result, ...]:
-        key = (opcode, modifiers, gshape, shapes)
-        r = self.memo.get(key)
-        if r is None:
-            r = self.memo[key] = tuple(self._check(self.plan(opcode, modifiers), gshape, shapes))
-        return r
+        """The problems of one instruction (memoized by the caller, walk.py)."""
+        return tuple(self._check(self.plan(opcode, modifiers), gshape, shapes))
 
     def _check(self, plan: Plan, gshape, shapes: tuple) -> list[Result]:
         out: list[Result] = []
         if gshape is not None:
             out.extend((-2, msg, "error") for msg in guard_problems(gshape))
+        labels = plan.label_operands
         for i, s in enumerate(shapes):
             for name, hint in undef_names(s, []):
-                out.append((i, undeclared_message(name, hint), "error"))
+                if i in labels and s[0] == "undef":
+                    out.append((i, f"label '{name}' is not declared", "error"))
+                else:
+                    out.append((i, undeclared_message(name, hint), "error"))
         if plan.error is not None:
             out.append((-1, plan.error, "error"))
             return out
@@ -144,9 +150,9 @@ class InstructionRules:
 
 def undeclared_message(name: str, hint) -> str:
     if hint is not None:
-        count, sym = hint
-        return (f"'{name}' is not declared ({sym.name}<{count}> declares {sym.name}0 to "
-                f"{sym.name}{count - 1})" if count else f"'{name}' is not declared")
+        count, prefix = hint
+        return (f"'{name}' is not declared ({prefix}<{count}> declares {prefix}0 to "
+                f"{prefix}{count - 1})" if count else f"'{name}' is not declared")
     if name.startswith("%"):
         return f"'{name}' is not declared (no register or special register of that name)"
     return f"unknown symbol '{name}'"
@@ -311,14 +317,13 @@ def _wide_vector(rules: InstructionRules, m: Match) -> list[str]:
     n = int(vec[1:])
     if n * t.bits <= 128:
         return []
-    if "256" in " ".join(m.requirement_notes) or m.requirement.sm >= 100:
-        return []  # the table knows
     ctx = rules.ctx
     out = []
-    if ctx.version_known and tuple(ctx.version) < (8, 8):
-        out.append(f"{m.name}: 256-bit wide loads and stores require PTX ISA 8.8 or later")
-    if rules.target is not None and ctx.sm < 100:
-        out.append(f"{m.name}: 256-bit wide loads and stores require .target sm_100 or higher")
+    if m.requirement.sm < 100:  # else the table knows
+        if ctx.version_known and tuple(ctx.version) < (8, 8):
+            out.append(f"{m.name}: 256-bit wide loads and stores require PTX ISA 8.8 or later")
+        if rules.target is not None and ctx.sm < 100:
+            out.append(f"{m.name}: 256-bit wide loads and stores require .target sm_100 or higher")
     space = spaces.instruction_space(m)
     if space not in (None, "global"):
         out.append(f"{m.name}: 256-bit wide loads and stores need the .global state space")

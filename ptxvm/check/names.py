@@ -25,13 +25,100 @@ from ..isa.types import TYPES
 _DIGITS = "0123456789"
 
 
+_SPLIT: dict[str, tuple[str, Optional[int]]] = {}
+
+
 def split_number(name: str) -> tuple[str, Optional[int]]:
     """`%r12` -> ("%r", 12); names without a canonical numeric suffix -> (name, None)."""
+    r = _SPLIT.get(name)
+    if r is None:
+        r = _split_number(name)
+        if len(_SPLIT) < 1_000_000:
+            _SPLIT[name] = r
+    return r
+
+
+def _split_number(name: str) -> tuple[str, Optional[int]]:
     prefix = name.rstrip(_DIGITS)
     digits = name[len(prefix):]
     if not digits or not prefix or (digits[0] == "0" and len(digits) > 1):
         return name, None
     return prefix, int(digits)
+
+
+class RegKind:
+    """What operand rules need to know of a register: its type and vector width. Interned, so that
+    `%r1` of one function and `%r7` of another have the same shape (operands.py)."""
+
+    __slots__ = ("type", "ptype", "vector")
+
+    def __init__(self, type: Optional[str], vector: Optional[int]):
+        self.type = type
+        self.ptype = TYPES.get(type) if type else None
+        self.vector = vector
+
+    def __repr__(self) -> str:
+        return f"<reg {'.v%d ' % self.vector if self.vector else ''}.{self.type}>"
+
+
+_REG_KINDS: dict[tuple, RegKind] = {}
+
+
+def reg_kind(type: Optional[str], vector: Optional[int]) -> RegKind:
+    key = (type, vector)
+    k = _REG_KINDS.get(key)
+    if k is None:
+        k = _REG_KINDS[key] = RegKind(type, vector)
+    return k
+
+
+# Stands for a symbol's name in memoized messages; the report puts the operand's own name in.
+NAME = "\x1fname\x1f"
+
+
+class SymKind:
+    """What operand rules need to know of a non-register symbol (a variable, a function): kind,
+    state space, type, role. Interned, so that `st.param [param0]` in one call sequence has the
+    same shape as in the next; messages say NAME where the symbol's name goes."""
+
+    __slots__ = ("kind", "space", "type", "ptype", "vector", "role", "arrayed", "align")
+    name = NAME
+
+    def __init__(self, kind, space, type, vector, role, arrayed, align):
+        self.kind = kind
+        self.space = space
+        self.type = type
+        self.ptype = TYPES.get(type) if type else None
+        self.vector = vector
+        self.role = role
+        self.arrayed = arrayed
+        self.align = align
+
+    @property
+    def base_space(self) -> Optional[str]:
+        s = self.space
+        if s is None:
+            return None
+        return s.split("::")[0].split("[")[0]
+
+    def describe(self) -> str:
+        if self.kind == "func":
+            return "function"
+        return f".{self.space} variable" if self.space else "variable"
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} .{self.space} .{self.type} {self.role}>"
+
+
+_SYM_KINDS: dict[tuple, SymKind] = {}
+
+
+def sym_kind(kind, space, type, vector, role, arrayed, align) -> SymKind:
+    key = (kind, space, type, vector, role, arrayed, align)
+    k = _SYM_KINDS.get(key)
+    if k is None:
+        k = _SYM_KINDS[key] = SymKind(*key)
+    return k
 
 
 class Sym:
@@ -45,7 +132,7 @@ class Sym:
     """
 
     __slots__ = ("kind", "name", "space", "type", "ptype", "vector", "array", "align", "span", "role", "node",
-                 "count")
+                 "count", "info")
 
     def __init__(self, kind: str, name: str, span: Span, *, space: Optional[str] = None, type: Optional[str] = None,
                  vector: Optional[int] = None, array: tuple = (), align: Optional[int] = None, role: str = "",
@@ -62,6 +149,12 @@ class Sym:
         self.role = role
         self.node = node
         self.count = count
+        if kind == "reg":
+            self.info = reg_kind(type, vector)
+        elif kind in ("var", "func"):
+            self.info = sym_kind(kind, space, type, vector, role, bool(array), align)
+        else:
+            self.info = None
 
     @property
     def base_space(self) -> Optional[str]:
@@ -100,6 +193,13 @@ class Sym:
         return f"<Sym {self.kind} {self.name}>"
 
 
+LABEL_KINDS = {"Label": "label", "CallPrototype": "proto", "BranchTargets": "btargets", "CallTargets": "ctargets"}
+
+
+def label_kind(node) -> str:
+    return LABEL_KINDS.get(type(node).__name__, "label")
+
+
 class Scope:
     """One block's declarations: names, parameterized ranges and labels."""
 
@@ -109,7 +209,7 @@ class Scope:
         self.names: dict[str, Sym] = {}
         self.ranges: dict[str, tuple[int, Sym]] = {}  # prefix -> (count, the range's symbol)
         self.numbered: dict[str, list[int]] = {}  # prefix -> numbers of plain names declared here
-        self.labels: dict[str, Sym] = {}
+        self.labels: dict = {}  # name -> the label statement
         self.parent = parent
 
     # ------------------------------------------------------------------ lookups
@@ -139,7 +239,8 @@ class Scope:
             scope = scope.parent
         return None
 
-    def label(self, name: str) -> Optional[Sym]:
+    def label(self, name: str):
+        """The label statement (Label, CallPrototype, BranchTargets, CallTargets) `name` names."""
         scope: Optional[Scope] = self
         while scope is not None:
             sym = scope.labels.get(name)
@@ -148,8 +249,8 @@ class Scope:
             scope = scope.parent
         return None
 
-    def nearest_range(self, name: str) -> Optional[tuple[int, Sym]]:
-        """The range declaration whose prefix `name` has (for "declared %r0..%r7" hints)."""
+    def nearest_range(self, name: str) -> Optional[tuple[int, str]]:
+        """(count, prefix) of the range declaration whose prefix `name` has (for "declared %r0..%r7")."""
         prefix, number = split_number(name)
         if number is None:
             return None
@@ -157,7 +258,7 @@ class Scope:
         while scope is not None:
             entry = scope.ranges.get(prefix)
             if entry is not None:
-                return entry
+                return entry[0], prefix
             scope = scope.parent
         return None
 
@@ -186,9 +287,10 @@ class Scope:
             self.numbered.setdefault(prefix, []).append(number)
         return None
 
-    def declare_label(self, sym: Sym) -> Optional[Sym]:
-        clash = self.labels.get(sym.name)
+    def declare_label(self, node):
+        """Add a label statement; the one of the same name already in this block, if any."""
+        clash = self.labels.get(node.name)
         if clash is not None:
             return clash
-        self.labels[sym.name] = sym
+        self.labels[node.name] = node
         return None

@@ -100,7 +100,7 @@ def int_imm_ok(t: PtxType) -> bool:
 class OperandRules:
     """The operand checks of one instruction spelling (one Match)."""
 
-    def __init__(self, match, spelling: str, address_bits: int):
+    def __init__(self, match, spelling: str, address_bits: int, version=(99, 0), sm: Optional[int] = None):
         self.m = match
         self.form = match.form
         self.opcode = match.form.opcode
@@ -111,6 +111,8 @@ class OperandRules:
         self.float_types = any(t.kind is _F for t in types)
         self.sreg_ok = self.opcode == "mov" or (self.opcode == "cvt" and not self.float_types)
         self.sym_ok = self.opcode in ("mov", "cvta")
+        self.version = tuple(version)
+        self.sm = sm  # None: no sm target named (reported at .target)
 
     # ------------------------------------------------------------------ entry
     def check(self, ro, shape, index: int) -> list[str]:
@@ -274,6 +276,10 @@ class OperandRules:
             return out + [f"special register {sreg.name} has no component .{comp}"]
         if not self.sreg_ok:
             return out + [f"special registers cannot be operands of {self.spelling} (copy them with mov first)"]
+        if self.version < tuple(sreg.min_ptx):
+            out.append(f"special register {sreg.name} requires PTX ISA {sreg.min_ptx[0]}.{sreg.min_ptx[1]} or later")
+        if self.sm is not None and self.sm < sreg.min_sm:
+            out.append(f"special register {sreg.name} requires .target sm_{sreg.min_sm} or higher")
         t = ro.type
         if t is not None:
             st = TYPES.get(sreg.type)
@@ -433,11 +439,13 @@ def assign(specs, shapes) -> Optional[list[int]]:
     """Which spec each written operand goes to: indexes into `specs`, or None when the count is
     impossible. Optional operands are dropped so that the kinds fit best (rightmost first)."""
     n, k = len(shapes), len(specs)
+    if n == k:
+        return list(range(k))
     required = [i for i, s in enumerate(specs) if not s.spec.optional]
     if n > k or n < len(required):
         return None
-    if n == k:
-        return list(range(k))
+    if n == len(required):
+        return required
     optional = [i for i, s in enumerate(specs) if s.spec.optional]
     drop = k - n
     best = None

@@ -36,15 +36,14 @@ def _fmt(v: tuple[int, int]) -> str:
 def check_module_header(ctx: Context) -> None:
     tree = ctx.tree
     head = tree.span
-    span = _directive_span(ctx, ".version") or head
     if tree.version and tuple(tree.version) != (0, 0) and not ctx.version_known:
-        ctx.error(span, f"unsupported .version {_fmt(tree.version)} (PTX ISA versions up to {_fmt(LATEST)} "
+        ctx.error(_directive_span(ctx, ".version") or head, f"unsupported .version {_fmt(tree.version)} (PTX ISA versions up to {_fmt(LATEST)} "
                         "are known)")
-    tspan = _directive_span(ctx, ".target") or head
     if not tree.target:
         ctx.error(_after_version(ctx) or head,
                   "missing .target directive (a module must name its target, e.g. .target sm_90)")
     else:
+        tspan = _LazySpan(ctx, ".target", head)
         sm_words = []
         texmodes = []
         for word in tree.target:
@@ -53,32 +52,32 @@ def check_module_header(ctx: Context) -> None:
                 sm_words.append(word)
                 key = word.replace("compute_", "sm_", 1)
                 if key not in TARGET_MIN_PTX:
-                    ctx.error(tspan, f"unsupported .target '{word}'")
+                    ctx.error(tspan.get(), f"unsupported .target '{word}'")
                 elif ctx.version_known and tuple(tree.version) < TARGET_MIN_PTX[key]:
                     need = TARGET_MIN_PTX[key]
-                    ctx.error(tspan, f"PTX ISA {_fmt(tree.version)} does not support .target {word} "
+                    ctx.error(tspan.get(), f"PTX ISA {_fmt(tree.version)} does not support .target {word} "
                                      f"(it needs .version {_fmt(need)} or later)")
             elif word in TARGET_FLAGS:
                 if word.startswith("texmode_"):
                     texmodes.append(word)
             else:
-                ctx.error(tspan, f"unknown .target option '{word}'")
+                ctx.error(tspan.get(), f"unknown .target option '{word}'")
         if not sm_words:
-            ctx.error(tspan, "no target architecture in .target (add one such as sm_90)")
+            ctx.error(tspan.get(), "no target architecture in .target (add one such as sm_90)")
         if len(set(texmodes)) > 1:
-            ctx.error(tspan, f"conflicting .target options '{texmodes[0]}' and '{texmodes[1]}'")
+            ctx.error(tspan.get(), f"conflicting .target options '{texmodes[0]}' and '{texmodes[1]}'")
     if tree.address_size is not None:
-        aspan = _directive_span(ctx, ".address_size") or head
+        aspan = _LazySpan(ctx, ".address_size", head)
         if tree.address_size not in (32, 64):
-            ctx.error(aspan, f"illegal .address_size {tree.address_size} (must be 32 or 64)")
+            ctx.error(aspan.get(), f"illegal .address_size {tree.address_size} (must be 32 or 64)")
         elif tree.address_size == 32:
             if ctx.sm >= 90:
-                ctx.error(aspan, f".address_size 32: 32-bit addressing is not supported on {ctx.target} "
+                ctx.error(aspan.get(), f".address_size 32: 32-bit addressing is not supported on {ctx.target} "
                                  "or later targets")
             else:
-                ctx.warning(aspan, ".address_size 32: ptxas 13 no longer compiles 32-bit code")
+                ctx.warning(aspan.get(), ".address_size 32: ptxas 13 no longer compiles 32-bit code")
         if ctx.version_known and tuple(tree.version) < (2, 3):
-            ctx.error(aspan, ".address_size requires PTX ISA 2.3 or later")
+            ctx.error(aspan.get(), ".address_size requires PTX ISA 2.3 or later")
 
 
 def requirement_text(what: str, ptx: tuple[int, int], sm: int, ctx: Context) -> list[str]:
@@ -89,6 +88,18 @@ def requirement_text(what: str, ptx: tuple[int, int], sm: int, ctx: Context) -> 
     if ctx.sm < sm:
         out.append(f"{what} requires .target sm_{sm} or higher")
     return out
+
+
+class _LazySpan:
+    """A directive's span, found only if a diagnostic needs it."""
+
+    def __init__(self, ctx: Context, word: str, default):
+        self.ctx, self.word, self.default, self._span = ctx, word, default, None
+
+    def get(self):
+        if self._span is None:
+            self._span = _directive_span(self.ctx, self.word) or self.default
+        return self._span
 
 
 def _directive_span(ctx: Context, word: str):

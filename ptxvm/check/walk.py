@@ -4,9 +4,13 @@ Module items in order (a name must be declared before it is used); in each funct
 parameters and the body's top level share a scope, each `{ }` opens one, labels are collected per
 block before its statements are checked (they may be referenced before they appear).
 
-Operands are reduced to shapes once per operand node while the scopes do not change (the parser
-shares one node between all occurrences of the same operand text), and instruction checks are
-memoized on (spelling, guard shape, operand shapes); see operands.py and instructions.py.
+Operands are reduced to shapes once per operand node (the parser shares one node between all
+occurrences of the same operand text), and instruction checks are memoized on (spelling, guard
+shape, operand shapes); see operands.py and instructions.py. A cached shape stays valid until a
+name it was resolved with may change meaning: each cached entry is recorded under the names (and
+`%r<N>` prefixes) it looked up, and a declaration, a block's labels, or the end of a block drops
+just the entries recorded under its names. Call sequences (`{ .param .b32 param0; ... }`) thus
+keep the function's cached shapes.
 """
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ from typing import Optional
 from ..isa.sregs import SREGS
 from ..syntax import ast, constexpr
 from . import calls, decls
+from .limits import Limits
 from .context import Context
 from .instructions import InstructionRules
-from .names import Scope, Sym
+from .names import Scope, Sym, label_kind, split_number
 from .operands import SINK
 
 _Instruction = ast.Instruction
@@ -40,8 +45,14 @@ class Walker:
         self.module = Scope()
         self.scope = self.module
         self.rules = InstructionRules(ctx)
-        self.shapes: dict[int, tuple] = {}
-        self.guards: dict[tuple, tuple] = {}
+        self.shapes: dict = {}  # id(operand node) or ("g", name, negated) -> shape id
+        self.users: dict[str, list] = {}  # name, or "<" + range prefix -> keys of `shapes` resolved with it
+        self._deps: list[str] = []  # names looked up while computing the current shape
+        self.var_memo: dict = {}  # declaration form -> problems (decls.check_var)
+        self.limits = Limits(ctx)
+        self.interned: dict[tuple, int] = {}  # shape -> shape id (the whole run)
+        self.by_id: list[tuple] = []  # shape id -> shape
+        self.memo: dict[tuple, tuple] = {}  # (opcode, modifiers, guard id, operand ids...) -> results
         self.locs: set[tuple[int, int, int]] = set()
         self.function_kind = "entry"
 
@@ -65,9 +76,15 @@ class Walker:
             finally:
                 self.scope = self.module
                 self.clear()
+                self.limits.current = None
+        try:
+            self.limits.finish()
+        except Exception as exc:  # noqa: BLE001
+            ctx.error(ctx.tree.span, f"internal verifier error: {type(exc).__name__}: {exc}")
 
     def module_variable(self, d: ast.VarDecl) -> None:
-        decls.check_var(self.ctx, d, "module")
+        names = decls.check_var(self.ctx, d, "module")
+        self.limits.module_variable(d)
         sym = self.var_sym(d, "module")
         clash = self.module.declare(sym)
         if clash is not None:
@@ -80,8 +97,8 @@ class Walker:
             else:
                 self.ctx.error(d.span, f"duplicate definition of variable '{d.name}' (first declared at line "
                                        f"{clash.span.line})")
-        if d.init is not None:
-            for name in decls.init_symbols(d.init, []):
+        if names:
+            for name in names:
                 if name in constexpr.PREDEFINED:
                     continue
                 found = self.module.lookup(name)
@@ -114,7 +131,7 @@ class Walker:
         if existing is None:
             self.module.declare(Sym("func", fn.name, fn.span, node=fn))
         elif existing.kind != "func":
-            ctx.error(fn.span, f"'{fn.name}' is already declared as a {existing.describe()} (line "
+            ctx.error(decls.body_span(ctx, fn), f"'{fn.name}' is already declared as a {existing.describe()} (line "
                                f"{existing.span.line})")
         else:
             prev = existing.node
@@ -127,15 +144,16 @@ class Walker:
                 if fn.body is not None:
                     existing.node = fn
         self.function_kind = fn.kind
+        self.limits.function(fn)
         scope = Scope(self.module)
         self.scope = scope
         self.clear()
         entry = fn.kind == "entry"
         for d in fn.returns:
-            decls.check_var(ctx, d, "func-ret")
+            decls.check_var(ctx, d, "func-ret", self.var_memo)
             self.declare(d, "func-ret")
         for d in fn.params:
-            decls.check_var(ctx, d, "entry-param" if entry else "func-param")
+            decls.check_var(ctx, d, "entry-param" if entry else "func-param", self.var_memo)
             self.declare(d, "entry-param" if entry else "func-param")
         if fn.body is not None:
             self.block(fn.body, scope)
@@ -152,13 +170,32 @@ class Walker:
             shown = f"{d.name}<{d.count}>" if d.count is not None else d.name
             self.ctx.error(d.span, f"duplicate definition of '{shown}' in this scope (first declared at line "
                                    f"{clash.span.line})")
-        self.clear()
+        if d.count is not None:
+            self.invalidate("<" + d.name)
+        self.invalidate(d.name)
+
+    def invalidate(self, name: str) -> None:
+        """Forget the cached shapes that were resolved with `name`."""
+        keys = self.users.pop(name, None)
+        if keys:
+            shapes = self.shapes
+            for k in keys:
+                shapes.pop(k, None)
+
+    def forget_scope(self, scope: Scope) -> None:
+        """A block ends (or starts, for its labels): its names no longer (or now) mean something else."""
+        if not self.users:
+            return
+        for name in scope.names:
+            self.invalidate(name)
+        for prefix in scope.ranges:
+            self.invalidate("<" + prefix)
+        for name in scope.labels:
+            self.invalidate(name)
 
     def clear(self) -> None:
-        if self.shapes:
-            self.shapes = {}
-        if self.guards:
-            self.guards = {}
+        self.shapes.clear()
+        self.users.clear()
 
     # ================================================================== blocks
     def block(self, block: ast.Block, scope: Scope) -> None:
@@ -166,55 +203,79 @@ class Walker:
         statements = block.statements
         for st in statements:
             if isinstance(st, _LABEL_KINDS):
-                sym = self.label_sym(st)
-                clash = scope.declare_label(sym)
+                clash = scope.declare_label(st)
                 if clash is not None:
                     ctx.error(st.span, f"duplicate definition of label '{st.name}' (first defined at line "
                                        f"{clash.span.line})")
-        rules = self.rules
+        if scope.labels and scope.parent is not self.module:
+            self.forget_scope_labels(scope)
+        memo = self.memo
         shapes = self.shapes
+        sid = self.sid
         report = ctx.report_instruction
+        locs = self.locs
         for st in statements:
             t = type(st)
             if t is _Instruction:
-                if st.opcode == "call":
+                opcode = st.opcode
+                if opcode == "call":
                     self.call(st)
                     continue
+                g = st.guard
+                if g is None:
+                    gid = -1
+                else:
+                    gid = shapes.get(("g", g.register, g.negated))
+                    if gid is None:
+                        gid = self.guard_id(g)
                 ops = st.operands
-                if len(ops) == 3:  # the common case, unrolled
+                n = len(ops)
+                if n == 3:  # the common case, unrolled
                     a, b, c = ops
                     sa = shapes.get(id(a))
                     if sa is None:
-                        sa = self.shape(a)
+                        sa = sid(a)
                     sb = shapes.get(id(b))
                     if sb is None:
-                        sb = self.shape(b)
+                        sb = sid(b)
                     sc = shapes.get(id(c))
                     if sc is None:
-                        sc = self.shape(c)
-                    key = (sa, sb, sc)
+                        sc = sid(c)
+                    key = (opcode, st.modifiers, gid, sa, sb, sc)
+                elif n == 2:
+                    a, b = ops
+                    sa = shapes.get(id(a))
+                    if sa is None:
+                        sa = sid(a)
+                    sb = shapes.get(id(b))
+                    if sb is None:
+                        sb = sid(b)
+                    key = (opcode, st.modifiers, gid, sa, sb)
                 else:
-                    key = tuple([shapes.get(id(o)) or self.shape(o) for o in ops])
-                g = st.guard
-                res = rules.check(st.opcode, st.modifiers, None if g is None else self.guard_shape(g), key)
+                    key = (opcode, st.modifiers, gid, *[sid(o) for o in ops])
+                res = memo.get(key)
+                if res is None:
+                    res = memo[key] = self.compute(key, n)
                 if res:
                     report(st, res)
+            elif t is _Loc:
+                if st.inlined_at is not None:
+                    self.loc(st)
+                else:
+                    locs.add((st.file, st.line, st.col))
             elif t is _Label:
                 continue
-            elif t is _Loc:
-                self.loc(st)
             elif t is _VarDecl:
-                decls.check_var(ctx, st, "body")
+                decls.check_var(ctx, st, "body", self.var_memo)
                 self.declare(st, "body")
-                shapes = self.shapes
+                if st.space != "reg":
+                    self.limits.body_variable(st)
             elif t is _Block:
                 inner = Scope(scope)
                 self.scope = inner
-                self.clear()
                 self.block(st, inner)
                 self.scope = scope
-                self.clear()
-                shapes = self.shapes
+                self.forget_scope(inner)
             elif t is ast.Directive:
                 self.body_directive(st)
             elif t is ast.BranchTargets:
@@ -234,11 +295,9 @@ class Walker:
                 for d in st.params:
                     decls.check_var(ctx, d, "proto")
 
-    def label_sym(self, st) -> Sym:
-        if type(st) is ast.Label:
-            return Sym("label", st.name, st.span, node=st)
-        kind = {ast.CallPrototype: "proto", ast.BranchTargets: "btargets", ast.CallTargets: "ctargets"}[type(st)]
-        return Sym(kind, st.name, st.span, node=st)
+    def forget_scope_labels(self, scope: Scope) -> None:
+        for name in scope.labels:
+            self.invalidate(name)
 
     def body_directive(self, d: ast.Directive) -> None:
         if d.name == "pragma":
@@ -269,15 +328,66 @@ class Walker:
 
             out.extend((-2, m, "error") for m in guard_problems(self.guard_shape(st.guard)))
         out.extend(calls.check_call(self, st))
+        ops = st.operands
+        for op in ops[:2]:
+            if type(op) is _Immediate and type(op.expr) is _SymbolRef:
+                self.limits.call(op.expr.name)
         if out:
             self.ctx.report_instruction(st, out)
 
     # ================================================================== shapes
-    def shape(self, node) -> tuple:
-        s = self.shapes.get(id(node))
+    def sid(self, node) -> int:
+        """The shape id of an operand node (cached until a name it was resolved with changes)."""
+        key = id(node)
+        s = self.shapes.get(key)
         if s is None:
-            s = self.shapes[id(node)] = self._shape(node)
+            deps = self._deps
+            self._deps = []
+            try:
+                s = self.intern(self._shape(node))
+                self.remember(key, s)
+            finally:
+                self._deps = deps
         return s
+
+    def remember(self, key, s: int) -> None:
+        self.shapes[key] = s
+        users = self.users
+        for name in self._deps:
+            entry = users.get(name)
+            if entry is None:
+                users[name] = [key]
+            else:
+                entry.append(key)
+
+    def intern(self, shape: tuple) -> int:
+        s = self.interned.get(shape)
+        if s is None:
+            s = self.interned[shape] = len(self.by_id)
+            self.by_id.append(shape)
+        return s
+
+    def shape(self, node) -> tuple:
+        return self.by_id[self.sid(node)]
+
+    def guard_id(self, g: ast.Guard) -> int:
+        key = ("g", g.register, g.negated)
+        s = self.shapes.get(key)
+        if s is None:
+            deps = self._deps
+            self._deps = []
+            try:
+                s = self.intern(self.register_shape(g.register, None, g.negated))
+                self.remember(key, s)
+            finally:
+                self._deps = deps
+        return s
+
+    def compute(self, key: tuple, n: int) -> tuple:
+        by_id = self.by_id
+        gid = key[2]
+        return self.rules.check(key[0], key[1], None if gid < 0 else by_id[gid],
+                                tuple([by_id[i] for i in key[3:]]))
 
     def _shape(self, node) -> tuple:
         t = type(node)
@@ -309,7 +419,15 @@ class Walker:
             return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
         return ("bad", f"unexpected operand {type(node).__name__}")
 
+    def depend(self, name: str) -> None:
+        deps = self._deps
+        deps.append(name)
+        prefix, number = split_number(name)
+        if number is not None:
+            deps.append("<" + prefix)
+
     def register_shape(self, name: str, component, negated) -> tuple:
+        self.depend(name)
         sym = self.scope.lookup(name)
         if sym is None:
             sreg = SREGS.get(name)
@@ -317,19 +435,22 @@ class Walker:
                 return ("sreg", sreg, component, negated)
             return ("undef", name, self.scope.nearest_range(name))
         if sym.kind == "reg":
-            return ("reg", sym, component, negated)
-        return ("sym", sym, False)
+            return ("reg", sym.info, component, negated)
+        return ("sym", sym.info or sym, False)
 
     def symbol_shape(self, name: str) -> tuple:
+        self.depend(name)
         scope = self.scope
         sym = scope.lookup(name)
         if sym is not None:
+            if sym.role == "module":
+                self.limits.use(name)
             if sym.kind == "reg":
-                return ("reg", sym, None, False)
-            return ("sym", sym, False)
+                return ("reg", sym.info, None, False)
+            return ("sym", sym.info or sym, False)
         label = scope.label(name)
         if label is not None:
-            return ("label", label.kind)
+            return ("label", label_kind(label))
         if name in constexpr.PREDEFINED:
             return ("int", constexpr.PREDEFINED[name][0])
         sreg = SREGS.get(name)
@@ -367,8 +488,4 @@ class Walker:
         return ("int", value)
 
     def guard_shape(self, g: ast.Guard) -> tuple:
-        key = (g.register, g.negated)
-        s = self.guards.get(key)
-        if s is None:
-            s = self.guards[key] = self.register_shape(g.register, None, g.negated)
-        return s
+        return self.by_id[self.guard_id(g)]

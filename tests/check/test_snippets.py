@@ -1,0 +1,48 @@
+"""Our own snippets (tests/check/snippets), one per rule the corpus does not cover, each with
+ptxas's verdict recorded in its first line by snippets/record.py."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from .conftest import SNIPPETS, errors_of, snippet_verdict
+
+FILES = sorted(SNIPPETS.glob("*.ptx"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_snippet_matches_ptxas(path):
+    accepted, lines = snippet_verdict(path)
+    kind, errors = errors_of(path.read_text(), str(path))
+    shown = "\n".join(d.format() for d in errors[:5])
+    if accepted:
+        assert not errors, shown
+    else:
+        assert errors, f"{path.name}: accepted, but ptxas rejects it"
+        if lines:
+            assert errors[0].span.line == min(lines), shown
+
+
+def test_snippet_names_say_the_verdict():
+    """`*_ok` snippets are the accepted ones, and only they."""
+    for path in FILES:
+        accepted, _ = snippet_verdict(path)
+        assert accepted == path.stem.endswith("_ok"), path.name
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not installed")
+def test_recorded_verdicts_are_current():
+    """Re-run ptxas on every snippet: the recorded verdict (accepted, error lines) still holds."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("record", SNIPPETS / "record.py")
+    record = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record)
+    for path in FILES:
+        now = record.verdict(path)
+        head = path.read_text().split("\n", 1)[0]
+        assert now.startswith("// ptxas: accepted") == head.startswith("// ptxas: accepted"), path.name
+        assert re.findall(r"line (\d+):", now) == re.findall(r"line (\d+):", head), path.name
