@@ -38,6 +38,20 @@ def split_number(name: str) -> tuple[str, Optional[int]]:
     return r
 
 
+_RANGE_KEYS: dict[str, Optional[str]] = {}
+
+
+def range_key(name: str) -> Optional[str]:
+    """`%r12` -> "<%r": the dependency key of the parameterized names a range `%r<N>` declares."""
+    r = _RANGE_KEYS.get(name, 0)
+    if r == 0:
+        prefix, number = split_number(name)
+        r = None if number is None else "<" + prefix
+        if len(_RANGE_KEYS) < 1_000_000:
+            _RANGE_KEYS[name] = r
+    return r
+
+
 def _split_number(name: str) -> tuple[str, Optional[int]]:
     prefix = name.rstrip(_DIGITS)
     digits = name[len(prefix):]

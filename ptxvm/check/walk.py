@@ -22,7 +22,7 @@ from . import calls, decls
 from .limits import Limits
 from .context import Context
 from .instructions import InstructionRules
-from .names import Scope, Sym, label_kind, split_number
+from .names import Scope, Sym, label_kind, range_key
 from .operands import SINK
 
 _Instruction = ast.Instruction
@@ -337,17 +337,15 @@ class Walker:
 
     # ================================================================== shapes
     def sid(self, node) -> int:
-        """The shape id of an operand node (cached until a name it was resolved with changes)."""
+        """The shape id of an operand node (cached until a name it was resolved with changes).
+        Only called for whole operands: parts of an operand are resolved by `_shape` itself, so
+        that the operand's entry is recorded under every name it depends on."""
         key = id(node)
         s = self.shapes.get(key)
         if s is None:
-            deps = self._deps
             self._deps = []
-            try:
-                s = self.intern(self._shape(node))
-                self.remember(key, s)
-            finally:
-                self._deps = deps
+            s = self.intern(self._shape(node))
+            self.remember(key, s)
         return s
 
     def remember(self, key, s: int) -> None:
@@ -374,13 +372,9 @@ class Walker:
         key = ("g", g.register, g.negated)
         s = self.shapes.get(key)
         if s is None:
-            deps = self._deps
             self._deps = []
-            try:
-                s = self.intern(self.register_shape(g.register, None, g.negated))
-                self.remember(key, s)
-            finally:
-                self._deps = deps
+            s = self.intern(self.register_shape(g.register, None, g.negated))
+            self.remember(key, s)
         return s
 
     def compute(self, key: tuple, n: int) -> tuple:
@@ -408,13 +402,13 @@ class Walker:
         if t is ast.Sink:
             return SINK
         if t is ast.VectorOperand:
-            return ("vec", tuple(self.shape(e) for e in node.elements))
+            return ("vec", tuple([self._shape(e) for e in node.elements]))
         if t is ast.PredPair:
-            return ("pair", self.shape(node.first), self.shape(node.second))
+            return ("pair", self._shape(node.first), self._shape(node.second))
         if t is ast.BracketList:
-            return ("brk", tuple(self.shape(e) for e in node.elements))
+            return ("brk", tuple([self._shape(e) for e in node.elements]))
         if t is ast.ParamList:
-            return ("plist", tuple(self.shape(e) for e in node.elements))
+            return ("plist", tuple([self._shape(e) for e in node.elements]))
         if t is ast.ArrayElement:
             return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
         return ("bad", f"unexpected operand {type(node).__name__}")
@@ -422,9 +416,9 @@ class Walker:
     def depend(self, name: str) -> None:
         deps = self._deps
         deps.append(name)
-        prefix, number = split_number(name)
-        if number is not None:
-            deps.append("<" + prefix)
+        key = range_key(name)
+        if key is not None:
+            deps.append(key)
 
     def register_shape(self, name: str, component, negated) -> tuple:
         self.depend(name)

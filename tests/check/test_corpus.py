@@ -2,8 +2,9 @@
 
 - every nvcc-generated module of tests/corpus/ptx verifies with no error;
 - every snippet of tests/corpus/valid that ptxas accepts verifies with no error;
-- every snippet of tests/corpus/invalid is rejected, and the first diagnostic is on the line of
-  ptxas's first error (when ptxas names one).
+- every snippet of tests/corpus/invalid is rejected, the first diagnostic is on the line of
+  ptxas's first error (when ptxas names one), and the lines with errors are the lines ptxas
+  reports errors on.
 """
 from __future__ import annotations
 
@@ -55,3 +56,6 @@ def test_invalid_snippets_rejected_on_ptxas_line(name, request):
     if name in LINE_XFAIL:
         request.applymarker(pytest.mark.xfail(reason=LINE_XFAIL[name], strict=False))
     assert errors[0].span.line == want, f"ptxas: {verdict['messages'][:2]}\nours:\n{_show(errors)}"
+    lines = sorted(set(verdict.get("error_lines") or []))
+    if lines:
+        assert sorted({d.span.line for d in errors}) == lines, f"ptxas: {verdict['messages']}\nours:\n{_show(errors)}"

@@ -24,6 +24,8 @@ def test_snippet_matches_ptxas(path):
         assert errors, f"{path.name}: accepted, but ptxas rejects it"
         if lines:
             assert errors[0].span.line == min(lines), shown
+            # every line ptxas reports an error on, and no other
+            assert sorted({d.span.line for d in errors}) == sorted(set(lines)), shown
 
 
 def test_snippet_names_say_the_verdict():
