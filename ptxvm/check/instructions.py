@@ -26,6 +26,7 @@ from ..isa.table import Kind
 from ..isa.types import TypeKind
 from . import spaces
 from .context import Context
+from .names import NAME
 from .operands import OperandRules, assign, undef_names
 
 Result = tuple[int, str, str]  # (operand index | -1 instruction | -2 guard, message, severity)
@@ -55,6 +56,7 @@ class InstructionRules:
         self.ctx = ctx
         self.plans: dict[tuple, Plan] = {}
         self.target = ctx.target if ctx.sm_named else None
+        self.texture_rule = _texture_mode(ctx)
 
     # ------------------------------------------------------------------ plans
     def plan(self, opcode: str, modifiers: tuple[str, ...]) -> Plan:
@@ -142,6 +144,8 @@ class InstructionRules:
                     out.append((j, msg, sev))
         for rule in VALUE_RULES.get(plan.opcode, ()):
             out.extend(rule(plan, assigned))
+        if plan.opcode in ("tex", "tld4"):
+            out.extend(self.texture_rule(plan, assigned))
         return out
 
 
@@ -226,7 +230,42 @@ def _cp(plan: Plan, assigned) -> list[Result]:
     return out
 
 
+def _cvta_space(plan: Plan, assigned) -> list[Result]:
+    """cvta.<space> of a variable's name: the variable must live in that space."""
+    space = plan.match.values.get("space")
+    if not isinstance(space, str) or "to" in plan.match.modifiers:
+        return []
+    out = []
+    for ro, shape, j in assigned:
+        if shape[0] == "sym" and shape[1].kind == "var":
+            vs = spaces.base_space(shape[1].space)
+            if vs != spaces.base_space(space):
+                out.append((j, f"state space mismatch: '{NAME}' is a .{shape[1].space} variable, not .{space}",
+                            "error"))
+    return out
+
+
+def _texture_mode(rules_ctx: Context):
+    def rule(plan: Plan, assigned) -> list[Result]:
+        out = []
+        for ro, shape, j in assigned:
+            if ro.spec.kind is not Kind.BRACKET or shape[0] != "brk":
+                continue
+            elems = shape[1]
+            has_sampler = len(elems) >= 3 or (len(elems) == 2 and elems[1][0] != "vec")
+            if has_sampler and not rules_ctx.texmode_independent:
+                out.append((j, "a separate sampler needs .target texmode_independent (this module uses the "
+                               "unified texture mode, where the texture reference carries its sampler)", "error"))
+            elif not has_sampler and rules_ctx.texmode_independent and len(elems) == 2:
+                out.append((j, "with .target texmode_independent, tex takes a sampler: [tex, sampler, coordinates]",
+                            "error"))
+        return out
+
+    return rule
+
+
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "cvta": (_cvta_space,),
     "bar": (_barrier,),
     "barrier": (_barrier,),
     "setmaxnreg": (_setmaxnreg,),

@@ -24,8 +24,9 @@ The rules (ISA 9.4 and ptxas 13.0, each checked):
   numbers, register counts...) are checked (instructions.py). Floating constants go with .f32/.f64
   operands (any spelling) and with bit-size operands of the literal's own size (`mov.b32 r, 0f...`,
   `mov.b64 rd, 1.0`); never with integer or half-precision operands.
-- A variable's or function's name as a value (its address) only in mov and cvta ("must be
-  register" elsewhere), of the address size; a label never.
+- A variable's or function's name as a value (its address) only in mov and cvta (not cvta.to:
+  "must be register" elsewhere); a label never. A .global variable's address (and cvta's generic
+  one) needs the address size; .shared/.local/.const/.param offsets and functions fit 32 bits.
 - Special registers only in mov and in integer cvt ("Special register argument not allowed"),
   read-only, vector ones (%tid) only with a component; the legacy 16-bit reads (mov.u16 %rs, %tid.x)
   and a .u32 read of %gridid are accepted.
@@ -45,7 +46,6 @@ SINK = ("sink",)
 
 _B, _U, _S, _F, _P = TypeKind.BIT, TypeKind.UNSIGNED, TypeKind.SIGNED, TypeKind.FLOAT, TypeKind.PRED
 _SCALAR_KINDS = (Kind.REG, Kind.RI, Kind.IMM, Kind.PRED)
-WINDOW_SPACES = frozenset(("shared", "local"))
 
 
 def has_undef(shape) -> bool:
@@ -111,6 +111,7 @@ class OperandRules:
         self.float_types = any(t.kind is _F for t in types)
         self.sreg_ok = self.opcode == "mov" or (self.opcode == "cvt" and not self.float_types)
         self.sym_ok = self.opcode in ("mov", "cvta")
+        self.cvta_to = self.opcode == "cvta" and "to" in match.modifiers
         self.version = tuple(version)
         self.sm = sm  # None: no sm target named (reported at .target)
 
@@ -211,14 +212,15 @@ class OperandRules:
             sym = shape[1]
             if kind is Kind.IMM:
                 return [f"a constant is expected here, not the address of '{sym.name}'"]
-            if not self.sym_ok:
-                return [f"'{sym.name}' is a {sym.describe()}: {self.opcode} needs a register here "
+            if not self.sym_ok or self.cvta_to:
+                return [f"'{sym.name}' is a {sym.describe()}: {self.spelling} needs a register here "
                         "(only mov and cvta take a variable's address)"]
-            if sym.kind == "var" and (sym.base_space in WINDOW_SPACES) and t is not None and t.bits == 32:
-                return []  # an offset in the .shared/.local window fits 32 bits (ptxas accepts mov.u32 r, smem)
-            if t is not None and t.bits != self.address_bits and t.kind is not _P:
-                return [f"the address of '{sym.name}' is {self.address_bits} bits wide, not {t.bits} "
-                        f"(.address_size {self.address_bits})"]
+            if t is not None and t.bits < self.address_bits and t.kind is not _P and (
+                    self.opcode == "cvta" or (sym.kind == "var" and sym.base_space == "global")):
+                # ptxas: a 32-bit copy of a .global (or generic) address means the 32-bit ABI; offsets in
+                # the .shared/.local/.const/.param windows and function addresses fit in 32 bits
+                return [f"the address of '{sym.name}' is {self.address_bits} bits wide, not {t.bits} (32-bit "
+                        f"addressing is not supported with .address_size {self.address_bits})"]
             return []
         if tag == "label":
             return [f"a label cannot be used as a value (operand of {self.spelling})"]
