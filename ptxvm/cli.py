@@ -139,3 +139,7 @@ def check(files: tuple[str, ...], as_json: bool, no_warnings: bool, quiet: bool)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+# `ptxvm run` lives in its own module; importing it registers the command on `main`.
+from . import cli_run  # noqa: E402,F401

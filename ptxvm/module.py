@@ -105,8 +105,10 @@ class Kernel:
     def info(self):
         return self.module.program.functions[self.name]
 
-    def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None) -> LaunchStats:
-        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions).run()
+    def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
+               progress=None) -> LaunchStats:
+        """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs."""
+        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress).run()
 
     def __getitem__(self, config):
         grid, block, *rest = config

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of, numpy_dtype
-from . import sregs
+from . import cluster_ops, sregs
 from .device import DeviceArray, default_device
 from .machine import EXITED, Context, Fault, run
 from .memory import FlatMemory, WindowedMemory
@@ -48,13 +48,15 @@ def dim3(v, what: str) -> tuple[int, int, int]:
 
 
 class Launch:
-    def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None):
+    def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None):
         self.kernel = kernel
+        self.progress = progress  # called with the number of CTAs finished after each wave
         self.module = kernel.module
         self.info = kernel.info
         self.grid = dim3(grid, "grid")
         self.block = dim3(block, "block")
         self.cluster = dim3(cluster, "cluster") if cluster is not None else None
+        self.cluster, self.explicit_cluster = cluster_ops.resolve(self.info.decl, self.grid, self.cluster)
         self.threads_per_cta = int(np.prod(self.block))
         if self.threads_per_cta > 1024:
             raise LaunchError(f"block of {self.threads_per_cta} threads exceeds the limit of 1024")
@@ -130,7 +132,8 @@ class Launch:
         needed = _kernel_slots(prog, self.info.name)
         reg_bytes = sum(prog.regs.dtypes[i].itemsize for i in needed)
         per_thread = reg_bytes + local_size + 40
-        capacity = self.wave_capacity(per_thread)
+        capacity = cluster_ops.whole_clusters(self.wave_capacity(per_thread), self.cluster)
+        order = cluster_ops.cta_order(self.grid, self.cluster)  # clusters stay together in a wave
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
         printf: list = []
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
@@ -138,7 +141,7 @@ class Launch:
         try:
             ctx = None
             for first in range(0, total_ctas, capacity):
-                ctas = np.arange(first, min(first + capacity, total_ctas))
+                ctas = order[first : first + capacity]
                 if ctx is None or ctx.n != ctas.size * self.threads_per_cta:
                     ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
                 else:
@@ -153,6 +156,8 @@ class Launch:
                 stats.warp_instructions += ctx.warp_instructions
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
+                if self.progress is not None:
+                    self.progress(int(ctas[-1]) + 1)
         except KernelFault:
             self._discard()
             raise
@@ -180,7 +185,7 @@ class Launch:
         ctx.cta_linear = cta_id
         for c, v in zip("xyz", (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))):
             ctx.sreg[f"%ctaid.{c}"] = v.astype(np.uint32)
-            ctx.sreg[f"%clusterid.{c}"] = ctx.sreg[f"%ctaid.{c}"]
+        cluster_ops.fill_sregs(ctx, cta_id, self.grid, self.cluster, self.explicit_cluster)
         ctx.pc[:] = self.info.entry_pc
         ctx.upc = self.info.entry_pc
         ctx.status[:] = 0
@@ -228,6 +233,7 @@ class Launch:
             smem_total=self.shared_total,
             smem_dynamic=self.shared_dynamic,
         )
+        cluster_ops.fill_sregs(ctx, cta_id, self.grid, self.cluster, self.explicit_cluster)
         ctx.gmem = self.device.memory
         ctx.shared = WindowedMemory("shared", ctas.size, self.shared_total)
         ctx.local = WindowedMemory("local", n, local_size)
@@ -276,7 +282,7 @@ def _kernel_slots(prog, kernel: str) -> list[int]:
 def _on_stuck(ctx) -> bool:
     from .sync_ops import release_barriers
 
-    return release_barriers(ctx)
+    return release_barriers(ctx) | cluster_ops.release_cluster_barriers(ctx)
 
 
 def _scalar_bytes(ptx_type: str, value, where: str) -> bytes:

@@ -181,14 +181,15 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             if op.control:
                 sticky = None
                 op.run(ctx, lanes, pc)
-            elif lanes is not None and group >= wide and not op.side_effects:
-                _run_masked(ctx, op, mask if sticky is not None else _mask_of(ctx, lanes))
             else:
-                active = lanes
-                if op.guard is not None or (lanes is None and op.side_effects and ctx.n_live != ctx.n):
-                    active = _guarded(ctx, lanes, op.guard)
-                if active is None or active.size:
-                    op.run(ctx, active)
+                if lanes is not None and group >= wide and not op.side_effects:
+                    _run_masked(ctx, op, mask if sticky is not None else _mask_of(ctx, lanes))
+                else:
+                    active = lanes
+                    if op.guard is not None or (lanes is None and op.side_effects and ctx.n_live != ctx.n):
+                        active = _guarded(ctx, lanes, op.guard)
+                    if active is None or active.size:
+                        op.run(ctx, active)
                 if lanes is None:
                     ctx.upc = pc + 1
                 else:

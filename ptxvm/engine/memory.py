@@ -21,6 +21,15 @@ PARAM_WINDOW = 0x7C00_0000_0000
 LOCAL_WINDOW = 0x7D00_0000_0000
 SHARED_WINDOW = 0x7E00_0000_0000
 WINDOW_SIZE = 1 << 32
+# Distributed shared memory (ISA 5.1.5, .shared::cluster). The .shared::cta window of a CTA nests
+# in the .shared::cluster window: an address whose bits 24 and up are zero is the executing CTA's
+# own shared memory. Any other CTA of the cluster (the executing one included) is reached at
+# ((rank + 1) << CLUSTER_RANK_SHIFT) | offset, which is what mapa returns; 16 MiB per rank holds
+# the 227 KB a CTA can have, and rank 15 (the largest non-portable cluster) still fits in 32 bits,
+# so .shared::cluster addresses are valid in 32-bit registers as on the hardware. A generic
+# address of either kind is SHARED_WINDOW plus it.
+CLUSTER_RANK_SHIFT = 24
+CLUSTER_OFFSET_MASK = (1 << CLUSTER_RANK_SHIFT) - 1
 GLOBAL_BASE = 0x7F00_0000_0000
 ALLOC_ALIGN = 512  # cudaMalloc aligns at least this much
 GUARD = 512  # unmapped bytes between allocations: an overrun faults instead of landing next door
@@ -154,8 +163,10 @@ class WindowedMemory:
 
     def __init__(self, name: str, owners: int, stride: int, limit: Optional[int] = None, writable: bool = True):
         self.name = name
-        self.stride = max(int(stride), 0)
-        self.limit = self.stride if limit is None else int(limit)
+        self.limit = max(int(stride), 0) if limit is None else int(limit)
+        # owners start on 16-byte boundaries, so that an aligned address is aligned in the buffer
+        # too (gather/scatter index a dtype view of it); the bytes past `limit` are never reached
+        self.stride = -(-max(int(stride), 0) // 16) * 16
         self.buf = np.zeros(max(owners * self.stride, 16), dtype=np.uint8)
         self.writable = writable
 
@@ -206,6 +217,19 @@ class FlatMemory:
         if not self.writable:
             raise AccessFault(f"write to read-only {self.name} space", 0, int(np.asarray(addr).flat[0]))
         scatter(self.buf, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+
+
+def cluster_target(addr: np.ndarray, own_slot: np.ndarray, cluster_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(CTA slot, offset in its shared window) of .shared::cluster addresses. CTA slots of a
+    cluster are consecutive, in rank order (the launcher lays waves out that way)."""
+    addr = np.asarray(addr, dtype=np.uint64)
+    sel = (addr >> np.uint64(CLUSTER_RANK_SHIFT)).astype(np.int64)  # 0: own CTA, else rank + 1
+    if sel.size and (sel > cluster_size).any():
+        p = int(np.argmax(sel > cluster_size))
+        raise AccessFault(f"shared::cluster address names CTA rank {sel[p] - 1}, outside the cluster of {cluster_size}", p, int(addr[p]))
+    own_slot = own_slot.astype(np.int64)
+    slot = np.where(sel == 0, own_slot, own_slot - own_slot % cluster_size + sel - 1)
+    return slot, addr & np.uint64(CLUSTER_OFFSET_MASK)
 
 
 def classify_generic(addr: np.ndarray) -> np.ndarray:

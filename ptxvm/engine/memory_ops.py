@@ -11,8 +11,8 @@ import numpy as np
 from ..semantics.dtypes import numpy_dtype, storage_dtype
 from ..syntax import ast
 from . import atomics
-from .memory import (CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, AccessFault,
-                     classify_generic)
+from .memory import (CLUSTER_RANK_SHIFT, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
+                     AccessFault, classify_generic, cluster_target)
 from .machine import Fault, Op
 from .operands import LoweringError
 
@@ -97,28 +97,30 @@ class SpaceAccess:
             space = "kparam" if in_entry else "fparam"
         self.space = space
 
-    def _target(self, ctx, lanes):
+    def _target(self, ctx, lanes, addr):
+        """(memory, owner slots or None, addresses in that memory)."""
         s = self.space
         if s == "global":
-            return ctx.gmem, None
+            return ctx.gmem, None, addr
         if s in ("shared", "shared::cta"):
-            return ctx.shared, ctx.cta_slot[lanes]
-        if s == "shared::cluster":
-            return ctx.shared, ctx.cta_slot[lanes]
+            return ctx.shared, ctx.cta_slot[lanes], addr
+        if s == "shared::cluster":  # another CTA's window, by the rank bits (memory.py)
+            slot, off = cluster_target(addr, ctx.cta_slot[lanes], getattr(ctx, "cluster_size", 1))
+            return ctx.shared, slot, off
         if s in ("local", "fparam"):
-            return ctx.local, lanes
+            return ctx.local, lanes, addr
         if s == "const":
-            return ctx.const, None
+            return ctx.const, None, addr
         if s == "kparam":
-            return ctx.kparams, None
+            return ctx.kparams, None, addr
         raise Fault(f"unsupported state space .{s}")
 
     def load(self, ctx, lanes, addr, dt, count=1):
-        mem, owner = self._target(ctx, lanes)
+        mem, owner, addr = self._target(ctx, lanes, addr)
         return mem.load(addr, dt, count) if owner is None else mem.load(addr, owner, dt, count)
 
     def store(self, ctx, lanes, addr, vals, dt, count=1):
-        mem, owner = self._target(ctx, lanes)
+        mem, owner, addr = self._target(ctx, lanes, addr)
         if owner is None:
             mem.store(addr, vals, dt, count)
         else:
@@ -126,7 +128,7 @@ class SpaceAccess:
 
     def offsets(self, ctx, lanes, addr, size):
         """(buffer, byte offsets) for read-modify-write accesses (atomics)."""
-        mem, owner = self._target(ctx, lanes)
+        mem, owner, addr = self._target(ctx, lanes, addr)
         if not getattr(mem, "writable", True):
             raise AccessFault(f"atomic on read-only .{self.space} space", 0, int(addr[0]))
         if owner is None:
@@ -138,7 +140,8 @@ class GenericAccess:
     """Generic addressing: each lane's address picks its space by window (ISA 6.4.1)."""
 
     def __init__(self, in_entry: bool):
-        self.spaces = {None: SpaceAccess("global", in_entry), "shared": SpaceAccess("shared", in_entry),
+        # a generic shared address may point into another CTA of the cluster (mapa)
+        self.spaces = {None: SpaceAccess("global", in_entry), "shared": SpaceAccess("shared::cluster", in_entry),
                        "local": SpaceAccess("local", in_entry), "const": SpaceAccess("const", in_entry),
                        "param": SpaceAccess("kparam", in_entry)}
 
@@ -297,10 +300,16 @@ def lower_isspacep(lowerer, instr, m, scope):
     src = lowerer.reader(instr.operands[1], "u64", scope)
     dst = lowerer.writer(instr.operands[0], "pred", scope)
     code = {"global": 0, "shared": 1, "local": 2, "const": 3, "param": 4}[space.split("::")[0]]
+    own_cta_only = code == 1 and space != "shared::cluster"  # .shared is .shared::cta
 
     def run(ctx, lanes):
-        a = np.asarray(src(ctx, lanes)).astype(np.uint64)
-        dst(ctx, lanes, classify_generic(np.atleast_1d(a)) == code)
+        a = np.atleast_1d(np.asarray(src(ctx, lanes)).astype(np.uint64))
+        hit = classify_generic(a) == code
+        if own_cta_only:  # another CTA's shared memory (mapa) is not in this CTA's window
+            sel = ((a - np.uint64(SHARED_WINDOW)) >> np.uint64(CLUSTER_RANK_SHIFT)).astype(np.int64)
+            slot = ctx.cta_slot if lanes is None else ctx.cta_slot[lanes]
+            hit &= (sel == 0) | (sel - 1 == slot % getattr(ctx, "cluster_size", 1))
+        dst(ctx, lanes, hit)
 
     return [Op(run, side_effects=True)]
 

@@ -38,7 +38,9 @@ def lower_bar(lowerer, instr, m, scope):
 
         return lower_warp_sync(lowerer, instr, m, scope)
     if "cluster" in mods:
-        raise LoweringError("barrier.cluster is not supported yet")
+        from .cluster_ops import lower_barrier_cluster
+
+        return lower_barrier_cluster(lowerer, instr, m, scope)
     arrive = "arrive" in mods
     red_kind = next((k for k in ("popc", "and", "or") if k in mods), None) if "red" in mods else None
     operands = list(instr.operands)

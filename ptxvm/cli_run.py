@@ -1,0 +1,131 @@
+"""`ptxvm run`: launch a kernel of a PTX file on the CPU engine from the command line.
+
+    ptxvm run saxpy.ptx --kernel saxpy --grid 64 --block 256 \\
+        --arg s32:65536 --arg f32:2.5 --arg in:x.npy --arg inout:y.npy
+
+Arguments, in the kernel's parameter order:
+  TYPE:VALUE          a scalar (u8..u64, s8..s64, f32, f64, b8..b64, pred), e.g. u32:5, f32:1.5
+  in:FILE.npy         an array copied to the device
+  inout:FILE.npy      an array copied in and written back to FILE.npy after the launch
+  out:FILE.npy        written after the launch; FILE.npy must exist (it gives shape and dtype)
+                      or be given as out:FILE.npy:DTYPE:COUNT to start from zeros
+  bytes:HEX           a by-value struct, as hex bytes
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+import numpy as np
+
+from .cli import main
+
+SCALARS = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "f32", "f64", "pred"}
+
+
+def _dims(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not X[,Y[,Z]]") from None
+    if not 1 <= len(dims) <= 3 or min(dims) < 1:
+        raise click.BadParameter(f"{text!r} is not X[,Y[,Z]] of positive integers")
+    return dims
+
+
+def _scalar(kind: str, value: str):
+    from .semantics.dtypes import numpy_dtype
+
+    try:
+        if kind in ("f32", "f64"):
+            return numpy_dtype(kind).type(float(value))
+        if kind == "pred":
+            return int(value not in ("0", "false", "False"))
+        v = int(value, 0)
+    except ValueError:
+        raise click.BadParameter(f"{kind}:{value} is not a valid {kind}") from None
+    return v  # range-checked against the parameter by the launcher
+
+
+def parse_arg(text: str):
+    """(value passed to the kernel, path to write back or None)."""
+    kind, sep, rest = text.partition(":")
+    if not sep:
+        raise click.BadParameter(f"{text!r}: expected KIND:VALUE (e.g. u32:5, in:a.npy)")
+    if kind in SCALARS:
+        return _scalar(kind, rest), None
+    if kind in ("in", "inout"):
+        try:
+            a = np.ascontiguousarray(np.load(rest))
+        except (OSError, ValueError) as e:
+            raise click.BadParameter(f"cannot read {rest}: {e}") from None
+        return a, (rest if kind == "inout" else None)
+    if kind == "out":
+        path, *spec = rest.split(":")
+        if spec:
+            if len(spec) != 2:
+                raise click.BadParameter(f"{text!r}: expected out:FILE.npy:DTYPE:COUNT")
+            from .semantics.dtypes import numpy_dtype
+
+            return np.zeros(int(spec[1]), dtype=numpy_dtype(spec[0])), path
+        try:
+            return np.zeros_like(np.load(path)), path
+        except (OSError, ValueError) as e:
+            raise click.BadParameter(f"{path}: give an existing .npy or out:FILE.npy:DTYPE:COUNT ({e})") from None
+    if kind == "bytes":
+        try:
+            return bytes.fromhex(rest), None
+        except ValueError:
+            raise click.BadParameter(f"{text!r}: not hex bytes") from None
+    raise click.BadParameter(f"{text!r}: unknown argument kind {kind!r}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--kernel", "-k", required=True, help="The .entry to launch.")
+@click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
+@click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
+@click.option("--shared", default=0, show_default=True, help="Dynamic shared memory per CTA, bytes.")
+@click.option("--arg", "-a", "args", multiple=True, help="A kernel argument (see `ptxvm run --help`).")
+@click.option("--max-instructions", type=int, default=None, help="Fault past this many thread-instructions.")
+@click.option("--json", "as_json", is_flag=True, help="Print the launch statistics as JSON.")
+def run(file, kernel, grid, block, shared, args, max_instructions, as_json):
+    """Run KERNEL of the PTX FILE on the CPU engine and print its launch statistics."""
+    import json
+
+    import ptxvm
+
+    try:
+        values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
+        mod = ptxvm.load(file)
+        k = mod.kernel(kernel)
+        stats = _launch_with_progress(k, _dims(grid), _dims(block), list(values), shared, max_instructions)
+    except ptxvm.PtxError as e:
+        click.echo(e.listing(), err=True)
+        sys.exit(1)
+    except (ptxvm.KernelFault, ptxvm.LaunchError, KeyError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    for value, path in zip(values, back):
+        if path is not None:
+            np.save(path, value)
+    fields = {"thread_instructions": stats.thread_instructions, "warp_instructions": stats.warp_instructions,
+              "seconds": round(stats.seconds, 6), "ctas": stats.ctas, "threads": stats.threads, "waves": stats.waves}
+    if as_json:
+        click.echo(json.dumps(fields))
+    else:
+        rate = stats.thread_instructions / stats.seconds / 1e6 if stats.seconds else 0.0
+        click.echo(f"{kernel}: {stats.thread_instructions:,} thread-instructions, {stats.warp_instructions:,} "
+                   f"warp-instructions, {stats.ctas} CTAs in {stats.waves} waves, {stats.seconds:.3f} s ({rate:.1f} M/s)")
+
+
+def _launch_with_progress(kernel, grid, block, values, shared, max_instructions):
+    """Launch, with a progress bar over waves when the grid needs more than one."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    total = int(np.prod(grid))
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} CTAs"),
+                  TimeElapsedColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(kernel.name, total=total)
+        return kernel.launch(grid, block, values, shared_mem=shared, max_instructions=max_instructions,
+                             progress=lambda done: bar.update(task, completed=done))

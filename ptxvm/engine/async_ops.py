@@ -1,0 +1,487 @@
+"""Asynchronous copies and their completion mechanisms (ISA 9.7.9.25-27, 9.7.13.15): cp.async,
+cp.async.bulk, cp.reduce.async.bulk, the mbarrier instructions, and nanosleep / griddepcontrol.
+
+Timing. An asynchronous copy may complete at any time between its issue and the wait that
+guarantees its completion; ptxvm completes every copy at issue, which is one legal timing. So the
+source is read and the destination written when the instruction runs, and the waits
+(cp.async.wait_group / wait_all, cp.async.bulk.wait_group) have nothing left to wait for. What a
+program can observe of the completion mechanisms is still exact:
+
+* cp.async.mbarrier.arrive: the arrive-on the mbarrier receives when the thread's prior cp.async
+  operations complete happens at once; without .noinc the pending count was incremented first,
+  so the pair leaves the object unchanged, and with .noinc it is one arrival.
+* .mbarrier::complete_tx::bytes: the copy's complete-tx (tx-count -= bytes) is applied to the
+  mbarrier when the copy runs, possibly before the expect-tx that announced it; the tx-count may
+  then be negative for a while, which its range allows, and the phase completes when both counts
+  are back to zero (mbarrier.py).
+
+Waiting. mbarrier.try_wait may suspend the thread for a while; ptxvm returns at once (a zero
+time limit), so a kernel's try_wait loop spins. Its backward branch raises the thread's epoch,
+and the scheduler runs threads of lower epoch first (machine.py), so the threads that will
+arrive do run. nanosleep counts as such a branch too: a spin loop that sleeps instead of
+branching back still yields.
+
+griddepcontrol.launch_dependents / .wait: a launch here has no prerequisite grid in flight and
+no dependent grid to start early, so both do nothing (their ISA effect is on other grids).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..numerics import half
+from ..numerics.formats import BF16, F16, as_bits, to_float64
+from ..semantics.dtypes import numpy_dtype
+from ..syntax import ast
+from ..syntax.constexpr import evaluate
+from . import atomics
+from . import mbarrier as MB
+from .machine import Fault, Op
+from .memory import CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT, AccessFault
+from .memory_ops import GenericAccess, SpaceAccess, address_reader
+from .operands import LoweringError
+
+U8 = np.dtype(np.uint8)
+BULK_ALIGN = 16
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _mods(instr, m):
+    return tuple(m.modifiers) if m is not None else tuple(instr.modifiers)
+
+
+def _space_in(mods, *candidates):
+    """The first of `candidates` (state-space spellings) written among the modifiers."""
+    for c in candidates:
+        if c in mods:
+            return c
+    return None
+
+
+def _access(lowerer, space):
+    in_entry = lowerer.current.kind == "entry"
+    return GenericAccess(in_entry) if space is None else SpaceAccess(space, in_entry)
+
+
+def _address(lowerer, node, scope, space):
+    """(access, address reader) of an address operand in `space` (None: generic; a variable
+    name's own space when the instruction names none)."""
+    hint, addr_of = address_reader(lowerer, node, scope)
+    if space is None and hint is not None:
+        space = "kparam" if hint == "kparam" else hint
+    return _access(lowerer, space), addr_of
+
+
+def _lane_values(reader, ctx, lanes, group, dtype=np.uint64):
+    v = np.asarray(reader(ctx, lanes))
+    return np.broadcast_to(v, (group.size,)).astype(dtype)
+
+
+def _fault(e, group):
+    if isinstance(e, AccessFault):
+        return Fault(e.reason, int(group[min(e.position, group.size - 1)]), e.address)
+    return Fault(e.reason, int(group[min(e.position, group.size - 1)]))
+
+
+def _imm(node) -> int:
+    if not isinstance(node, ast.Immediate):
+        raise LoweringError("expected an immediate operand")
+    return int(evaluate(node.expr))
+
+
+def _is_pred(lowerer, node, scope) -> bool:
+    if not isinstance(node, ast.Register):
+        return False
+    sym = lowerer.register(node, scope)
+    return sym.type == "pred"
+
+
+def _words(acc, ctx, group, addr):
+    """(uint64 view of the buffer, word index per lane) of the mbarrier objects at `addr`."""
+    buf, off = acc.offsets(ctx, group, addr, 8)
+    return buf.view(np.uint64), (off // np.uint64(8)).astype(np.intp)
+
+
+def _read_bulk(acc, ctx, lane, addr, size):
+    """`size` bytes (a multiple of 16) at `addr` for one lane, in 16-byte pieces (each piece
+    checked for bounds and 16-byte alignment)."""
+    pieces = size // BULK_ALIGN
+    lanes = np.full(pieces, lane)
+    a = np.uint64(addr) + np.arange(pieces, dtype=np.uint64) * np.uint64(BULK_ALIGN)
+    return acc.load(ctx, lanes, a, U8, BULK_ALIGN).reshape(-1)
+
+
+def _write_bulk(acc, ctx, lane, addr, data):
+    pieces = data.size // BULK_ALIGN
+    lanes = np.full(pieces, lane)
+    a = np.uint64(addr) + np.arange(pieces, dtype=np.uint64) * np.uint64(BULK_ALIGN)
+    acc.store(ctx, lanes, a, data.reshape(pieces, BULK_ALIGN), U8, BULK_ALIGN)
+
+
+def _remote(addr, rank):
+    """The .shared::cluster address of the same CTA-relative offset in CTA `rank`."""
+    off = int(addr) & CLUSTER_OFFSET_MASK
+    return ((int(rank) + 1) << CLUSTER_RANK_SHIFT) | off
+
+
+# ---------------------------------------------------------------------------- cp.async
+
+
+def lower_cp_async(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    if "mbarrier" in mods:
+        return lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope)
+    if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods:
+        return [Op(lambda ctx, lanes: None)]  # every copy has completed at issue
+    if "bulk" in mods:
+        return lower_cp_async_bulk(lowerer, instr, m, scope)
+    if "ca" not in mods and "cg" not in mods:
+        raise LoweringError(f"cp.{'.'.join(mods)} is not supported")
+    ops = list(instr.operands)
+    dst_acc, dst_of = _address(lowerer, ops[0], scope, "shared")
+    src_acc, src_of = _address(lowerer, ops[1], scope, "global")
+    cp_size = _imm(ops[2])
+    if cp_size not in (4, 8, 16) or ("cg" in mods and cp_size != 16):
+        raise LoweringError(f"cp-size {cp_size} is not allowed here")
+    rest = ops[3:]
+    if "L2::cache_hint" in mods and rest:
+        rest = rest[:-1]  # the cache policy: a hint
+    src_size = ignore = None
+    if rest:
+        if _is_pred(lowerer, rest[0], scope):
+            ignore = lowerer.reader(rest[0], "pred", scope)
+        else:
+            src_size = lowerer.reader(rest[0], "u32", scope)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        n = group.size
+        dst = _lane_values(dst_of, ctx, lanes, group)
+        src = _lane_values(src_of, ctx, lanes, group)
+        if src_size is not None:  # a src-size above cp-size is undefined: read cp-size bytes
+            take = np.minimum(_lane_values(src_size, ctx, lanes, group, np.int64), cp_size)
+        elif ignore is not None:
+            take = np.where(_lane_values(ignore, ctx, lanes, group, bool), 0, cp_size)
+        else:
+            take = None
+        data = np.zeros((n, cp_size), dtype=np.uint8)  # bytes past src-size are zero-filled
+        try:
+            if take is None:
+                data[:] = src_acc.load(ctx, group, src, U8, cp_size)
+            else:
+                full = take == cp_size
+                if full.any():
+                    data[full] = src_acc.load(ctx, group[full], src[full], U8, cp_size)
+                part = np.flatnonzero((take > 0) & ~full)
+                if part.size:
+                    bad = (src[part] % np.uint64(cp_size)) != 0
+                    if bad.any():
+                        i = int(part[np.argmax(bad)])
+                        raise Fault(f"misaligned {cp_size}-byte cp.async source", int(group[i]), int(src[i]))
+                    for k in range(cp_size):  # only the src-size bytes are read
+                        sel = part[take[part] > k]
+                        if sel.size:
+                            data[sel, k] = src_acc.load(ctx, group[sel], src[sel] + np.uint64(k), U8, 1)
+            dst_acc.store(ctx, group, dst, data, U8, cp_size)
+        except AccessFault as e:
+            raise Fault(e.reason, None, e.address) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope):
+    """cp.async.mbarrier.arrive{.noinc}: an arrive-on once the thread's prior cp.async copies are
+    complete (they are): without .noinc the pending count is incremented first, so the object
+    ends as it was (the operation still needs a valid object)."""
+    mods = _mods(instr, m)
+    acc, addr_of = _address(lowerer, instr.operands[0], scope, _space_in(mods, "shared::cta", "shared"))
+    noinc = "noinc" in mods
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        try:
+            view, idx = _words(acc, ctx, group, addr)
+            if noinc:
+                MB.update(view, idx, arrive=1)
+        except (AccessFault, MB.MbarrierError) as e:
+            raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
+# ---------------------------------------------------------------------------- cp.async.bulk
+
+
+def lower_cp_async_bulk(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    if "prefetch" in mods:
+        return [Op(lambda ctx, lanes: None)]  # cp.async.bulk.prefetch(.tensor).L2: a cache hint
+    if "tensor" in mods:
+        raise LoweringError("cp.async.bulk.tensor (tensor maps) is not supported yet")
+    spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
+    if len(spaces) < 2:
+        raise LoweringError("cp.async.bulk needs a destination and a source state space")
+    dst_space, src_space = spaces[0], spaces[1]
+    ops = list(instr.operands)
+    dst_acc, dst_of = _address(lowerer, ops[0], scope, dst_space)
+    src_acc, src_of = _address(lowerer, ops[1], scope, src_space)
+    size_of = lowerer.reader(ops[2], "u32", scope)
+    mbar = "mbarrier::complete_tx::bytes" in mods
+    multicast = "multicast::cluster" in mods
+    bar_acc = bar_of = mask_of = None
+    if mbar:
+        # the mbarrier lives in the destination CTA: a .shared::cluster address unless the
+        # destination is this CTA's own window
+        bar_space = "shared::cluster" if dst_space == "shared::cluster" else "shared"
+        bar_acc, bar_of = _address(lowerer, ops[3], scope, bar_space)
+        if multicast:
+            mask_of = lowerer.reader(ops[4], "u16", scope)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        dst = _lane_values(dst_of, ctx, lanes, group)
+        src = _lane_values(src_of, ctx, lanes, group)
+        size = _lane_values(size_of, ctx, lanes, group, np.int64)
+        bar = _lane_values(bar_of, ctx, lanes, group) if mbar else None
+        masks = _lane_values(mask_of, ctx, lanes, group, np.int64) if multicast else None
+        for i in range(group.size):  # lane order: bulk copies are issued by one thread or few
+            lane = group[i:i + 1]
+            s = int(size[i])
+            if s % BULK_ALIGN or s < 0:
+                raise Fault(f"cp.async.bulk size {s} is not a multiple of 16", int(lane[0]))
+            for a, what in ((dst[i], "destination"), (src[i], "source")):
+                if int(a) % BULK_ALIGN:
+                    raise Fault(f"cp.async.bulk {what} address is not 16-byte aligned", int(lane[0]), int(a))
+            try:
+                data = _read_bulk(src_acc, ctx, int(lane[0]), int(src[i]), s) if s else np.zeros(0, np.uint8)
+                if multicast:
+                    ranks = [r for r in range(16) if int(masks[i]) >> r & 1]
+                    targets = [(_remote(dst[i], r), _remote(bar[i], r)) for r in ranks]
+                else:
+                    targets = [(int(dst[i]), int(bar[i]) if mbar else None)]
+                for d, b in targets:
+                    if s:
+                        _write_bulk(dst_acc, ctx, int(lane[0]), d, data)
+                    if mbar:
+                        view, idx = _words(bar_acc, ctx, lane, np.array([b], dtype=np.uint64))
+                        MB.update(view, idx, complete_tx=s)
+            except (AccessFault, MB.MbarrierError) as e:
+                raise Fault(e.reason, int(lane[0]), getattr(e, "address", None)) from None
+
+    return [Op(run, side_effects=True)]
+
+
+# ---------------------------------------------------------------------------- cp.reduce.async.bulk
+
+
+def _half_minmax(fmt, is_min):
+    nan = np.uint16(0x7FFF)
+
+    def fn(old, b):
+        x, y = to_float64(as_bits(old, fmt), fmt), to_float64(as_bits(b, fmt), fmt)
+        if is_min:
+            pick_x = (x < y) | np.isnan(y) | ((x == y) & np.signbit(x))
+        else:
+            pick_x = (x > y) | np.isnan(y) | ((x == y) & ~np.signbit(x))
+        out = np.where(pick_x, old, b)
+        return np.where(np.isnan(x) & np.isnan(y), nan, out).astype(np.uint16)
+
+    return fn
+
+
+def _reducer(op: str, t: str):
+    """(storage dtype, fn(old, src) -> new) for cp.reduce.async.bulk's elementwise operation."""
+    if t in ("f16", "bf16"):
+        fmt = F16 if t == "f16" else BF16
+        if op == "add":  # .noftz: subnormals are kept; one rounding to nearest even
+            return np.dtype(np.uint16), lambda old, b: half.add(old, b, fmt)
+        if op in ("min", "max"):
+            return np.dtype(np.uint16), _half_minmax(fmt, op == "min")
+        raise LoweringError(f"cp.reduce.async.bulk .{op}.{t} is not a valid reduction")
+    dt = numpy_dtype(t)
+    comb = atomics.combiner(op, t)
+    return dt, comb.fn
+
+
+def lower_cp_reduce_async_bulk(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    if "tensor" in mods:
+        raise LoweringError("cp.reduce.async.bulk.tensor (tensor maps) is not supported yet")
+    spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
+    dst_space, src_space = spaces[0], spaces[1]
+    op = next((x for x in mods if x in ("add", "min", "max", "inc", "dec", "and", "or", "xor")), None)
+    t = next((x for x in reversed(mods) if x in ("f16", "bf16", "b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64")), None)
+    if op is None or t is None:
+        raise LoweringError("cp.reduce.async.bulk needs a reduction and a type")
+    dt, fn = _reducer(op, t)
+    ops = list(instr.operands)
+    dst_acc, dst_of = _address(lowerer, ops[0], scope, dst_space)
+    src_acc, src_of = _address(lowerer, ops[1], scope, src_space)
+    size_of = lowerer.reader(ops[2], "u32", scope)
+    mbar = "mbarrier::complete_tx::bytes" in mods
+    bar_acc = bar_of = None
+    if mbar:
+        bar_acc, bar_of = _address(lowerer, ops[3], scope, "shared::cluster")
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        dst = _lane_values(dst_of, ctx, lanes, group)
+        src = _lane_values(src_of, ctx, lanes, group)
+        size = _lane_values(size_of, ctx, lanes, group, np.int64)
+        bar = _lane_values(bar_of, ctx, lanes, group) if mbar else None
+        for i in range(group.size):
+            lane = int(group[i])
+            s = int(size[i])
+            if s % BULK_ALIGN or s < 0:
+                raise Fault(f"cp.reduce.async.bulk size {s} is not a multiple of 16", lane)
+            for a, what in ((dst[i], "destination"), (src[i], "source")):
+                if int(a) % BULK_ALIGN:
+                    raise Fault(f"cp.reduce.async.bulk {what} address is not 16-byte aligned", lane, int(a))
+            try:
+                if s:
+                    new = _read_bulk(src_acc, ctx, lane, int(src[i]), s).view(dt)
+                    old = _read_bulk(dst_acc, ctx, lane, int(dst[i]), s).view(dt)
+                    out = np.asarray(fn(old, new)).astype(dt, copy=False)
+                    _write_bulk(dst_acc, ctx, lane, int(dst[i]), np.ascontiguousarray(out).view(np.uint8))
+                if mbar:
+                    view, idx = _words(bar_acc, ctx, group[i:i + 1], np.array([bar[i]], dtype=np.uint64))
+                    MB.update(view, idx, complete_tx=s)
+            except (AccessFault, MB.MbarrierError) as e:
+                raise Fault(e.reason, lane, getattr(e, "address", None)) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_cp(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    if mods[:1] == ("async",):
+        return lower_cp_async(lowerer, instr, m, scope)
+    if mods[:3] == ("reduce", "async", "bulk"):
+        return lower_cp_reduce_async_bulk(lowerer, instr, m, scope)
+    raise LoweringError(f"cp.{'.'.join(mods)} is not supported")
+
+
+# ---------------------------------------------------------------------------- mbarrier
+
+
+def _mbar_space(mods):
+    if "shared::cluster" in mods:
+        return "shared::cluster"
+    if "shared::cta" in mods or "shared" in mods:
+        return "shared"
+    return None
+
+
+def lower_mbarrier(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    kind = mods[0]
+    space = _mbar_space(mods)
+    ops = list(instr.operands)
+    if kind == "pending_count":
+        dst = lowerer.writer(ops[0], "u32", scope)
+        state = lowerer.reader(ops[1], "b64", scope)
+        return [Op(lambda ctx, lanes: dst(ctx, lanes, MB.pending_count(np.asarray(state(ctx, lanes)))))]
+    addr_node = ops[1] if kind in ("arrive", "arrive_drop", "test_wait", "try_wait") else ops[0]
+    acc, addr_of = _address(lowerer, addr_node, scope, space)
+
+    if kind in ("init", "inval", "expect_tx", "complete_tx"):
+        value = lowerer.reader(ops[1], "u32", scope) if kind != "inval" else None
+
+        def run(ctx, lanes):
+            group = ctx.lanes_or_live(lanes)
+            addr = _lane_values(addr_of, ctx, lanes, group)
+            try:
+                view, idx = _words(acc, ctx, group, addr)
+                v = None if value is None else _lane_values(value, ctx, lanes, group, np.int64)
+                if kind == "init":
+                    MB.init(view, idx, v)
+                elif kind == "inval":
+                    MB.inval(view, idx)
+                elif kind == "expect_tx":
+                    MB.update(view, idx, expect_tx=v)
+                else:
+                    MB.update(view, idx, complete_tx=v)
+            except (AccessFault, MB.MbarrierError) as e:
+                raise _fault(e, group) from None
+
+        return [Op(run, side_effects=True)]
+
+    if kind in ("arrive", "arrive_drop"):
+        drop = kind == "arrive_drop"
+        expect = "expect_tx" in mods
+        no_complete = "noComplete" in mods
+        state_w = lowerer.writer(ops[0], "b64", scope)
+        extra = lowerer.reader(ops[2], "u32", scope) if len(ops) > 2 else None
+
+        def run(ctx, lanes):
+            group = ctx.lanes_or_live(lanes)
+            addr = _lane_values(addr_of, ctx, lanes, group)
+            x = _lane_values(extra, ctx, lanes, group, np.int64) if extra is not None else None
+            try:
+                view, idx = _words(acc, ctx, group, addr)
+                if expect:  # arrive.expect_tx: expect-tx(txCount), then arrive-on with count 1
+                    states = MB.update(view, idx, arrive=1, drop=drop, expect_tx=x, no_complete=no_complete)
+                else:
+                    states = MB.update(view, idx, arrive=1 if x is None else x, drop=drop, no_complete=no_complete)
+            except (AccessFault, MB.MbarrierError) as e:
+                raise _fault(e, group) from None
+            state_w(ctx, lanes, states)
+
+        return [Op(run, side_effects=True)]
+
+    if kind in ("test_wait", "try_wait"):
+        parity = "parity" in mods
+        dst = lowerer.writer(ops[0], "pred", scope)
+        token = lowerer.reader(ops[2], "u32" if parity else "b64", scope)
+
+        def run(ctx, lanes):
+            group = ctx.lanes_or_live(lanes)
+            addr = _lane_values(addr_of, ctx, lanes, group)
+            try:
+                view, idx = _words(acc, ctx, group, addr)
+            except AccessFault as e:
+                raise _fault(e, group) from None
+            words = view[idx]
+            tok = _lane_values(token, ctx, lanes, group)
+            done = MB.parity_done(words, tok) if parity else MB.phase_done(words, tok)
+            dst(ctx, lanes, done)
+
+        return [Op(run, side_effects=True)]
+    raise LoweringError(f"mbarrier.{kind} is not supported")
+
+
+# ---------------------------------------------------------------------------- nanosleep etc.
+
+
+def lower_nanosleep(lowerer, instr, m, scope):
+    """nanosleep: no data effect; the sleeping threads yield like a backward branch."""
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        if lanes is None:
+            ctx.upc = pc + 1
+            return
+        sleepers = lanes
+        if op.guard is not None:
+            slot, neg = op.guard
+            g = ctx.regs[slot][lanes]
+            sleepers = lanes[~g if neg else g]
+        ctx.epoch[sleepers] += 1
+        ctx.pc[lanes] = pc + 1
+
+    op.run = run
+    return [op]
+
+
+def lower_no_effect(lowerer, instr, m, scope):
+    return [Op(lambda ctx, lanes: None)]
+
+
+LOWERINGS = {
+    "cp": lower_cp,
+    "mbarrier": lower_mbarrier,
+    "nanosleep": lower_nanosleep,
+    "griddepcontrol": lower_no_effect,
+}
