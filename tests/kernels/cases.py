@@ -763,7 +763,9 @@ def _extra_cases() -> list:
     n = 1000
     C.append(Case("half_ops", ptx("half_bf16"), "half_ops", cdiv(n, 128), 128, [
         In("in", uniform(n, -4, 4)), Out("out", np.float32, 2 * n, close(
-            2e-3, 1e-3, "hsqrt / h2exp use .approx instructions")), Scalar("s32", n)]))
+            1.5e-2, 1e-3, "hsqrt / h2exp use .approx instructions, and ptxas contracts the "
+            "unrounded mul.f16x2 + add.f16x2 into one fma (docs/hardware-notes.md), which h2exp "
+            "amplifies")), Scalar("s32", n)]))
 
     n2 = 4096
     C.append(Case("half2_dot", ptx("half_bf16"), "half2_dot", 8, 256, [
