@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from .machine import EXITED, Fault, Op, branch
 from .operands import LoweringError
@@ -137,6 +138,7 @@ def lower_ret(lowerer, instr, m, scope):
             lanes = lanes[g]
         ret_pc, caller_base, _ = _frame_header(ctx, lanes)
         ctx.pc[lanes] = ret_pc.astype(np.int64)
+        ctx.stack_top[lanes] = ctx.frame_base[lanes]  # pops the callee frame and its allocas
         ctx.frame_base[lanes] = caller_base
 
     op.run = run
@@ -271,8 +273,7 @@ def lower_call(lowerer, instr, m, scope):
         for fi, group in callee_of(ctx, lanes).items():
             callee = functions[fi]
             gbase = ctx.frame_base[group]
-            new = gbase + np.uint64(caller.frame.size)
-            new = (new + np.uint64(15)) & ~np.uint64(15)
+            new = (ctx.stack_top[group] + np.uint64(15)) & ~np.uint64(15)  # above the caller's allocas
             if int(new.max()) + callee.frame.size > ctx.local.limit:
                 raise Fault(f"call stack overflow calling {callee.name} (thread-local memory of {ctx.local.limit} bytes)", int(group[0]))
             header = np.stack([np.full(group.size, pc + 1, dtype=np.uint64), gbase,
@@ -288,6 +289,7 @@ def lower_call(lowerer, instr, m, scope):
                 else:
                     _store_value(ctx, lowerer, group, kind, src, dst, param)
             ctx.frame_base[group] = new
+            ctx.stack_top[group] = new + np.uint64(callee.frame.size)
             ctx.pc[group] = callee.entry_pc
 
     def run_back(ctx, lanes, pc):
@@ -295,7 +297,7 @@ def lower_call(lowerer, instr, m, scope):
             ctx.materialize_pcs()
             lanes = ctx.lanes_or_live(None)
         base = ctx.frame_base[lanes]
-        callee_base = (base + np.uint64(caller.frame.size) + np.uint64(15)) & ~np.uint64(15)
+        callee_base = ctx.stack_top[lanes]  # `ret` left the callee's frame base there
         ids = ctx.local.load(callee_base + np.uint64(16), lanes, U64).astype(np.int64)
         for fi in np.unique(ids):
             callee = functions[int(fi)]
@@ -339,6 +341,61 @@ def _load_value(ctx, lowerer, lanes, dst_sym, src_addr, ret):
     ctx.regs[dst_sym.offset][lanes] = v.astype(ctx.regs[dst_sym.offset].dtype)
 
 
+# ---------------------------------------------------------------------------- dynamic stack
+
+
+def lower_alloca(lowerer, instr, m, scope):
+    """alloca.type ptr, size{, align}: `size` bytes of the thread's stack, at least 8-aligned.
+
+    ptxvm's stack grows upward from the current frame (the ISA only promises that ptr is the
+    lowest address of the block); the block lives until the function returns or stackrestore."""
+    t = m.type.name if m is not None and m.type is not None else instr.modifiers[-1]
+    dst = lowerer.writer(instr.operands[0], t, scope)
+    size = lowerer.reader(instr.operands[1], t, scope)
+    align = 8
+    if len(instr.operands) > 2:
+        from ..syntax.constexpr import evaluate
+
+        align = max(8, int(evaluate(instr.operands[2].expr)))
+    lowerer.uses_alloca = True
+    mask = np.uint64(align - 1)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        n = np.broadcast_to(np.asarray(size(ctx, group)).astype(np.uint64), (group.size,))
+        ptr = (ctx.stack_top[group] + mask) & ~mask
+        top = ptr + n
+        if top.size and int(top.max()) > ctx.local.limit:
+            bad = int(np.argmax(top > np.uint64(ctx.local.limit)))
+            raise Fault(f"stack overflow: alloca of {int(n[bad])} bytes (thread-local memory of {ctx.local.limit} bytes)", int(group[bad]))
+        ctx.stack_top[group] = top
+        dst(ctx, group, ptr.astype(numpy_dtype(t)))
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_stacksave(lowerer, instr, m, scope):
+    t = m.type.name if m is not None and m.type is not None else instr.modifiers[-1]
+    dst = lowerer.writer(instr.operands[0], t, scope)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        dst(ctx, group, ctx.stack_top[group].astype(numpy_dtype(t)))
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_stackrestore(lowerer, instr, m, scope):
+    t = m.type.name if m is not None and m.type is not None else instr.modifiers[-1]
+    src = lowerer.reader(instr.operands[0], t, scope)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        ctx.stack_top[group] = np.broadcast_to(np.asarray(src(ctx, group)).astype(np.uint64), (group.size,))
+
+    return [Op(run, side_effects=True)]
+
+
 # System calls nvcc emits as calls to extern functions (chapter 7.x: vprintf, malloc, free,
 # __assertfail). Filled in by syscalls.py.
 _SYSCALLS: dict = {}
@@ -350,4 +407,7 @@ LOWERINGS = {
     "ret": lower_ret,
     "exit": lower_exit,
     "trap": lower_trap,
+    "alloca": lower_alloca,
+    "stacksave": lower_stacksave,
+    "stackrestore": lower_stackrestore,
 }

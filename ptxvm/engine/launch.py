@@ -128,6 +128,8 @@ class Launch:
         need = prog.frame_need(self.info.name)
         local_static = -(-prog.local_static // 16) * 16
         local_size = local_static + (need if need >= 0 else DEFAULT_STACK * 16)
+        if prog.uses_alloca:
+            local_size += DEFAULT_STACK * 16
         local_size = -(-max(local_size, 16) // 16) * 16
         needed = _kernel_slots(prog, self.info.name)
         reg_bytes = sum(prog.regs.dtypes[i].itemsize for i in needed)
@@ -196,6 +198,7 @@ class Launch:
         ctx._live_index = None
         ctx.n_warps_live = ctas.size * (-(-T // 32))
         ctx.frame_base[:] = local_static
+        ctx.stack_top[:] = local_static + self.info.frame.size
         ctx.shared.buf[:] = 0
         ctx.extra.clear()
 
@@ -240,6 +243,7 @@ class Launch:
         ctx.const = const
         ctx.kparams = kparams
         ctx.frame_base = np.full(n, local_static, dtype=np.uint64)
+        ctx.stack_top = ctx.frame_base + np.uint64(self.info.frame.size)
         ctx.upc = self.info.entry_pc
         ctx.pc[:] = self.info.entry_pc
         ctx.device_allocs = []

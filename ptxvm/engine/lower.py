@@ -66,6 +66,7 @@ class Program:
     recursive: set
     dynamic_shared: bool
     globals: dict[str, Symbol]
+    uses_alloca: bool = False
 
     def frame_need(self, kernel: str) -> int:
         """Bytes of local memory one thread of `kernel` needs for its deepest call chain."""
@@ -105,6 +106,7 @@ class Lowerer:
         self.const_inits: list[tuple[int, ast.VarDecl]] = []
         self.dynamic_shared = False
         self.current: Optional[FunctionInfo] = None
+        self.uses_alloca = False
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
@@ -139,7 +141,8 @@ class Lowerer:
             if info.name in recursive or any(c in recursive for c in info.callees):
                 info.save_offset = info.frame.place(8 * len(info.reg_slots), 8)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
-                       const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals)
+                       const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
+                       self.uses_alloca)
 
     def declare_static(self, decl: ast.VarDecl) -> Symbol:
         space = decl.space.split("::")[0]

@@ -96,3 +96,34 @@ def test_wrong_argument_count_is_a_launch_error():
         mod["oob"].launch(1, 1, [np.zeros(4, np.uint32)])
     with pytest.raises(ptxvm.LaunchError, match="out of range"):
         mod["oob"].launch(1, 1, [np.zeros(4, np.uint32), -1])
+
+
+def test_alloca_stacksave_stackrestore():
+    src = HEADER + """
+.visible .entry dyn(.param .u64 out)
+{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    stacksave.u64 %rd2;
+    alloca.u64 %rd3, 64, 16;
+    st.local.u32 [%rd3], %r1;
+    st.local.u32 [%rd3+60], %r1;
+    alloca.u64 %rd4, 8;
+    ld.local.u32 %r2, [%rd3+60];
+    sub.s64 %rd5, %rd4, %rd3;
+    stackrestore.u64 %rd2;
+    alloca.u64 %rd6, 4;
+    sub.s64 %rd7, %rd6, %rd3;
+    mul.wide.u32 %rd6, %r1, 8;
+    add.s64 %rd6, %rd1, %rd6;
+    cvt.u32.u64 %r3, %rd5;
+    st.global.v2.u32 [%rd6], {%r2, %r3};
+    ret;
+}
+"""
+    out = np.zeros(2 * 40, np.uint32)
+    ptxvm.loads(src)["dyn"].launch(1, 40, [out])
+    assert out[0::2].tolist() == list(range(40))  # each thread's own stack
+    assert set(out[1::2].tolist()) == {64}  # the second block starts after the first
