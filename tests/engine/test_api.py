@@ -1,0 +1,133 @@
+"""The launch API: arguments, device memory, module variables, printf, statistics."""
+import numpy as np
+import pytest
+
+import ptxvm
+
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+SYMBOLS = HEADER + """
+.global .align 4 .u32 counter = 5;
+.global .align 4 .f32 table[4] = {1.0, 2.0, 3.0, 4.0};
+.const .align 4 .u32 scale = 3;
+.visible .entry bump(.param .u64 out)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    .reg .f32 %f1;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    ld.const.u32 %r2, [scale];
+    ld.global.u32 %r3, [counter];
+    mad.lo.u32 %r4, %r1, %r2, %r3;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r4;
+    atom.global.add.u32 %r5, [counter], 1;
+    ret;
+}
+"""
+
+
+def test_module_variables_initializers_and_symbol_access():
+    mod = ptxvm.loads(SYMBOLS)
+    assert mod.read_symbol("counter", np.uint32).tolist() == [5]
+    assert mod.read_symbol("table", np.float32).tolist() == [1.0, 2.0, 3.0, 4.0]
+    mod.write_symbol("scale", np.array([10], np.uint32))
+    out = np.zeros(8, np.uint32)
+    mod["bump"].launch(1, 8, [out])
+    assert out.tolist() == [5 + 10 * i for i in range(8)]
+    assert mod.read_symbol("counter", np.uint32)[0] == 13  # the atomics ran, and the value persists
+    out2 = np.zeros(8, np.uint32)
+    mod["bump"][1, 8](out2)  # the Numba-style short form
+    assert out2[0] == 13
+
+
+def test_same_array_twice_is_one_allocation_and_device_arrays_persist():
+    src = HEADER + """
+.visible .entry copy_add(.param .u64 dst, .param .u64 src)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [dst];
+    ld.param.u64 %rd2, [src];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    add.u32 %r3, %r2, 1;
+    add.s64 %rd5, %rd1, %rd3;
+    st.global.u32 [%rd5], %r3;
+    ret;
+}
+"""
+    k = ptxvm.loads(src)["copy_add"]
+    a = np.arange(32, dtype=np.uint32)
+    k.launch(1, 32, [a, a])  # in place: one allocation for both parameters
+    assert a.tolist() == list(range(1, 33))
+    d = ptxvm.to_device(np.zeros(32, np.uint32))
+    k.launch(1, 32, [d, d])
+    k.launch(1, 32, [d, d])
+    assert d.copy_to_host().tolist() == [2] * 32
+    e = ptxvm.device_array(32, np.uint32)
+    k.launch(1, 32, [e, d])
+    assert e.copy_to_host().tolist() == [3] * 32
+
+
+def test_struct_by_value_and_argument_checks():
+    src = HEADER + """
+.visible .entry s(.param .align 8 .b8 p[16], .param .u64 out)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<3>;
+    ld.param.u32 %r1, [p];
+    ld.param.u32 %r2, [p+8];
+    ld.param.u64 %rd1, [out];
+    add.u32 %r1, %r1, %r2;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"""
+    k = ptxvm.loads(src)["s"]
+    out = np.zeros(1, np.uint32)
+    rec = np.zeros(1, dtype=[("a", "<u4"), ("pad", "<u4"), ("b", "<u8")])
+    rec["a"], rec["b"] = 40, 2
+    k.launch(1, 1, [rec[0], out])
+    assert out[0] == 42
+    with pytest.raises(ptxvm.LaunchError, match="expected 16 bytes"):
+        k.launch(1, 1, [bytes(8), out])
+    with pytest.raises(ptxvm.LaunchError, match="block of 2048 threads"):
+        k.launch(1, 2048, [rec[0], out])
+
+
+def test_printf_in_deterministic_order(capsys):
+    mod = ptxvm.load(__import__("pathlib").Path(__file__).parents[1] / "corpus" / "ptx" / "printf_kernel.sm_90.ptx")
+    k = mod["printf_kernel"]
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.int32)
+    k.launch(2, 32, [x, out, np.int32(64)])
+    first = capsys.readouterr().out
+    assert first.splitlines() == [
+        "block 0: first value 0.000000 (n=64)",
+        "block 1: first value 32.000000 (n=64)",
+        f"last thread 63 of 64, done, double 126.000, long {63 << 33}, char x",
+    ]
+    k.launch(2, 32, [x, out, np.int32(64)])
+    assert capsys.readouterr().out == first
+
+
+def test_stats_count_guarded_instructions():
+    src = HEADER + """
+.visible .entry g()
+{
+    .reg .pred %p;
+    .reg .b32 %r<3>;
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p, %r1, 3;
+    @%p add.u32 %r2, %r1, 1;
+    ret;
+}
+"""
+    st = ptxvm.loads(src)["g"].launch(2, 40, [])
+    assert st.thread_instructions == 80 * 4  # mov, setp, the guarded add (counted when false), ret
+    assert st.warp_instructions == 4 * 4  # two warps per CTA, one of them partial
