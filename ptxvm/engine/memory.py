@@ -46,17 +46,17 @@ class AccessFault(Exception):
 
 
 def check_alignment(addr: np.ndarray, size: int) -> None:
-    if size > 1:
+    # one OR-reduction tells whether any address has a low bit set; only then find which
+    if size > 1 and addr.size and int(np.bitwise_or.reduce(addr)) & (size - 1):
         bad = (addr & np.uint64(size - 1)) != 0
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise AccessFault(f"misaligned {size}-byte access", i, int(addr[i]))
+        i = int(np.argmax(bad))
+        raise AccessFault(f"misaligned {size}-byte access", i, int(addr[i]))
 
 
 def gather(buf: np.ndarray, offsets: np.ndarray, dtype: np.dtype, count: int = 1) -> np.ndarray:
     """Read `count` consecutive elements of `dtype` at each byte offset (already checked)."""
     view = buf.view(dtype)
-    idx = offsets // np.uint64(dtype.itemsize)
+    idx = offsets >> np.uint64(dtype.itemsize.bit_length() - 1) if dtype.itemsize > 1 else offsets
     if count == 1:
         return view[idx]
     return view[idx[:, None] + np.arange(count, dtype=np.uint64)]
@@ -65,7 +65,7 @@ def gather(buf: np.ndarray, offsets: np.ndarray, dtype: np.dtype, count: int = 1
 def scatter(buf: np.ndarray, offsets: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
     """Write at each byte offset; when lanes collide the highest lane wins (the order is unspecified in PTX)."""
     view = buf.view(dtype)
-    idx = offsets // np.uint64(dtype.itemsize)
+    idx = offsets >> np.uint64(dtype.itemsize.bit_length() - 1) if dtype.itemsize > 1 else offsets
     if count == 1:
         view[idx] = values
     else:
@@ -173,11 +173,9 @@ class WindowedMemory:
     def offsets(self, addr: np.ndarray, owner: np.ndarray, size: int, align: Optional[int] = None) -> np.ndarray:
         addr = np.asarray(addr, dtype=np.uint64)
         check_alignment(addr, size if align is None else align)
-        if addr.size:
-            bad = addr + np.uint64(size) > np.uint64(self.limit)
-            if bad.any():
-                p = int(np.argmax(bad))
-                raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
+        if addr.size and int(addr.max()) + size > self.limit:
+            p = int(np.argmax(addr + np.uint64(size) > np.uint64(self.limit)))
+            raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
         return owner.astype(np.uint64) * np.uint64(self.stride) + addr
 
     def load(self, addr, owner, dtype: np.dtype, count: int = 1, align: Optional[int] = None) -> np.ndarray:
