@@ -34,7 +34,7 @@ Result = tuple[int, str, str]  # (operand index | -1 instruction | -2 guard, mes
 
 class Plan:
     __slots__ = ("spelling", "opcode", "match", "error", "problems", "rules", "single_addr", "extra", "operand_reqs",
-                 "label_operands")
+                 "label_operands", "addr_spaces")
 
     def __init__(self, spelling: str, opcode: str):
         self.spelling = spelling
@@ -47,6 +47,7 @@ class Plan:
         self.extra: list[str] = []
         self.operand_reqs = False
         self.label_operands: frozenset[int] = frozenset()  # positions of branch-target operands
+        self.addr_spaces: dict[int, str] = {}  # several addresses: operand position -> its state space
 
 
 class InstructionRules:
@@ -79,7 +80,12 @@ class InstructionRules:
         ctx = self.ctx
         p.rules = OperandRules(m, spelling, ctx.address_size, ctx.version if ctx.version_known else (99, 0),
                                ctx.sm if ctx.sm_named else None)
-        p.single_addr = sum(1 for o in m.operands if o.spec.kind is Kind.ADDR) == 1
+        addrs = [i for i, o in enumerate(m.operands) if o.spec.kind is Kind.ADDR]
+        p.single_addr = len(addrs) == 1
+        named = [tok for tok in m.modifiers if tok in spaces.SPACE_NAMES]
+        if len(addrs) > 1 and len(named) > 1:
+            # cp.async.ca.shared.global [dst], [src]: the spaces, in order, of the first addresses
+            p.addr_spaces = dict(zip(addrs, named))
         p.operand_reqs = bool(m.form.operand_reqs or m.form.operand_rules)
         p.label_operands = frozenset(i for i, o in enumerate(m.operands) if o.spec.kind is Kind.LABEL
                                      and not any(x.spec.optional for x in m.operands[:i]))
@@ -133,14 +139,20 @@ class InstructionRules:
         rules = plan.rules
         ctx = self.ctx
         assigned = []
+        addr_spaces = plan.addr_spaces
         for j, i in enumerate(idx):
             ro = specs[i]
             shape = shapes[j]
             assigned.append((ro, shape, j))
             for msg in rules.check(ro, shape, j):
                 out.append((j, msg, "error"))
-            if ro.spec.kind is Kind.ADDR and plan.single_addr and shape[0] in ("addr", "elem"):
-                for sev, msg in spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm):
+            if ro.spec.kind is Kind.ADDR and shape[0] in ("addr", "elem") and not rules.texture_handle:
+                if plan.single_addr:
+                    found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm)
+                else:
+                    found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm, False,
+                                                 addr_spaces.get(i, spaces.UNKNOWN))
+                for sev, msg in found:
                     out.append((j, msg, sev))
         for rule in VALUE_RULES.get(plan.opcode, ()):
             out.extend(rule(plan, assigned))
@@ -194,6 +206,7 @@ def _int_value(shape) -> Optional[int]:
 
 def _barrier(plan: Plan, assigned) -> list[Result]:
     out = []
+    arrive = "arrive" in plan.match.modifiers
     for ro, shape, j in assigned:
         v = _int_value(shape)
         if v is None:
@@ -201,6 +214,8 @@ def _barrier(plan: Plan, assigned) -> list[Result]:
         if ro.spec.name == "a" and not 0 <= v <= 15:
             shown = v & ((1 << 64) - 1)
             out.append((j, f"barrier number {shown} is out of range [0..15]", "error"))
+        elif ro.spec.name == "b" and arrive and v == 0:
+            out.append((j, f"{plan.opcode}.arrive needs a non-zero thread count", "error"))
         elif ro.spec.name == "b" and v % 32 != 0:
             out.append((j, f"the number of threads taking part in a barrier must be a multiple of the warp "
                            f"size (32), not {v}", "error"))
@@ -217,6 +232,30 @@ def _setmaxnreg(plan: Plan, assigned) -> list[Result]:
             out.append((j, f"register count {v} must be a multiple of 8", "error"))
         if not 24 <= v <= 256:
             out.append((j, f"register count {v} is out of range [24..256]", "error"))
+    return out
+
+
+def _pmevent(plan: Plan, assigned) -> list[Result]:
+    out = []
+    mask = "mask" in plan.match.modifiers
+    for ro, shape, j in assigned:
+        v = _int_value(shape)
+        if v is None:
+            continue
+        if mask and not 0 <= v <= 0xFFFF:
+            out.append((j, f"event mask {v:#x} does not fit 16 bits", "error"))
+        elif not mask and not 0 <= v <= 15:
+            out.append((j, f"performance monitor event {v} is out of range [0..15]", "error"))
+    return out
+
+
+def _size_128(plan: Plan, assigned) -> list[Result]:
+    out = []
+    for ro, shape, j in assigned:
+        if ro.spec.name == "size" and ro.spec.kind is Kind.IMM:
+            v = _int_value(shape)
+            if v is not None and v != 128:
+                out.append((j, f"size {v} must be 128 for {plan.opcode}", "error"))
     return out
 
 
@@ -264,12 +303,61 @@ def _texture_mode(rules_ctx: Context):
     return rule
 
 
+def _ranges(**limits):
+    """A rule: constant operands named here must be in their set or range."""
+
+    def rule(plan: Plan, assigned) -> list[Result]:
+        out = []
+        for ro, shape, j in assigned:
+            allowed = limits.get(ro.spec.name.replace("-", "_"))
+            v = _int_value(shape)
+            if allowed is None or v is None:
+                continue
+            if isinstance(allowed, range):
+                if v not in allowed:
+                    out.append((j, f"{ro.spec.name} {v} is out of range [{allowed.start}..{allowed.stop - 1}]",
+                                "error"))
+            elif v not in allowed:
+                shown = " or ".join(str(a) for a in allowed)
+                out.append((j, f"{ro.spec.name} must be {shown}, not {v}", "error"))
+        return out
+
+    return rule
+
+
+def _power_of_two(plan: Plan, assigned) -> list[Result]:
+    out = []
+    for ro, shape, j in assigned:
+        v = _int_value(shape)
+        if ro.spec.name == "immAlign" and v is not None and (v <= 0 or v & (v - 1)):
+            out.append((j, f"alignment {v} is not a power of two", "error"))
+    return out
+
+
+def _generic_only(plan: Plan, assigned) -> list[Result]:
+    """prefetchu takes a generic address: a register, or a .global variable (not a .shared one)."""
+    return [(j, f"prefetchu needs a generic address: '{NAME}' is a .{shape[1][1].space} variable", "error")
+            for ro, shape, j in assigned if shape[0] == "addr" and shape[1] is not None and shape[1][0] == "sym"
+            and shape[1][1].kind == "var" and spaces.base_space(shape[1][1].space) != "global"]
+
+
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "alloca": (_power_of_two,),
+    "prefetchu": (_generic_only,),
+    "bfe": (_ranges(b=range(0, 256), c=range(0, 256)),),
+    "mma": (_ranges(f=range(0, 2)),),
+    "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),),
+    "mbarrier": (_ranges(phaseParity=(0, 1)),),
+    "fence": (_size_128,),
     "cvta": (_cvta_space,),
     "bar": (_barrier,),
     "barrier": (_barrier,),
     "setmaxnreg": (_setmaxnreg,),
     "cp": (_cp,),
+    "discard": (_size_128,),
+    "applypriority": (_size_128,),
+    "tensormap": (_size_128,),
+    "pmevent": (_pmevent,),
 }
 
 

@@ -47,6 +47,16 @@ SINK = ("sink",)
 _B, _U, _S, _F, _P = TypeKind.BIT, TypeKind.UNSIGNED, TypeKind.SIGNED, TypeKind.FLOAT, TypeKind.PRED
 _SCALAR_KINDS = (Kind.REG, Kind.RI, Kind.IMM, Kind.PRED)
 
+# Where ptxas 13.0 is looser than the form table's operand kinds and types (checked one by one):
+# source operands the table gives as registers but ptxas also takes as constants,
+IMMEDIATE_OK = frozenset((("*", "cache-policy"), ("createpolicy", "access-property"), ("istypep", "a"),
+                          ("mbarrier", "state")))
+# and operands ptxas types as .b32 (any 32-bit register) where the table says .u32.
+AS_B32 = frozenset((("shfl", "b"), ("shfl", "c"), ("fns", "base"), ("fns", "offset")))
+# operands ptxas types as integers even where the table says .b32/.b64: no floating-point registers
+# or constants (names, or (opcode, name))
+INTEGER_OPERANDS = frozenset(("membermask", "cache-policy", "state", "access-property", ("istypep", "a")))
+
 
 def has_undef(shape) -> bool:
     tag = shape[0]
@@ -104,13 +114,27 @@ class OperandRules:
         self.m = match
         self.form = match.form
         self.opcode = match.form.opcode
-        self.relaxed = bool(getattr(match.form, "relaxed", False))
+        # ISA 9.4.1 relaxed types (ld, st, cvt); ptxas also lets cvt.pack write a wider register
+        self.relaxed = bool(getattr(match.form, "relaxed", False)) or (
+            match.form.opcode == "cvt" and "pack" in match.modifiers)
         self.spelling = spelling
         self.address_bits = address_bits
         types = match.type_list
         self.float_types = any(t.kind is _F for t in types)
-        self.sreg_ok = self.opcode == "mov" or (self.opcode == "cvt" and not self.float_types)
+        self.sreg_ok = self.opcode == "mov" or (self.opcode == "cvt" and not self.float_types
+                                                 and "irnd" in match.form.slots)
+        # SIMD video instructions (vadd2, vset4 ...): operands are registers (ptxas: "Incorrect video
+        # selector" for a constant); the scalar ones (vadd, vmad) take constants
+        self.simd_video = match.form.family == "video" and self.opcode[-1:] in ("2", "4")
+        self.matrix = match.form.family == "matrix"
+        # the conversions of packed narrow floats (cvt.rn.satfinite.e4m3x2.f32 ...): their .b16/.b32
+        # containers are bit-size registers for ptxas, not .u16/.s32
+        self.bit_containers = self.opcode == "cvt" and "irnd" not in match.form.slots and "pack" not in match.modifiers
+        # ptxas types the .b32 operands of these newer instructions as integers: no .f32 registers
+        self.strict_bits = (self.opcode in ("bmsk", "szext", "redux", "match")
+                            or (self.opcode == "cvt" and "pack" in match.modifiers))
         self.sym_ok = self.opcode in ("mov", "cvta")
+        self.texture_handle = self.opcode in ("txq", "suq")  # [a] names a texture/surface/sampler
         self.cvta_to = self.opcode == "cvta" and "to" in match.modifiers
         self.version = tuple(version)
         self.sm = sm  # None: no sm target named (reported at .target)
@@ -131,6 +155,8 @@ class OperandRules:
             return self.vector(ro, shape)
         if kind is Kind.ADDR:
             if tag == "addr" or tag == "elem":
+                if self.texture_handle and tag == "addr":
+                    return self.bracket(ro, shape)
                 return []
             if Kind.RI in ro.spec.alt or Kind.REG in ro.spec.alt:
                 return self.scalar(ro, shape, Kind.RI if Kind.RI in ro.spec.alt else Kind.REG)
@@ -143,6 +169,10 @@ class OperandRules:
                 if second[0] == "sink":
                     return out
                 return out + self.predicate(second, dst=True)
+            if ro.spec.second and not ro.spec.second_optional and ro.type is not None and ro.type.kind is not _P:
+                # elect.sync d|p: ptxas wants the predicate ("Predicate output expected"); setp's p|q
+                # may be written p alone
+                return [f"{self.spelling} writes a predicate too: write the destination as d|p"]
             return self.scalar(ro, shape)
         if kind is Kind.LABEL:
             if tag == "label":
@@ -173,6 +203,10 @@ class OperandRules:
             if neg:
                 out.append("'!' negates predicates only")
             rt = sym.ptype
+            if (self.opcode, spec.name) in AS_B32:
+                t = TYPES["b32"]
+            elif self.opcode == "set" and dst and t is not None and t.alt and rt is not None and rt.kind is not _F:
+                t = TYPES.get(f"b{t.bits}", t)  # set.*.bf16: ptxas takes any 16-bit integer register
             if sym.vector and comp is None:
                 return out + [f"vector register (.v{sym.vector}) used where a scalar is expected; "
                               "name one component (.x, .y, .z, .w)"]
@@ -182,15 +216,31 @@ class OperandRules:
                 return out + [f"component .{comp} is outside a .v{sym.vector} register"]
             if t is not None and rt is not None and not operand_type_ok(t, rt, relaxed=self.relaxed):
                 out.append(self.type_mismatch(t, rt, dst))
+            elif self.bit_containers and t is not None and t.kind is _B and rt is not None and rt.kind is not _B \
+                    and rt.name != "f16x2":
+                out.append(f".{rt.name} register where .{t.name} is expected (ptxas wants a bit-size register for "
+                           "packed narrow floats)")
+            elif rt is not None and rt.kind is _F and t is not None and t.kind is _B and (
+                    self.strict_bits or self.own_type(spec)):
+                # ptxas types member masks as integers: a .f32 register is a mismatch there
+                out.append(f"floating-point register .{rt.name} where .{t.name} is expected (ptxas types this "
+                           "operand as an integer)")
             return out
         if tag == "sreg":
             return self.special(ro, shape)
+        if self.simd_video and not dst and tag in ("int", "flt", "sym"):
+            return [f"{self.opcode} takes registers only (with optional byte/half selectors), not constants"]
         if tag == "sink":
             if spec.sink or dst:
                 return []
             return ["'_' (sink) is only allowed as a destination"]
         if dst and kind is not Kind.IMM:
             return [f"destination must be a register (operand of {self.spelling})"]
+        if self.bit_containers and not dst and tag in ("int", "flt"):
+            return [f"{self.spelling} takes registers, not constants"]
+        if kind is Kind.REG and tag in ("int", "flt") and (
+                ("*", spec.name) in IMMEDIATE_OK or (self.opcode, spec.name) in IMMEDIATE_OK):
+            kind = Kind.RI
         if tag == "int":
             if kind is Kind.REG:
                 return [f"a register is expected here, not a constant (operand of {self.spelling})"]
@@ -201,7 +251,8 @@ class OperandRules:
         if tag == "flt":
             if kind is Kind.REG:
                 return [f"a register is expected here, not a constant (operand of {self.spelling})"]
-            if t is not None and not float_imm_ok(t, shape[1]):
+            if t is not None and (not float_imm_ok(t, shape[1])
+                                  or (self.opcode == "redux" or self.own_type(spec)) and t.kind is _B):
                 if t.kind is _B:
                     return [f"{shape[1]}-bit floating-point constant where a {type_name(t)} operand is expected"]
                 return [f"floating-point constant where a {type_name(t)} operand is expected"]
@@ -231,6 +282,12 @@ class OperandRules:
         if tag in ("brk", "plist", "pair"):
             return [f"unexpected operand form (operand of {self.spelling})"]
         return []
+
+    def own_type(self, spec) -> bool:
+        """Whether an operand is an integer of its own (a member mask, a cache policy, an mbarrier
+        state) rather than data of the instruction's type: ptxas then takes no floating-point
+        register for its bit-size type (`.b32 membermask`), where data (`and.b32`) may be one."""
+        return spec.name in INTEGER_OPERANDS or (self.opcode, spec.name) in INTEGER_OPERANDS
 
     def type_mismatch(self, t: PtxType, rt: PtxType, dst: bool) -> str:
         what = "destination" if dst else "operand"
@@ -312,6 +369,27 @@ class OperandRules:
                     out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {count}")
             elif spec.count is not None and count is None and len(elems) != spec.count:
                 out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {spec.count}")
+            if self.matrix and spec.type_slot and ro.type is not None and ro.type.kind is _B:
+                # a packed integer fragment (.u8, .s4 ... in .b32 registers) takes no .f32 registers
+                declared = self.m.types.get(spec.type_slot)
+                if declared is not None and declared.is_int and any(
+                        e[0] == "reg" and e[1].ptype is not None and e[1].ptype.kind is _F for e in elems):
+                    out.append(f"floating-point registers in a .{declared.name} fragment of {self.opcode}")
+            if len(elems) > 1:
+                regs = [e[1].ptype for e in elems if e[0] == "reg" and e[1].ptype is not None and not e[1].vector]
+                if len({r.bits for r in regs}) > 1:
+                    out.append("incompatible elements in a vector operand: registers of different sizes")
+                else:
+                    # ptxas compares each element with the one before it ("Vector with elements of
+                    # different types"): a floating-point register next to an integer one is an error,
+                    # bit-size registers go with either ({%b, %u, %b, %f} passes, {%f, %u} does not)
+                    for x, y in zip(elems, elems[1:]):
+                        if x[0] == "reg" and y[0] == "reg" and x[1].ptype is not None and y[1].ptype is not None:
+                            kx, ky = x[1].ptype.kind, y[1].ptype.kind
+                            if (kx is _F and ky in (_U, _S)) or (ky is _F and kx in (_U, _S)):
+                                out.append(f"the elements of a vector operand of {self.opcode} mix floating-point "
+                                           "and integer registers")
+                                break
             seen = set()
             for e in elems:
                 if e[0] == "sink":
@@ -331,6 +409,9 @@ class OperandRules:
                     + (f"{count} elements" if count > 1 else "a scalar")]
         if count is not None and count > 1:
             return [f"{self.spelling} needs a vector operand of {count} elements ({{a, b, ...}}), not a scalar"]
+        if not spec.vec_slot and not any(k in _SCALAR_KINDS for k in spec.alt) and tag != "sink":
+            # fragments and fixed-size vectors (mma, wmma, ldmatrix .x1) are written in braces, even of one
+            return [f"{self.spelling} needs a vector operand in braces ({{a}}, {{a, b}} ...)"]
         for k in spec.alt:
             if k in _SCALAR_KINDS:
                 return self.scalar(ro, shape, k)
@@ -358,7 +439,7 @@ class OperandRules:
                 return ["'!' negates predicates only"]
             if sym.vector and shape[2] is None:
                 return ["vector register used as a vector element"]
-            if t is not None and rt is not None and not operand_type_ok(t, rt, relaxed=self.relaxed):
+            if t is not None and rt is not None and not self.element_type_ok(t, rt):
                 return [self.type_mismatch(t, rt, ro.spec.is_dst)]
             return []
         if tag == "sreg":
@@ -375,6 +456,16 @@ class OperandRules:
         if tag == "bad":
             return [shape[1]]
         return []
+
+    def element_type_ok(self, t: PtxType, rt: PtxType) -> bool:
+        if self.matrix:
+            # matrix fragments are containers: ptxas takes any register of the element's size
+            # (a .u32 for a .tf32 element, a .b32 for two .f16 ...)
+            return (t.kind is _P) == (rt.kind is _P) and rt.bits == t.bits
+        if self.relaxed and t.kind is not _P and rt.kind is not _P and not t.alt and not t.packed:
+            # vector elements of ld/st: ptxas checks sizes only (st.v2.f64 [a], {%u64, %s64})
+            return rt.bits >= t.bits
+        return operand_type_ok(t, rt, relaxed=self.relaxed)
 
     def packed_vector(self, ro, shape) -> list[str]:
         """mov.b64 d, {a, b} / mov.b64 {a, b}, d: elements that together make the instruction type."""
@@ -410,7 +501,7 @@ class OperandRules:
             base = shape[1]
             if base is None:
                 return ["a texture, sampler or surface is expected in the brackets"]
-            return self.handle(base)
+            return self.handle(base, shape[2])
         if tag != "brk":
             return ["a bracketed operand list ([tex, {coordinates}]) is expected here"]
         elems = shape[1]
@@ -420,8 +511,10 @@ class OperandRules:
                 out.append("unexpected element in a bracketed operand list")
         return out
 
-    def handle(self, shape) -> list[str]:
+    def handle(self, shape, offset=None) -> list[str]:
         tag = shape[0]
+        if offset is not None:
+            return ["a texture, sampler or surface reference takes no offset"]
         if tag == "sym":
             sym = shape[1]
             if sym.type not in ("texref", "samplerref", "surfref") and not (sym.kind == "var" and sym.space == "param"):

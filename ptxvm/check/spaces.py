@@ -45,11 +45,24 @@ def instruction_space(match) -> Optional[str]:
     return None
 
 
-def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int) -> list[tuple[str, str]]:
-    """(severity, message) problems of one address operand of a single-address instruction."""
+# instructions for which ptxas reads a 32-bit global/generic address register as the 32-bit ABI
+ABI_CHECKED = frozenset(("ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "mbarrier"))
+
+
+UNKNOWN = "?"
+
+
+def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int, single: bool = True,
+                  space: Optional[str] = None) -> list[tuple[str, str]]:
+    """(severity, message) problems of one address operand. The state-space rules apply to
+    instructions with one address operand (`single`), or with several whose spaces the modifiers
+    name in order (`space`, cp.async.ca.shared.global [dst], [src]); the register rules to all."""
     out: list[tuple[str, str]] = []
     opcode = match.form.opcode
-    space = instruction_space(match)
+    if single:
+        space = instruction_space(match)
+    elif space is not UNKNOWN and space is not None:
+        single = None  # the space checks below apply, the instruction-wide ones do not
     tag = addr_shape[0]
     if tag == "elem":
         base, offset = addr_shape[1], None
@@ -60,7 +73,7 @@ def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int) -> list[tupl
     elif offset is not None and offset[0] == "flt":
         out.append(("error", "an address offset must be an integer"))
     if base is None:
-        if space != "local" and opcode in ("ld", "st"):
+        if single is True and space != "local" and opcode in ("ld", "st"):
             out.append(("error", "immediate addresses are only allowed for the .local state space"))
         return out
     btag = base[0]
@@ -73,7 +86,8 @@ def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int) -> list[tupl
             out.append(("error", f"a .{t.name} register cannot hold an address (use an integer or bit-size "
                                  "register)"))
             return out
-        if t.bits < ctx_bits and base_space(space) in (None, "global"):
+        if (single is True and t.bits < ctx_bits and base_space(space) in (None, "global") and opcode in ABI_CHECKED
+                and "mmio" not in match.modifiers and not (opcode == "red" and match.values.get("vec"))):
             where = f".{space}" if space else "generic"
             msg = (f"{t.bits}-bit register as a {where} address in a module with .address_size {ctx_bits} "
                    "(32-bit addressing")
@@ -88,7 +102,7 @@ def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int) -> list[tupl
     if btag == "label":
         out.append(("error", "a label cannot be used as an address"))
         return out
-    if btag != "sym":
+    if btag != "sym" or single is False:
         return out
     sym = base[1]
     if sym.kind == "func":
@@ -100,7 +114,10 @@ def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int) -> list[tupl
         out.append(("error", f"'{sym.name}' is a register; registers have no address"))
         return out
     if ispace is None:
-        if vspace not in ("global", "shared", "local"):
+        if opcode == "mbarrier" and vspace != "shared":
+            out.append(("error", f"illegal state space for an mbarrier: '{sym.name}' is a .{sym.space} variable "
+                                 "(mbarrier objects live in .shared)"))
+        elif vspace not in ("global", "shared", "local"):
             out.append(("error", f"state space mismatch: '{sym.name}' is a .{sym.space} variable, which a "
                                  f"generic {opcode} cannot address (write {opcode}.{vspace})"))
     elif vspace != ispace and not (ispace == "global" and vspace == "tex"):
