@@ -59,10 +59,27 @@ IEEE64 = {"add": ieee64.add, "sub": ieee64.sub, "mul": ieee64.mul, "fma": ieee64
 # --------------------------------------------------------------------------- f32 cores (RN)
 
 
+_MID32 = np.uint64(0x10000000)  # low 29 bits of a float64 lying exactly between two floats
+_LOW29 = np.uint64(0x1FFFFFFF)
+_FMA32_TINY = 2.0 ** -125              # below this an f32 result may be subnormal: another grid
+
+
 def fma32_rn(a, b, c) -> np.ndarray:
-    """RN(a*b + c) for float32 lanes (NaN lanes come out as some NaN: patch them after)."""
-    p = np.multiply(a, b, dtype=np.float64)      # exact: 24 x 24 bits, no over- or underflow
-    return sum_to_odd(p, np.asarray(c).astype(np.float64)).astype(np.float32)
+    """RN(a*b + c) for float32 lanes (NaN lanes come out as some NaN: patch them after).
+
+    a*b is exact in float64 (24 x 24 bits); RN(p + c) in float64 then rounded to float32 is the
+    correct result unless that float64 lies exactly halfway between two floats (a double
+    rounding can then go the wrong way) or the result is tiny; only those rare lanes take the
+    exact round-to-odd path."""
+    p = np.multiply(a, b, dtype=np.float64)
+    s = np.add(p, c, dtype=np.float64)
+    hard = (s.view(np.uint64) & _LOW29) == _MID32
+    hard |= np.abs(s) < _FMA32_TINY
+    if hard.any():
+        i = np.flatnonzero(hard)
+        c64 = np.broadcast_to(np.asarray(c, dtype=np.float64), s.shape)
+        s[i] = sum_to_odd(np.broadcast_to(p, s.shape)[i], c64[i])
+    return s.astype(np.float32)
 
 
 _SPLIT = 134217729.0                      # 2**27 + 1 (Veltkamp)
