@@ -165,12 +165,9 @@ def _call_parts(instr):
     return rets, target, args, proto
 
 
-def _param_copier(lowerer, scope, sources, destinations_of, direction):
-    """Copy between the caller's .param variables (or registers) and a callee's parameters.
-
-    direction "in": caller values -> callee params (at the new frame); "out": callee returns ->
-    caller variables. `destinations_of(callee)` lists the callee's parameter symbols.
-    """
+def _call_operands(lowerer, scope, sources):
+    """How each argument (or return target) of a call is reached: ("mem", a .param variable of
+    the caller's frame), ("reg", a register) or ("imm", an immediate node)."""
     plans = []
     for node in sources:
         if isinstance(node, ast.Immediate) and isinstance(node.expr, ast.SymbolRef):
@@ -203,6 +200,8 @@ def _copy_bytes(ctx, lanes, src_addr, dst_addr, size):
 
 
 def lower_call(lowerer, instr, m, scope):
+    from .lower import FUNC_ADDRESS_BASE
+
     caller = lowerer.current
     rets, target, args, _proto = _call_parts(instr)
     if isinstance(target, ast.Immediate):
@@ -225,8 +224,8 @@ def lower_call(lowerer, instr, m, scope):
             raise LoweringError(f"call to {direct.name}, which is declared but never defined")
     else:
         caller.callees.update(f.name for f in lowerer.functions.values() if f.kind == "func")
-    arg_plan = _param_copier(lowerer, scope, args, None, "in")
-    ret_plan = _param_copier(lowerer, scope, rets, None, "out")
+    arg_plan = _call_operands(lowerer, scope, args)
+    ret_plan = _call_operands(lowerer, scope, rets)
     if direct is not None and direct.name in _SYSCALLS:
         return _SYSCALLS[direct.name](lowerer, arg_plan, ret_plan)
     functions = list(lowerer.functions.values())
@@ -243,7 +242,7 @@ def lower_call(lowerer, instr, m, scope):
         if direct is not None:
             return {direct.index: lanes}
         addrs = fptr_reader(ctx, lanes).astype(np.int64)
-        idx = (addrs - lowerer_func_base) // 16
+        idx = (addrs - FUNC_ADDRESS_BASE) // 16
         groups = {}
         for fi in np.unique(idx):
             if fi < 0 or fi >= len(functions) or functions[fi].decl.body is None:
@@ -251,8 +250,6 @@ def lower_call(lowerer, instr, m, scope):
                 raise Fault(f"indirect call through 0x{int(addrs[bad]):x}, which is not a function", int(lanes[bad]))
             groups[int(fi)] = lanes[idx == fi]
         return groups
-
-    from .lower import FUNC_ADDRESS_BASE as lowerer_func_base
 
     def run_call(ctx, lanes, pc):
         g = _guard_mask(ctx, lanes, call_op.guard)
