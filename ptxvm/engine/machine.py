@@ -104,8 +104,11 @@ class Context:
 
     def mark_exited(self, lanes: np.ndarray) -> None:
         self.status[lanes] = EXITED
-        self.n_live = int(np.count_nonzero(self.status != EXITED))
+        live = self.status != EXITED
+        self.n_live = int(np.count_nonzero(live))
         self._live_index = None
+        w = self.warp_of[live]  # warps are contiguous runs of slots
+        self.n_warps_live = int(np.count_nonzero(w[1:] != w[:-1])) + 1 if w.size else 0
 
     # -- PCs
     def materialize_pcs(self) -> None:
@@ -139,7 +142,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     """
     budget = ctx.max_instructions
     sticky: Optional[np.ndarray] = None  # the divergent group that keeps running
-    sticky_key = others = 0
+    sticky_key = others = warps = sticky_warps = 0
     mask: Optional[np.ndarray] = None  # the divergent group as a bool array over slots
     wide = max(1, ctx.n // 4)  # from this group size on, pure ops run masked over whole arrays
     while ctx.n_live:
@@ -152,6 +155,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             lanes = sticky
             pc = sticky_key & 0xFFFFFFFF
             group = lanes.size
+            warps = sticky_warps
         else:
             runnable = ctx.status == RUNNABLE
             key = np.where(runnable, (ctx.epoch << 32) | ctx.pc, NO_PC)
@@ -171,10 +175,11 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
                 key[at_pc] = NO_PC
                 others = int(key.min())
             sticky, sticky_key = lanes, k
+            warps = sticky_warps = _count_warps(ctx, lanes)
         op = code[pc]
         ctx.step_count += 1
         ctx.thread_instructions += group
-        ctx.warp_instructions += _count_warps(ctx, lanes)
+        ctx.warp_instructions += ctx.n_warps_live if lanes is None else warps
         if budget is not None and ctx.thread_instructions > budget:
             raise Fault(f"instruction budget of {budget} thread-instructions exceeded", None if lanes is None else int(lanes[0]), pc=pc)
         try:
