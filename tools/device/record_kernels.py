@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Record the realistic kernels of tests/kernels/cases.py on a real GPU.
 
-    python3 tools/device/record_kernels.py --out tests/goldens/kernels [--case NAME] [--seed 0]
+    python3 tools/device/record_kernels.py --out tests/goldens/kernels [--case NAME] [--seed 0] [--advanced]
+
+--advanced records the manifest's ADVANCED_CASES instead of CASES: those whose arguments are plain
+arrays and scalars (cp.async, mbarrier, clusters, wmma; not the texture and surface cases, which
+tests/kernels/run_advanced_on_gpu.py launches). A case with a launch-time cluster shape (`cluster`)
+is launched through cuLaunchKernelEx with the cluster-dimension attribute.
 
 For every case of the manifest: get its PTX (the case's own PTX text, or its CUDA source compiled
 here with `nvcc -arch=sm_90 -ptx`), materialize its arguments with `materialize(case, seed)`,
@@ -42,7 +47,10 @@ sys.path.insert(0, HERE)
 import record as R  # noqa: E402  (device_info, git_commit)
 
 
-def load_manifest():
+PLAIN_ARGS = ("In", "Out", "InOut", "Scalar", "Struct")
+
+
+def load_manifest(advanced: bool = False):
     path = os.path.join(ROOT, "tests", "kernels", "cases.py")
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
@@ -51,6 +59,9 @@ def load_manifest():
     sys.modules["kernel_cases"] = mod
     spec.loader.exec_module(mod)
     cases = getattr(mod, "CASES", None)
+    if advanced:
+        cases = [c for c in getattr(mod, "ADVANCED_CASES", ())
+                 if all(type(a).__name__ in PLAIN_ARGS for a in _get(c, "args", default=()))]
     if cases is None and hasattr(mod, "cases"):
         cases = mod.cases()
     if isinstance(cases, dict):
@@ -112,6 +123,29 @@ def _dim3(v):
     return v + (1,) * (3 - len(v))
 
 
+def launch_ex(fn_ptr: int, grid, block, shmem: int, cluster, params) -> None:
+    """cuLaunchKernelEx on the default stream with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (id 4).
+    `params` is the ctypes array of argument pointers."""
+    class Attr(ctypes.Structure):  # CUlaunchAttribute: id, padding, a 64-byte value union
+        _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("val", ctypes.c_uint * 16)]
+
+    class Config(ctypes.Structure):  # CUlaunchConfig
+        _fields_ = [("gx", ctypes.c_uint), ("gy", ctypes.c_uint), ("gz", ctypes.c_uint),
+                    ("bx", ctypes.c_uint), ("by", ctypes.c_uint), ("bz", ctypes.c_uint),
+                    ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                    ("attrs", ctypes.POINTER(Attr)), ("nattrs", ctypes.c_uint)]
+
+    attr = Attr()
+    attr.id = 4
+    attr.val[0], attr.val[1], attr.val[2] = cluster
+    cfg = Config(*grid, *block, shmem, None, ctypes.pointer(attr), 1)
+    cuda = ctypes.CDLL("libcuda.so.1")
+    cuda.cuLaunchKernelEx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    r = cuda.cuLaunchKernelEx(ctypes.byref(cfg), ctypes.c_void_p(fn_ptr), params, None)
+    if r != 0:
+        raise RuntimeError(f"cuLaunchKernelEx failed with CUresult {r}")
+
+
 def record_case(case, materialize, seed: int, out_dir: str, info: dict) -> dict:
     import numpy as np
     import cupy as cp
@@ -154,8 +188,13 @@ def record_case(case, materialize, seed: int, out_dir: str, info: dict) -> dict:
             keep.append(buf)
             bufs.append(ctypes.cast(ctypes.byref(buf), ctypes.c_void_p).value)
         params = (ctypes.c_void_p * max(1, len(bufs)))(*bufs)
-        cp.cuda.driver.launchKernel(fn.ptr, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                    shmem, 0, ctypes.addressof(params), 0)
+        cluster = _get(case, "cluster")
+        if cluster:
+            meta["cluster"] = _dim3(cluster)
+            launch_ex(fn.ptr, grid, block, shmem, _dim3(cluster), params)
+        else:
+            cp.cuda.driver.launchKernel(fn.ptr, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                        shmem, 0, ctypes.addressof(params), 0)
         cp.cuda.runtime.deviceSynchronize()
         for i, (d, a) in dev.items():
             if kinds[i] in ("Out", "InOut"):
@@ -181,8 +220,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "goldens", "kernels"))
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--advanced", action="store_true", help="record the ADVANCED_CASES with plain arguments")
     a = ap.parse_args(argv)
-    mod, cases = load_manifest()
+    mod, cases = load_manifest(a.advanced)
     materialize = getattr(mod, "materialize")
     info = R.device_info()
     n_ok = 0
