@@ -21,9 +21,13 @@ DWARF = "dwarf"  # a whole `@@DWARF ...` line
 EOF = "eof"
 ERROR = "error"
 
-# Whitespace and comments, written so that a run of blanks can be matched in only one way (a
-# nested `(?:\s+|...)*` backtracks exponentially when what follows fails to match).
-SKIP = r"[ \t\r\n\f\v]*(?:(?://[^\n]*|/\*[\s\S]*?\*/)[ \t\r\n\f\v]*)*"
+# Whitespace and comments, written so that they can be matched in only one way even when what
+# follows fails and the regex engine backtracks: a nested `(?:\s+|...)*` would try exponentially
+# many splits of a blank run, a lazy `/\*.*?\*/` would stretch a comment over the next `*/`, and
+# `//[^\n]*` could stop short of the end of the line.
+_LINE_COMMENT = r"//[^\n]*(?![^\n])"
+_BLOCK_COMMENT = r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/"
+SKIP = r"[ \t\r\n\f\v]*(?:(?:" + _LINE_COMMENT + "|" + _BLOCK_COMMENT + r")[ \t\r\n\f\v]*)*"
 SKIP_RE = re.compile(SKIP)
 _KINDS = (None, DWARF, DIRECTIVE, HEXFLOAT, FLOAT, INT, IDENT, STRING, ERROR, "punct", ERROR, EOF)
 TOKEN_RE = re.compile(

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
+from ptxvm.errors import PtxSyntaxError
 from ptxvm.frontend import parse
-from ptxvm.syntax import ast
+from ptxvm.syntax import _exprs, ast
+from ptxvm.syntax._base import TooManyErrors
+from ptxvm.syntax.parser import Parser
 from ptxvm.syntax.printer import print_module
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -48,3 +52,47 @@ def corpus_files(*subdirs: str) -> list[Path]:
         if directory.is_dir():
             files.extend(sorted(directory.glob("*.ptx")))
     return files
+
+
+class GeneralParser(Parser):
+    """The parser with every fast path switched off."""
+
+    def fast_statements(self, statements, pos):
+        return pos
+
+    def fast_section_entries(self, entries, pos):
+        return pos
+
+
+def parse_general(text: str, name: str = "t.ptx") -> ast.Module:
+    """What the general parser alone makes of `text` (same contract as parse)."""
+    parser = GeneralParser(text, name)
+    with mock.patch.object(_exprs, "_flat_list", lambda text, start: None):
+        try:
+            module = parser.parse_module()
+        except TooManyErrors:
+            module = None
+    if parser.diagnostics:
+        raise PtxSyntaxError(parser.diagnostics)
+    return module
+
+
+def statement_spans(module: ast.Module) -> list:
+    """Spans of the statements, which equality does not compare."""
+    out = []
+
+    def walk(statements):
+        for s in statements:
+            out.append((type(s).__name__, s.span))
+            if getattr(s, "guard", None) is not None:
+                out.append(("guard", s.guard.span))
+            if hasattr(s, "statements"):
+                walk(s.statements)
+
+    for item in module.items:
+        out.append((type(item).__name__, item.span))
+        if getattr(item, "body", None) is not None:
+            walk(item.body.statements)
+        for entry in getattr(item, "entries", ()):
+            out.append(("entry", entry.span))
+    return out

@@ -13,7 +13,7 @@ from ptxvm.syntax._exprs import BINARY_PRECEDENCE, UNARY_OPERATORS
 from ptxvm.syntax.lexer import EOF, tokenize
 from ptxvm.syntax.printer import print_expr, print_instruction, print_module
 
-from helpers import HEADER, corpus_files
+from helpers import HEADER, corpus_files, parse_general, statement_spans
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -64,7 +64,8 @@ VOCABULARY = [
 
 
 def check(text: str) -> None:
-    """The contract: a module or a PtxSyntaxError, and what parses prints to a fixed point."""
+    """The contract: a module or a PtxSyntaxError; the fast paths change nothing; what parses
+    prints to a fixed point."""
     try:
         module = parse(text, "fuzz.ptx")
     except PtxSyntaxError as error:
@@ -73,7 +74,12 @@ def check(text: str) -> None:
             assert "internal parser error" not in d.message
             assert d.span.line >= 1 and d.span.col >= 1
         assert str(error)
+        with pytest.raises(PtxSyntaxError) as general:
+            parse_general(text, "fuzz.ptx")
+        assert general.value.diagnostics == error.diagnostics
         return
+    general = parse_general(text, "fuzz.ptx")
+    assert general == module and statement_spans(general) == statement_spans(module)
     printed = print_module(module)
     again = parse(printed, "fuzz.ptx")
     assert again == module
@@ -129,6 +135,16 @@ def mutated_seed(draw):
 @given(mutated_seed())
 def test_mutations_of_valid_ptx(text):
     check(text)
+
+
+SEPARATORS = [" ", "\t", "\n", "  ", " /* c */ ", "// c\n", "\r\n", ""]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(SEPARATORS), min_size=len(SEED_TOKENS), max_size=len(SEED_TOKENS)))
+def test_respaced_valid_ptx(separators):
+    """The seed's tokens with other blanks and comments between them (sometimes none at all)."""
+    check("".join(SEED[a:b] + sep for (a, b), sep in zip(SEED_TOKENS, separators)))
 
 
 @FUZZ

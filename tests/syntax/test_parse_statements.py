@@ -261,3 +261,10 @@ def test_statements_without_terminator_continue_on_the_next_line():
         (Sym("x"),),
         (I(5),),
     ]
+
+
+def test_comments_never_hide_or_expose_code():
+    """A comment ends at its first `*/` or at the end of its line, whatever follows it."""
+    stmts = body("{ /* a */ .param .b64 p0; }\n/* b */ L1: ret;\n// L2: ret;\n/* L3: */ ret; /***/ L4:")
+    assert [type(s).__name__ for s in stmts] == ["Block", "Label", "Instruction", "Instruction", "Label"]
+    assert [s.name for s in stmts if isinstance(s, ast.Label)] == ["L1", "L4"]
