@@ -104,7 +104,7 @@ def from_matrix(mat: np.ndarray, frag: L.Fragment, dtype) -> np.ndarray:
     """[W, groups, rows, cols] -> [W, 32, nregs] registers."""
     W = mat.shape[0]
     el = mat.reshape(W, -1)[:, frag.flat().ravel()].reshape(W, 32, frag.elems)
-    return pack(el, frag.bits, frag.per_reg, dtype)
+    return np.ascontiguousarray(pack(el, frag.bits, frag.per_reg, dtype))
 
 
 _ELEM_DTYPE = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8, 4: np.uint8, 1: np.uint8}
@@ -178,7 +178,7 @@ def lower_ldmatrix(lowerer, instr, m, scope):
     trans = bool(v.get("trans"))
     regs = RegVector(lowerer, instr.operands[0], scope, 32, num, write=True)
     hint, addr_of = address_reader(lowerer, instr.operands[1], scope)
-    acc = access_for(lowerer, m, hint or "shared")
+    acc = access_for(lowerer, m, hint)
     frag = L.ldmatrix_fragment(trans)
     rows = np.arange(8 * num)
 
@@ -207,7 +207,7 @@ def lower_stmatrix(lowerer, instr, m, scope):
     trans = bool(v.get("trans"))
     regs = RegVector(lowerer, instr.operands[1], scope, 32, num)
     hint, addr_of = address_reader(lowerer, instr.operands[0], scope)
-    acc = access_for(lowerer, m, hint or "shared")
+    acc = access_for(lowerer, m, hint)
     frag = L.ldmatrix_fragment(trans)
     rows = np.arange(8 * num)
 
@@ -362,6 +362,7 @@ def _wmma_mma(lowerer, instr, m, scope):
     wd = RegVector(lowerer, d, scope, D.reg_bits, D.nregs, write=True)
     satfinite = bool(v.get("satfinite"))
     bitop = v.get("op")
+    rnd = v.get("rnd") if isinstance(v.get("rnd"), str) else None
     ed = {x: _ELEM_DTYPE[L.BITS[t]] for x, t in (("a", at), ("b", bt), ("c", ct), ("d", dt))}
 
     def body(ctx, lanes, mask, present):
@@ -369,7 +370,7 @@ def _wmma_mma(lowerer, instr, m, scope):
         am = to_matrix(ra.read(ctx, slots, valid), A, ed["a"])
         bm = to_matrix(rb.read(ctx, slots, valid), B, ed["b"])
         cm = to_matrix(rc.read(ctx, slots, valid), C, ed["c"])
-        dm = N.wmma(am, bm, cm, shape, at, bt, ct, dt, satfinite=satfinite, bitop=bitop)
+        dm = N.wmma(am, bm, cm, shape, at, bt, ct, dt, satfinite=satfinite, bitop=bitop, rnd=rnd)
         wd.write(ctx, slots, valid, from_matrix(dm, D, wd.dtype))
 
     return _collective(lowerer, scope, body, None)

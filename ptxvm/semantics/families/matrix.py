@@ -1,0 +1,256 @@
+"""Fragment layouts of the warp-level matrix instructions (ISA 9.7.14.5, 9.7.14.4 for wmma).
+
+A fragment is a matrix spread over the 32 lanes of a warp: lane l's register file holds
+`nregs` registers of `reg_bits` bits, each packing `reg_bits // bits` elements (element j of a
+register sits in bits [j*bits, (j+1)*bits), lowest first, as the ISA's a0, a1, ... numbering
+reads). Element e of lane l (e = register * per_reg + j) is entry (row[l, e], col[l, e]) of
+matrix group[l, e]; group is 0 except for mma.m8n8k4 with .f16, where the warp computes four
+independent products, one per quad-pair (lanes 4i..4i+3 and 4i+16..4i+19).
+
+The mma layouts are the ISA's figures ("Matrix fragments for mma.m16n8k16" etc.) written as
+formulas; every figure of the m16n8kK and m8n8kK families is one rule in the element width
+(16 rows = two 8-row halves, K in chunks of 4 registers' worth), which is what `_a`/`_b`/`_cd`
+say. wmma's layout is unspecified by the ISA; on sm_90 the hardware uses the mma layouts of the
+instructions wmma is built from (see docs/notes/matrix-numerics.md for what was measured).
+
+Pure data: no engine, no arithmetic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "s8": 8, "u8": 8, "s4": 4, "u4": 4,
+        "b1": 1, "e4m3": 8, "e5m2": 8, "b16": 16, "b8": 8}
+
+
+@dataclass(frozen=True, eq=False)
+class Fragment:
+    """Where each element of each lane lives in the matrix (arrays of shape [32, elems])."""
+
+    rows: int
+    cols: int
+    bits: int        # element width
+    nregs: int       # registers per lane
+    reg_bits: int    # 32, or 64 for .f64 fragments
+    group: np.ndarray
+    row: np.ndarray
+    col: np.ndarray
+    groups: int = 1
+
+    @property
+    def per_reg(self) -> int:
+        return self.reg_bits // self.bits
+
+    @property
+    def elems(self) -> int:
+        return self.nregs * self.per_reg
+
+    def flat(self) -> np.ndarray:
+        """[32, elems] index into a flattened [groups, rows, cols] matrix."""
+        return (self.group * self.rows + self.row) * self.cols + self.col
+
+    def owners(self) -> np.ndarray:
+        """For each matrix entry (flattened [groups, rows, cols]), the (lane * elems + e) that
+        holds it. When several hold one entry (wmma's replicated operands) the first in lane
+        order is taken."""
+        flat = self.flat().ravel()
+        n = self.groups * self.rows * self.cols
+        owner = np.full(n, -1, np.int64)
+        order = np.arange(flat.size)
+        owner[flat[::-1]] = order[::-1]  # the last assignment wins: reversed, so the first holder
+        if (owner < 0).any():
+            raise ValueError("fragment layout leaves matrix entries unheld")
+        return owner
+
+
+def _frag(rows, cols, bits, nregs, reg_bits, fn, groups=1) -> Fragment:
+    per = reg_bits // bits
+    lane = np.arange(32)[:, None]
+    e = np.arange(nregs * per)[None, :]
+    g, r, c = fn(lane, e)
+    shape = (32, nregs * per)
+    g, r, c = (np.broadcast_to(np.asarray(x, np.int64), shape).copy() for x in (g, r, c))
+    return Fragment(rows, cols, bits, nregs, reg_bits, g, r, c, groups)
+
+
+def _per(bits: int) -> int:
+    return 1 if bits == 64 else 32 // bits
+
+
+def _a(m: int, k: int, bits: int) -> Fragment:
+    """A (m x k, row-major .row): register r holds `per` consecutive k of row g (+8 for odd r
+    when m is 16); register pairs advance k by 4*per."""
+    per = _per(bits)
+    halves = 2 if m == 16 else 1
+    nregs = m * k // (32 * per)
+
+    def fn(lane, e):
+        g, t = lane >> 2, lane & 3
+        r, j = e // per, e % per
+        row = g + 8 * (r % halves)
+        col = t * per + j + 4 * per * (r // halves)
+        return 0, row, col
+
+    return _frag(m, k, bits, nregs, 64 if bits == 64 else 32, fn)
+
+
+def _b(k: int, n: int, bits: int) -> Fragment:
+    """B (k x n, column-major .col): register r holds `per` consecutive k of column g."""
+    per = _per(bits)
+    nregs = k * n // (32 * per)
+
+    def fn(lane, e):
+        g, t = lane >> 2, lane & 3
+        r, j = e // per, e % per
+        return 0, t * per + j + 4 * per * r, g
+
+    return _frag(k, n, bits, nregs, 64 if bits == 64 else 32, fn)
+
+
+def _cd(m: int, n: int, bits: int) -> Fragment:
+    """C/D (m x n): element i of lane (g, t) is (g + 8*(i >> 1), 2t + (i & 1))."""
+    per = _per(bits)
+    nelem = m * n // 32
+    nregs = nelem // per
+
+    def fn(lane, e):
+        g, t = lane >> 2, lane & 3
+        return 0, g + 8 * (e >> 1), 2 * t + (e & 1)
+
+    return _frag(m, n, bits, nregs, 64 if bits == 64 else 32, fn)
+
+
+# ---------------------------------------------------------------------- mma.m8n8k4 (.f16)
+# Four products per warp, one per quad-pair: lanes 4i..4i+3 ("low") and 4i+16..4i+19 ("high").
+
+def _qp(lane):
+    return (lane >> 2) & 3, lane & 3, (lane >= 16).astype(np.int64) if isinstance(lane, np.ndarray) else int(lane >= 16)
+
+
+def _m884_a(layout: str) -> Fragment:
+    def fn(lane, e):
+        q, t, h = _qp(lane)
+        if layout == "row":
+            return q, t + 4 * h, e
+        return q, e + 4 * h, t
+
+    return _frag(8, 4, 16, 2, 32, fn, groups=4)
+
+
+def _m884_b(layout: str) -> Fragment:
+    def fn(lane, e):
+        q, t, h = _qp(lane)
+        if layout == "col":
+            return q, e, t + 4 * h
+        return q, t, e + 4 * h
+
+    return _frag(4, 8, 16, 2, 32, fn, groups=4)
+
+
+def _m884_cd(bits: int) -> Fragment:
+    if bits == 16:
+        def fn(lane, e):
+            q, t, h = _qp(lane)
+            return q, t + 4 * h, e
+
+        return _frag(8, 8, 16, 4, 32, fn, groups=4)
+
+    def fn32(lane, e):
+        q, t, h = _qp(lane)
+        row = (lane & 1) + (e & 2) + 4 * h
+        col = (e & 4) + (lane & 2) + (e & 1)
+        return q, row, col
+
+    return _frag(8, 8, 32, 8, 32, fn32, groups=4)
+
+
+def parse_shape(shape: str) -> tuple[int, int, int]:
+    m = shape.index("m"), shape.index("n"), shape.index("k")
+    return int(shape[m[0] + 1:m[1]]), int(shape[m[1] + 1:m[2]]), int(shape[m[2] + 1:])
+
+
+@lru_cache(maxsize=None)
+def mma_fragments(shape: str, atype: str, btype: str, ctype: str, dtype: str, alayout: str = "row",
+                  blayout: str = "col") -> tuple[Fragment, Fragment, Fragment, Fragment]:
+    """(A, B, C, D) fragments of mma.sync.aligned.<shape>.<alayout>.<blayout>.<types>."""
+    M, N, K = parse_shape(shape)
+    if shape == "m8n8k4" and atype == "f16":
+        return _m884_a(alayout), _m884_b(blayout), _m884_cd(BITS[ctype]), _m884_cd(BITS[dtype])
+    if (alayout, blayout) != ("row", "col"):
+        raise ValueError(f"mma.{shape} takes .row.col layouts only")
+    return _a(M, K, BITS[atype]), _b(K, N, BITS[btype]), _cd(M, N, BITS[ctype]), _cd(M, N, BITS[dtype])
+
+
+# ---------------------------------------------------------------------- ldmatrix / movmatrix
+
+@lru_cache(maxsize=None)
+def ldmatrix_fragment(trans: bool = False) -> Fragment:
+    """One 8x8 .b16 matrix in one register per lane: lane l holds row l//4, columns 2(l%4) and
+    2(l%4)+1 (ISA figure "ldmatrix fragment"); with .trans, column l//4 of rows 2(l%4), +1."""
+    def fn(lane, e):
+        g, t = lane >> 2, lane & 3
+        if trans:
+            return 0, 2 * t + e, g
+        return 0, g, 2 * t + e
+
+    return _frag(8, 8, 16, 1, 32, fn)
+
+
+# ------------------------------------------------------------------------------------- wmma
+# wmma.mma runs as mma instructions on tiles of the wmma shape; a wmma fragment is the tiles'
+# mma fragments one after another (tile order: rows, then columns), repeated when the wmma
+# fragment has more registers than its tiles need (the .f16 A/B fragments of 8 registers).
+# m8n32k16 runs transposed, as the m32n8k16 product D^T = B^T A^T + C^T. Measured on an H200
+# with index-coded loads (tests/goldens/matrix).
+
+WMMA_TILE = {  # element type -> mma tile (m, n, k) the hardware runs
+    "f16": (16, 8, 16), "bf16": (16, 8, 16), "tf32": (16, 8, 8), "s8": (16, 8, 16), "u8": (16, 8, 16),
+    "f64": (8, 8, 4), "s4": (8, 8, 32), "u4": (8, 8, 32), "b1": (8, 8, 128),
+}
+def _wmma_regs(shape: str, which: str, t: str) -> int:
+    m, n, k = parse_shape(shape)
+    bits = BITS[t]
+    if t == "f16" and which in "ab":
+        return 8
+    elems = {"a": m * k, "b": k * n, "c": m * n, "d": m * n}[which]
+    reg = 64 if bits == 64 else 32
+    return max(1, elems * bits // (32 * reg))
+
+
+@lru_cache(maxsize=None)
+def wmma_fragment(shape: str, which: str, t: str, layout: str = "row", itype: str | None = None) -> Fragment:
+    """The sm_90 layout of a wmma fragment (`which` in a, b, c, d; t its element type; itype the
+    multiplicand type for c/d fragments, which picks the tile)."""
+    if shape == "m8n32k16":
+        # run transposed: D^T (32x8) = B^T A^T + C^T as an m32n8k16 product
+        f = wmma_fragment("m32n8k16", {"a": "b", "b": "a"}.get(which, which), t, layout, itype)
+        return Fragment(f.cols, f.rows, f.bits, f.nregs, f.reg_bits, f.group, f.col, f.row)
+    M, N, K = parse_shape(shape)
+    tile_t = itype or t
+    if which in "cd" and itype is None:
+        tile_t = {"f32": "f16", "f16": "f16", "s32": "s8", "f64": "f64"}[t]
+    tm, tn, tk = WMMA_TILE[tile_t]
+    tm = min(tm, M)
+    rows, cols = {"a": (M, K), "b": (K, N), "c": (M, N), "d": (M, N)}[which]
+    if which == "a":
+        tiles = [(i * tm, j * tk) for i in range(M // tm) for j in range(K // tk)]
+        base = _a(tm, tk, BITS[t])
+    elif which == "b":
+        tiles = [(i * tk, j * tn) for i in range(K // tk) for j in range(N // tn)]
+        base = _b(tk, tn, BITS[t])
+    else:
+        tiles = [(i * tm, j * tn) for i in range(M // tm) for j in range(N // tn)]
+        base = _cd(tm, tn, BITS[t])
+    g = np.concatenate([np.zeros_like(base.row)] * len(tiles), axis=1)
+    r = np.concatenate([base.row + r0 for r0, c0 in tiles], axis=1)
+    c = np.concatenate([base.col + c0 for r0, c0 in tiles], axis=1)
+    nregs = _wmma_regs(shape, which, t)
+    have = base.nregs * len(tiles)
+    if nregs % have:
+        raise ValueError(f"wmma {shape} {which} {t}: {nregs} registers do not tile")
+    rep = nregs // have
+    g, r, c = (np.tile(x, (1, rep)) for x in (g, r, c))
+    return Fragment(rows, cols, BITS[t], nregs, base.reg_bits, g, r, c)
