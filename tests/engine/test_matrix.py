@@ -364,3 +364,36 @@ EVEN:
     odd = np.arange(64) % 2 == 1
     assert (v[:, 1:] == 16).all()
     assert (v[odd, 0] == 17).all() and (v[~odd, 0] == 16).all()
+
+
+# ------------------------------------------------------------------------------ kernels
+
+KERNEL_GOLDENS = pathlib.Path(__file__).resolve().parents[1] / "goldens" / "kernels"
+
+
+@pytest.mark.parametrize("case_name", ["wmma_gemm_f16_f32", "wmma_tile_f16_f16"])
+def test_wmma_kernels_match_the_gpu_bit_for_bit(case_name):
+    """The CUDA wmma kernels of tests/kernels/cases.py (ADVANCED_CASES), recorded on an H200 by
+    tools/device/mma_probe.py --kernels (record_kernels.record_case): every output bit equal."""
+    import importlib.util
+    import sys
+
+    C = sys.modules.get("_kernel_cases_matrix")
+    if C is None:
+        path = pathlib.Path(__file__).resolve().parents[1] / "kernels" / "cases.py"
+        spec = importlib.util.spec_from_file_location("_kernel_cases_matrix", path)
+        C = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = C
+        spec.loader.exec_module(C)
+    case = next(c for c in C.ADVANCED_CASES if c.name == case_name)
+    g = np.load(KERNEL_GOLDENS / f"{case_name}.npz")
+    args = []
+    for i, a in enumerate(case.args):
+        if f"arg{i}.in" in g.files:
+            args.append(np.array(g[f"arg{i}.in"]))
+        else:
+            args.append(np.frombuffer(g[f"arg{i}.value"].tobytes(), C.scalar_dtype(a.ptx_type))[0])
+    mod = ptxvm.loads(bytes(g["ptx"]).decode())
+    mod.kernel(case.kernel).launch(case.grid, case.block, args, shared_mem=case.shared_bytes)
+    for i, _ in case.outputs:
+        assert np.array_equal(args[i].view(np.uint8), g[f"arg{i}.out"].view(np.uint8)), f"arg{i}"
