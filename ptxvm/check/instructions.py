@@ -125,7 +125,7 @@ class InstructionRules:
             return out
         m = plan.match
         specs = m.operands
-        idx = assign(specs, shapes)
+        idx = assign(specs, shapes, m)
         if idx is None:
             out.append((-1, count_message(plan.spelling, specs, len(shapes)), "error"))
             out.extend((-1, p, "error") for p in plan.problems)
@@ -261,12 +261,31 @@ def _size_128(plan: Plan, assigned) -> list[Result]:
 
 def _cp(plan: Plan, assigned) -> list[Result]:
     out = []
+    size = None
     for ro, shape, j in assigned:
-        if ro.spec.name == "cp-size":
-            v = _int_value(shape)
+        v = _int_value(shape)
+        if ro.spec.name == "cp-size" or (ro.spec.kind is Kind.IMM and ro.spec.value is not None):
+            size = ro.spec.value if ro.spec.value is not None else v
             if v is not None and v not in (4, 8, 16):
                 out.append((j, f"copy size {v} is not one of 4, 8 or 16", "error"))
+        elif ro.spec.name == "size" and v is not None and "bulk" in plan.match.modifiers and v % 16:
+            out.append((j, f"bulk copy size {v} is not a multiple of 16", "error"))
+        elif ro.spec.name == "src-size" and v is not None and size is not None and not 0 <= v <= size:
+            out.append((j, f"source size {v} is out of range [0..{size}]", "error"))
+        elif ro.spec.name == "mbar" and shape[0] == "addr" and shape[1] is not None and shape[1][0] == "sym":
+            sym = shape[1][1]
+            if sym.kind == "var" and spaces.base_space(sym.space) != "shared":
+                out.append((j, f"state space mismatch: the mbarrier '{NAME}' is a .{sym.space} variable, not "
+                               ".shared", "error"))
     return out
+
+
+def _mbarrier_count(plan: Plan, assigned) -> list[Result]:
+    mods = plan.match.modifiers
+    if "arrive" not in mods and "arrive_drop" not in mods:
+        return []
+    return [(j, f"the arrival count must be positive, not {shape[1]}", "error") for ro, shape, j in assigned
+            if ro.spec.name == "count" and shape[0] == "int" and shape[1] <= 0]
 
 
 def _cvta_space(plan: Plan, assigned) -> list[Result]:
@@ -345,9 +364,10 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "alloca": (_power_of_two,),
     "prefetchu": (_generic_only,),
     "bfe": (_ranges(b=range(0, 256), c=range(0, 256)),),
+    "bfi": (_ranges(c=range(0, 256), d=range(0, 256)),),
     "mma": (_ranges(f=range(0, 2)),),
     "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),),
-    "mbarrier": (_ranges(phaseParity=(0, 1)),),
+    "mbarrier": (_ranges(phaseParity=(0, 1)), _mbarrier_count),
     "fence": (_size_128,),
     "cvta": (_cvta_space,),
     "bar": (_barrier,),

@@ -55,7 +55,10 @@ IMMEDIATE_OK = frozenset((("*", "cache-policy"), ("createpolicy", "access-proper
 AS_B32 = frozenset((("shfl", "b"), ("shfl", "c"), ("fns", "base"), ("fns", "offset")))
 # operands ptxas types as integers even where the table says .b32/.b64: no floating-point registers
 # or constants (names, or (opcode, name))
-INTEGER_OPERANDS = frozenset(("membermask", "cache-policy", "state", "access-property", ("istypep", "a")))
+INTEGER_OPERANDS = frozenset(("membermask", "cache-policy", "state", "access-property", ("istypep", "a"), "a-desc",
+                              "b-desc", ("match", "d"), ("cvt", "d")))
+# operands ptxas wants in a register
+REGISTER_ONLY = frozenset((("movmatrix", "a"),))
 
 
 def has_undef(shape) -> bool:
@@ -127,12 +130,13 @@ class OperandRules:
         # selector" for a constant); the scalar ones (vadd, vmad) take constants
         self.simd_video = match.form.family == "video" and self.opcode[-1:] in ("2", "4")
         self.matrix = match.form.family == "matrix"
+        self.vector_form = any(k.startswith("vec") and v for k, v in match.values.items())
         # the conversions of packed narrow floats (cvt.rn.satfinite.e4m3x2.f32 ...): their .b16/.b32
         # containers are bit-size registers for ptxas, not .u16/.s32
-        self.bit_containers = self.opcode == "cvt" and "irnd" not in match.form.slots and "pack" not in match.modifiers
+        self.bit_containers = (self.opcode == "cvt" and "irnd" not in match.form.slots and "pack" not in match.modifiers
+                               and any(t.alt and (t.packed or t.bits < 16) for t in types))
         # ptxas types the .b32 operands of these newer instructions as integers: no .f32 registers
-        self.strict_bits = (self.opcode in ("bmsk", "szext", "redux", "match")
-                            or (self.opcode == "cvt" and "pack" in match.modifiers))
+        self.strict_bits = self.opcode in ("bmsk", "szext", "redux")
         self.sym_ok = self.opcode in ("mov", "cvta")
         self.texture_handle = self.opcode in ("txq", "suq")  # [a] names a texture/surface/sampler
         self.cvta_to = self.opcode == "cvta" and "to" in match.modifiers
@@ -191,6 +195,8 @@ class OperandRules:
         if kind is None:
             kind = spec.kind
         t: Optional[PtxType] = ro.type
+        if (self.opcode, spec.name) in AS_B32:
+            t = TYPES["b32"]
         dst = spec.is_dst
         tag = shape[0]
         if kind is Kind.PRED or (t is not None and t.kind is _P and kind is not Kind.IMM):
@@ -203,9 +209,7 @@ class OperandRules:
             if neg:
                 out.append("'!' negates predicates only")
             rt = sym.ptype
-            if (self.opcode, spec.name) in AS_B32:
-                t = TYPES["b32"]
-            elif self.opcode == "set" and dst and t is not None and t.alt and rt is not None and rt.kind is not _F:
+            if self.opcode == "set" and dst and t is not None and t.alt and rt is not None and rt.kind is not _F:
                 t = TYPES.get(f"b{t.bits}", t)  # set.*.bf16: ptxas takes any 16-bit integer register
             if sym.vector and comp is None:
                 return out + [f"vector register (.v{sym.vector}) used where a scalar is expected; "
@@ -236,7 +240,8 @@ class OperandRules:
             return ["'_' (sink) is only allowed as a destination"]
         if dst and kind is not Kind.IMM:
             return [f"destination must be a register (operand of {self.spelling})"]
-        if self.bit_containers and not dst and tag in ("int", "flt"):
+        if not dst and (self.bit_containers and tag in ("int", "flt") and t is not None and t.kind is _B
+                        or (self.opcode, spec.name) in REGISTER_ONLY and tag == "int"):
             return [f"{self.spelling} takes registers, not constants"]
         if kind is Kind.REG and tag in ("int", "flt") and (
                 ("*", spec.name) in IMMEDIATE_OK or (self.opcode, spec.name) in IMMEDIATE_OK):
@@ -244,6 +249,8 @@ class OperandRules:
         if tag == "int":
             if kind is Kind.REG:
                 return [f"a register is expected here, not a constant (operand of {self.spelling})"]
+            if t is not None and t.packed and t.is_int:
+                return [f"packed .{t.name} operands take registers, not constants"]
             if t is not None and not int_imm_ok(t):
                 hint = " (write it as 0f3F800000 or 1.0)" if t.name in ("f32", "f64") else ""
                 return [f"integer constant where a {type_name(t)} operand is expected{hint}"]
@@ -369,38 +376,12 @@ class OperandRules:
                     out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {count}")
             elif spec.count is not None and count is None and len(elems) != spec.count:
                 out.append(f"vector operand has {len(elems)} elements; {self.spelling} needs {spec.count}")
-            if self.matrix and spec.type_slot and ro.type is not None and ro.type.kind is _B:
-                # a packed integer fragment (.u8, .s4 ... in .b32 registers) takes no .f32 registers
-                declared = self.m.types.get(spec.type_slot)
-                if declared is not None and declared.is_int and any(
-                        e[0] == "reg" and e[1].ptype is not None and e[1].ptype.kind is _F for e in elems):
-                    out.append(f"floating-point registers in a .{declared.name} fragment of {self.opcode}")
-            if len(elems) > 1:
-                regs = [e[1].ptype for e in elems if e[0] == "reg" and e[1].ptype is not None and not e[1].vector]
-                if len({r.bits for r in regs}) > 1:
-                    out.append("incompatible elements in a vector operand: registers of different sizes")
-                else:
-                    # ptxas compares each element with the one before it ("Vector with elements of
-                    # different types"): a floating-point register next to an integer one is an error,
-                    # bit-size registers go with either ({%b, %u, %b, %f} passes, {%f, %u} does not)
-                    for x, y in zip(elems, elems[1:]):
-                        if x[0] == "reg" and y[0] == "reg" and x[1].ptype is not None and y[1].ptype is not None:
-                            kx, ky = x[1].ptype.kind, y[1].ptype.kind
-                            if (kx is _F and ky in (_U, _S)) or (ky is _F and kx in (_U, _S)):
-                                out.append(f"the elements of a vector operand of {self.opcode} mix floating-point "
-                                           "and integer registers")
-                                break
-            seen = set()
-            for e in elems:
-                if e[0] == "sink":
-                    if not (spec.sink or spec.is_dst):
-                        out.append("'_' is not allowed in a source vector")
-                    continue
-                for msg in self.element(ro, e):
-                    if msg not in seen:
-                        seen.add(msg)
-                        out.append(msg)
-            return out
+            if self.matrix and ro.type is not None and ro.type.alt and elems and all(
+                    e[0] == "reg" and e[1].ptype is not None and e[1].ptype.kind is _F for e in elems):
+                # a .tf32 fragment of .f32 registers only is a mismatch for ptxas; one .b32 among them
+                # makes the vector untyped and acceptable
+                out.append(f"a .{ro.type.name} fragment in .f32 registers only: use .b32 registers")
+            return out + self.vector_elements(ro, elems)
         if tag == "reg" and shape[1].vector and shape[2] is None:
             v = shape[1].vector
             if count is None or count == v:
@@ -419,8 +400,80 @@ class OperandRules:
             return []
         return self.element(ro, shape)
 
-    def element(self, ro, shape) -> list[str]:
+    def vector_elements(self, ro, elems) -> list[str]:
+        """The elements of a braced vector, the way ptxas 13.0 types them (measured):
+        - each element against the one before it: a floating-point register or constant next to
+          an integer one is "Vector with elements of different types" (bit-size registers go with
+          either: {%b, %u, %b, %f} passes, {%f, %u} does not);
+        - registers of different sizes are "Incompatible elements" (not checked for atom/red);
+        - the vector as a whole has the registers' type when they all have one, else it is a
+          bit-size vector; that type is checked against the instruction type (ld.v2.u32 {%f, %f}
+          is a mismatch, {%f, %b} is not).
+        Constants, sinks and special registers are checked one by one."""
+        spec = ro.spec
+        t = ro.type
+        out: list[str] = []
+
+        def kind_of(e):
+            if e[0] == "reg" and e[1].ptype is not None:
+                k = e[1].ptype.kind
+                return _U if k is _P else k  # a predicate next to a float is "different types" too
+            if e[0] == "int":
+                return _S
+            if e[0] == "flt":
+                return _F
+            return None
+
+        for x, y in zip(elems, elems[1:]):
+            kx, ky = kind_of(x), kind_of(y)
+            if (kx is _F and ky in (_U, _S)) or (ky is _F and kx in (_U, _S)):
+                out.append(f"the elements of a vector operand of {self.opcode} mix floating-point and integer values")
+                break
+        regs = [e[1] for e in elems if e[0] == "reg" and e[1].ptype is not None]
+        vector_regs = [r for r in regs if r.vector]
+        if vector_regs:
+            out.append("vector registers cannot be elements of a vector operand")
+        scalars = [r.ptype for r in regs if not r.vector]
+        loose = self.opcode in ("red", "atom") and self.vector_form
+        sized = [r for r in scalars if r.kind is not _P or not (self.relaxed or self.matrix)]
+        if len({r.bits for r in sized}) > 1 and not loose:
+            out.append("incompatible elements in a vector operand: registers of different sizes")
+        elif scalars and t is not None and not loose:
+            names = {r.name for r in scalars}
+            whole = scalars[0] if len(names) == 1 else TYPES.get(f"b{scalars[0].bits}") or scalars[0]
+            if not self.element_type_ok(t, whole):
+                out.append(self.type_mismatch(t, whole, spec.is_dst))
+            elif self.matrix and spec.pack and t.kind is _B and whole.kind is not _B and (
+                    self.opcode == "mma" or self.m.types.get(spec.type_slot or "", t).name in ("bf16", "bf16x2")
+                    or whole.kind is _F and self.m.types.get(spec.type_slot or "", t).is_int):
+                # packed mma fragments and .bf16 wmma ones: .b32 registers (or mixes ptxas reads as
+                # untyped), not .s32/.f32 ones
+                out.append(f"a packed fragment of {self.opcode} in .{whole.name} registers: use .b32 registers")
+        seen = set(out)
+        for e in elems:
+            if e[0] == "sink":
+                if not (spec.sink or spec.is_dst):
+                    out.append("'_' is not allowed in a source vector")
+                continue
+            if e[0] == "reg" and not e[1].vector:
+                if e[3]:
+                    msg = "'!' negates predicates only"
+                    if msg not in seen:
+                        seen.add(msg)
+                        out.append(msg)
+                continue
+            for msg in self.element(ro, e, True):
+                if msg not in seen:
+                    seen.add(msg)
+                    out.append(msg)
+        return out
+
+    def element(self, ro, shape, in_braces: bool = False) -> list[str]:
         tag = shape[0]
+        if in_braces and tag in ("int", "flt") and not ro.spec.is_dst:
+            return []  # ptxas types no constant in a braced vector (only against its neighbours)
+        if self.matrix and tag == "sreg":
+            return []  # nor special registers in matrix fragments
         if tag in ("vec", "addr", "elem", "brk", "plist", "pair"):
             return ["vector elements must be registers"]
         if tag == "undef":
@@ -460,11 +513,8 @@ class OperandRules:
     def element_type_ok(self, t: PtxType, rt: PtxType) -> bool:
         if self.matrix:
             # matrix fragments are containers: ptxas takes any register of the element's size
-            # (a .u32 for a .tf32 element, a .b32 for two .f16 ...)
+            # (a .u32 for a .tf32 element, a .b32 for two .f16 ...); see vector() for .tf32
             return (t.kind is _P) == (rt.kind is _P) and rt.bits == t.bits
-        if self.relaxed and t.kind is not _P and rt.kind is not _P and not t.alt and not t.packed:
-            # vector elements of ld/st: ptxas checks sizes only (st.v2.f64 [a], {%u64, %s64})
-            return rt.bits >= t.bits
         return operand_type_ok(t, rt, relaxed=self.relaxed)
 
     def packed_vector(self, ro, shape) -> list[str]:
@@ -530,9 +580,11 @@ class OperandRules:
         return ["a texture, sampler or surface reference is expected here"]
 
 
-def assign(specs, shapes) -> Optional[list[int]]:
+def assign(specs, shapes, match=None) -> Optional[list[int]]:
     """Which spec each written operand goes to: indexes into `specs`, or None when the count is
-    impossible. Optional operands are dropped so that the kinds fit best (rightmost first)."""
+    impossible. Optional operands are dropped so that the kinds fit best, then so that the form's
+    rules on optional operands hold (`.multicast` goes with ctaMask, `.L2::cache_hint` with the
+    cache policy), rightmost first."""
     n, k = len(shapes), len(specs)
     if n == k:
         return list(range(k))
@@ -549,9 +601,13 @@ def assign(specs, shapes) -> Optional[list[int]]:
     for dropped in combinations(reversed(optional), drop):
         chosen = [i for i in range(k) if i not in dropped]
         score = sum(0 if _kind_fits(specs[i].spec.kind, shapes[j]) else 1 for j, i in enumerate(chosen))
-        if best is None or score < best[0]:
-            best = (score, chosen)
-            if score == 0:
+        rules = 0
+        if match is not None and match.form.operand_rules:
+            present = [specs[i].spec.name for i in chosen if specs[i].spec.optional]
+            rules = len(match.form.operand_problems(match.values, present))
+        if best is None or (score, rules) < best[0]:
+            best = ((score, rules), chosen)
+            if best[0] == (0, 0):
                 break
     return best[1] if best else None
 
