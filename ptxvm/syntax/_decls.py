@@ -181,7 +181,7 @@ class DeclParser(OperandParser):
 
     # ------------------------------------------------------------------ functions
 
-    def parse_function_header(self, linkage: Optional[str], start: int):
+    def parse_function_header(self, linkage: Optional[str]):
         """`.entry`/`.func` up to (not including) its body or `;`. Returns a Function without body;
         parameters are declared in a new scope that the caller pops."""
         lex = self.lex

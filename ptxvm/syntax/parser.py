@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..errors import PtxSyntaxError, Span
+from ..errors import Diagnostic, PtxSyntaxError, Span
 from . import ast
 from ._base import ParseError, TooManyErrors
 from ._debug import DebugParser
@@ -34,6 +34,8 @@ def parse(text: str, file: str = "<string>") -> ast.Module:
         module = parser.parse_module()
     except TooManyErrors:
         module = None
+        last = parser.diagnostics[-1]
+        parser.diagnostics.append(Diagnostic(last.span, "too many errors; parsing stopped here", "note"))
     if parser.diagnostics:
         raise PtxSyntaxError(parser.diagnostics)
     return module
@@ -90,7 +92,7 @@ class Parser(DebugParser):
         elif word == ".address_size":
             self._address_size()
         elif word in (".entry", ".func"):
-            items.append(self.parse_function(None, lex.start))
+            items.append(self.parse_function(None))
         elif word in LINKAGES:
             self._linked(items)
         elif word in STATE_SPACES:
@@ -139,11 +141,10 @@ class Parser(DebugParser):
 
     def _linked(self, items: list) -> None:
         lex = self.lex
-        start = lex.start
         linkage = lex.value[1:]
         lex.next()
         if lex.kind == DIRECTIVE and lex.value in (".entry", ".func"):
-            items.append(self.parse_function(linkage, start))
+            items.append(self.parse_function(linkage))
         elif lex.kind == DIRECTIVE and lex.value in STATE_SPACES:
             items.extend(self.parse_var_decls(linkage))
         else:
@@ -159,8 +160,8 @@ class Parser(DebugParser):
         self.expect(";", "';' after .alias")
         return ast.Alias(alias, aliasee, self.span(start, end))
 
-    def parse_function(self, linkage: Optional[str], start: int) -> ast.Function:
-        function = self.parse_function_header(linkage, start)
+    def parse_function(self, linkage: Optional[str]) -> ast.Function:
+        function = self.parse_function_header(linkage)
         lex = self.lex
         if lex.kind == ";":
             lex.next()
@@ -173,24 +174,25 @@ class Parser(DebugParser):
         return function
 
     def recover_toplevel(self, start: int) -> None:
-        """Skip to the end of the broken module-level statement: past its `;` or its `{...}`
-        block, or up to the next directive that starts a module-level statement."""
+        """Skip the broken module-level statement that began at `start`: through its `;` or its
+        `{...}` (and a `;` right after it), or up to the next directive that starts a
+        module-level statement."""
         lex = self.lex
+        lex.seek(start)
         depth = 0
         first = True
         while lex.kind != EOF:
             kind = lex.kind
-            if depth == 0 and not first and kind == DIRECTIVE and lex.value in MODULE_STARTS:
-                return
-            if depth == 0 and not first and kind == DWARF:
+            if depth == 0 and not first and (kind == DWARF or (kind == DIRECTIVE and lex.value in MODULE_STARTS)):
                 return
             lex.next()
             first = False
             if kind == "{":
                 depth += 1
-            elif kind == "}":
+            elif kind == "}" and depth > 0:
                 depth -= 1
-                if depth <= 0:
+                if depth == 0:
+                    self.accept(";")
                     return
             elif kind == ";" and depth == 0:
                 return
