@@ -369,6 +369,7 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),),
     "mbarrier": (_ranges(phaseParity=(0, 1)), _mbarrier_count),
     "fence": (_size_128,),
+    "st": (_ranges(initval=(0,)),),
     "cvta": (_cvta_space,),
     "bar": (_barrier,),
     "barrier": (_barrier,),
