@@ -452,6 +452,80 @@ def lower_mbarrier(lowerer, instr, m, scope):
     raise LoweringError(f"mbarrier.{kind} is not supported")
 
 
+# ---------------------------------------------------------------------------- st.async / red.async
+
+
+def _remote_space(mods):
+    return "shared::cluster" if "shared::cluster" in mods else None
+
+
+def _value_type_of(m, instr, allowed):
+    if m is not None and m.type is not None:
+        return m.type.name
+    return next((x for x in reversed(instr.modifiers) if x in allowed), "b32")
+
+
+def lower_st_async(lowerer, instr, m, scope):
+    """st.async [a], b, [mbar]: a store into (another CTA's) shared memory whose completion is a
+    complete-tx of the bytes written on the mbarrier of the CTA that holds `a`."""
+    mods = _mods(instr, m)
+    t = _value_type_of(m, instr, ("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"))
+    dt = np.dtype(f"u{numpy_dtype(t).itemsize}")
+    space = _remote_space(mods)
+    acc, addr_of = _address(lowerer, instr.operands[0], scope, space)
+    bar_acc, bar_of = _address(lowerer, instr.operands[2], scope, space)
+    src = instr.operands[1]
+    elements = src.elements if isinstance(src, ast.VectorOperand) else (src,)
+    readers = [lowerer.reader(e, t, scope) for e in elements]
+    nbytes = dt.itemsize * len(elements)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        bar = _lane_values(bar_of, ctx, lanes, group)
+        parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (group.size,)) for r in readers]
+        vals = parts[0] if len(parts) == 1 else np.stack(parts, axis=1)
+        try:
+            acc.store(ctx, group, addr, vals, dt, len(parts))
+            view, idx = _words(bar_acc, ctx, group, bar)
+            MB.update(view, idx, complete_tx=nbytes)
+        except (AccessFault, MB.MbarrierError) as e:
+            raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_red_async(lowerer, instr, m, scope):
+    """red.async.op [a], b, [mbar]: a reduction on (another CTA's) shared memory completing with a
+    complete-tx of the operand's size on the mbarrier of the CTA that holds `a`."""
+    mods = _mods(instr, m)
+    t = _value_type_of(m, instr, ("b32", "u32", "s32", "u64"))
+    op = next((x for x in mods if x in atomics.OPS), None)
+    if op is None:
+        raise LoweringError("red.async needs an operation")
+    space = _remote_space(mods)
+    acc, addr_of = _address(lowerer, instr.operands[0], scope, space)
+    bar_acc, bar_of = _address(lowerer, instr.operands[2], scope, space)
+    value = lowerer.reader(instr.operands[1], t, scope)
+    vdt = numpy_dtype(t)
+    comb = atomics.combiner(op, t)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        bar = _lane_values(bar_of, ctx, lanes, group)
+        try:
+            buf, off = acc.offsets(ctx, group, addr, vdt.itemsize)
+            vals = np.broadcast_to(np.asarray(value(ctx, lanes)), (group.size,)).astype(vdt)
+            atomics.apply(buf.view(vdt), off // np.uint64(vdt.itemsize), comb, [vals], need_old=False)
+            view, idx = _words(bar_acc, ctx, group, bar)
+            MB.update(view, idx, complete_tx=vdt.itemsize)
+        except (AccessFault, MB.MbarrierError) as e:
+            raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
 # ---------------------------------------------------------------------------- nanosleep etc.
 
 

@@ -247,6 +247,10 @@ def lower_ld(lowerer, instr, m, scope):
 
 
 def lower_st(lowerer, instr, m, scope):
+    if "async" in instr.modifiers and len(instr.operands) == 3:  # completes on an mbarrier
+        from .async_ops import lower_st_async
+
+        return lower_st_async(lowerer, instr, m, scope)
     t = _value_type(m)
     if t == "b128":
         raise LoweringError(".b128 stores are not supported yet")
@@ -332,6 +336,10 @@ def lower_createpolicy(lowerer, instr, m, scope):
 
 
 def lower_atom(lowerer, instr, m, scope):
+    if "async" in instr.modifiers and len(instr.operands) == 3:  # red.async: completes on an mbarrier
+        from .async_ops import lower_red_async
+
+        return lower_red_async(lowerer, instr, m, scope)
     returns = instr.opcode == "atom"
     t = _value_type(m)
     op = m.values.get("op")

@@ -236,3 +236,71 @@ def test_a_rank_outside_the_cluster_faults():
 """
     with pytest.raises(KernelFault, match="outside the cluster of 2"):
         ptxvm.loads(ptx)["bad"].launch(2, 1, [np.zeros(1, np.uint32)], cluster=2)
+
+
+ST_ASYNC = A.HEAD.replace(".version 8.0", ".version 8.1") + r"""
+.visible .entry st_async(.param .u64 pout)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b32 %r<24>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<4>;
+    .shared .align 8 .b8 pairs[256];
+    .shared .align 4 .u32 total;
+    .shared .align 8 .b64 bar;
+
+    ld.param.u64 %rd1, [pout];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.eq.u32 %p2, %r2, 0;
+    @%p1 mbarrier.init.shared.b64 [bar], 1;
+    mov.u32 %r3, 0;
+    @%p1 st.shared.u32 [total], %r3;
+    fence.mbarrier_init.release.cluster;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    @%p2 bra CONSUMER;
+    // rank 1: two words per thread and a sum into rank 0, each completing on rank 0's barrier
+    mov.u32 %r4, 0;
+    shl.b32 %r5, %r1, 3;
+    mov.u32 %r6, pairs;
+    add.u32 %r6, %r6, %r5;
+    mapa.shared::cluster.u32 %r7, %r6, %r4;
+    mov.u32 %r8, bar;
+    mapa.shared::cluster.u32 %r9, %r8, %r4;
+    mov.u32 %r10, total;
+    mapa.shared::cluster.u32 %r11, %r10, %r4;
+    mul.lo.u32 %r12, %r1, %r1;
+    add.u32 %r13, %r1, 7;
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.u32 [%r7], {%r12, %r13}, [%r9];
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r11], %r1, [%r9];
+    bra.uni END;
+CONSUMER:
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 384;
+WAIT:
+    mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p3, [bar], 0;
+    @!%p3 bra WAIT;
+    shl.b32 %r5, %r1, 3;
+    mov.u32 %r6, pairs;
+    add.u32 %r6, %r6, %r5;
+    ld.shared.v2.u32 {%r14, %r15}, [%r6];
+    ld.shared.u32 %r16, [total];
+    mul.wide.u32 %rd2, %r1, 12;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r14;
+    st.global.u32 [%rd3+4], %r15;
+    st.global.u32 [%rd3+8], %r16;
+END:
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"""
+
+
+def test_st_async_and_red_async_complete_on_the_remote_mbarrier():
+    out = np.zeros(32 * 3, np.uint32)
+    ptxvm.loads(ST_ASYNC)["st_async"].launch(2, 32, [out])
+    t = np.arange(32)
+    assert out.reshape(32, 3).tolist() == np.stack([t * t, t + 7, np.full(32, t.sum())], axis=1).tolist()
