@@ -172,7 +172,8 @@ class Walker:
                                    f"{clash.span.line})")
         if d.count is not None:
             self.invalidate("<" + d.name)
-        self.invalidate(d.name)
+        else:
+            self.invalidate(range_key(d.name) or d.name)
 
     def invalidate(self, name: str) -> None:
         """Forget the cached shapes that were resolved with `name`."""
@@ -187,11 +188,11 @@ class Walker:
         if not self.users:
             return
         for name in scope.names:
-            self.invalidate(name)
+            self.invalidate(range_key(name) or name)
         for prefix in scope.ranges:
             self.invalidate("<" + prefix)
         for name in scope.labels:
-            self.invalidate(name)
+            self.invalidate(range_key(name) or name)
 
     def clear(self) -> None:
         self.shapes.clear()
@@ -297,7 +298,7 @@ class Walker:
 
     def forget_scope_labels(self, scope: Scope) -> None:
         for name in scope.labels:
-            self.invalidate(name)
+            self.invalidate(range_key(name) or name)
 
     def body_directive(self, d: ast.Directive) -> None:
         if d.name == "pragma":
@@ -414,11 +415,10 @@ class Walker:
         return ("bad", f"unexpected operand {type(node).__name__}")
 
     def depend(self, name: str) -> None:
-        deps = self._deps
-        deps.append(name)
+        """Record that the shape being computed looked `name` up. A numbered name (`%r12`) is
+        recorded under its prefix only ("<%r"): declaring `%r<N>` or any `%rK` drops the group."""
         key = range_key(name)
-        if key is not None:
-            deps.append(key)
+        self._deps.append(name if key is None else key)
 
     def register_shape(self, name: str, component, negated) -> tuple:
         self.depend(name)
