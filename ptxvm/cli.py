@@ -10,7 +10,6 @@ are diagnostics, and anything unexpected is reported as an internal error diagno
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Optional
 
@@ -133,13 +132,12 @@ def check(files: tuple[str, ...], as_json: bool, no_warnings: bool, quiet: bool)
 
 
 # =========================================================================== run
-# The engine's command (`ptxvm run ...`) goes here, added by the engine author with
-# `@main.command()`; `check_text` above gives the diagnostics of a module if it needs them.
-
+# The engine's command (`ptxvm run ...`) lives in its own module; importing it registers the
+# command on `main`. `check_text` above gives the diagnostics of a module if it needs them.
+from . import cli_run  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # `python -m ptxvm.cli`: run the group of the imported module, on which cli_run registered `run`
+    from ptxvm.cli import main as _main
 
-
-# `ptxvm run` lives in its own module; importing it registers the command on `main`.
-from . import cli_run  # noqa: E402,F401
+    _main()

@@ -54,7 +54,7 @@ def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
         return out
     if where == "module" and space == "reg":
         out.append(f"module-scope .reg variables are not allowed ('{NAME}'; the ABI keeps registers in "
-                        "functions)")
+                   "functions)")
     if where == "entry-param" and space != "param":
         out.append(f"kernel parameter '{NAME}' must be in the .param state space")
     if where in ("func-param", "func-ret") and space not in ("param", "reg"):
@@ -70,10 +70,10 @@ def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
             out.append(f"'{NAME}': .{t.name} variables cannot be allocated in registers")
         elif where not in ("module", "entry-param"):
             out.append(f"'{NAME}': texture, sampler and surface variables must be at module scope or "
-                            "kernel parameters")
+                       "kernel parameters")
         if t.name == "samplerref" and not ctx.texmode_independent and where == "module":
             out.append(f"'{NAME}': .samplerref variables need .target texmode_independent (this module "
-                            "uses the unified texture mode)")
+                       "uses the unified texture mode)")
     elif space == "reg" and not t.reg:
         out.append(f"type .{t.name} cannot be used to declare registers")
     elif space != "reg" and (not t.var or not t.reg):
@@ -91,12 +91,12 @@ def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
     # ---- arrays
     if d.array_exprs:
         out.append(f"array size of '{NAME}' must be an integer literal (ptxas does not accept constant "
-                        "expressions here)")
+                   "expressions here)")
     for k, dim in enumerate(d.array):
         if dim is None and (k > 0 or (d.linkage != "extern" and d.init is None and where not in
                                       ("entry-param", "func-param", "func-ret", "proto"))):
             out.append(f"'{NAME}' has an incomplete array type (only .extern variables or variables with "
-                            "an initializer may leave the size out)")
+                       "an initializer may leave the size out)")
             break
     # ---- linkage
     if d.linkage is not None:

@@ -92,8 +92,8 @@ class Limits:
             more = " (PTX ISA 8.1 raised the limit to 32764 bytes)" if limit == PARAM_LIMIT_OLD else ""
             from .decls import end_span
 
-            self.ctx.error(end_span(self.ctx, fn), f"kernel '{fn.name}' uses too much parameter space ({offset} bytes, {limit} max)"
-                                    f"{more}")
+            self.ctx.error(end_span(self.ctx, fn),
+                           f"kernel '{fn.name}' uses too much parameter space ({offset} bytes, {limit} max){more}")
 
     def finish(self) -> None:
         for fn in self.entries:

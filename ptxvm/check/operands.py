@@ -301,7 +301,8 @@ class OperandRules:
         if self.relaxed and rt.bits < t.bits:
             return f"{what} register .{rt.name} is narrower than the instruction type .{t.name}"
         if rt.bits != t.bits and rt.kind is not _P and t.kind is not _P:
-            return f"{what} register .{rt.name} ({rt.bits} bits) does not match the instruction type .{t.name} ({t.bits} bits)"
+            return (f"{what} register .{rt.name} ({rt.bits} bits) does not match the instruction type .{t.name} "
+                    f"({t.bits} bits)")
         return f"{what} register .{rt.name} does not match the instruction type .{t.name}"
 
     def predicate(self, shape, dst: bool = False) -> list[str]:
@@ -309,7 +310,7 @@ class OperandRules:
         a destination."""
         tag = shape[0]
         if tag == "reg":
-            sym, comp, neg = shape[1], shape[2], shape[3]
+            sym, neg = shape[1], shape[3]
             if sym.type != "pred":
                 return [f"a .pred register is expected here, not .{sym.type}"]
             if neg and dst:
@@ -498,7 +499,9 @@ class OperandRules:
         if tag == "sreg":
             return self.special(ro, shape)
         if tag == "int":
-            return [] if t is None or int_imm_ok(t) else [f"integer constant where a {type_name(t)} element is expected"]
+            if t is None or int_imm_ok(t):
+                return []
+            return [f"integer constant where a {type_name(t)} element is expected"]
         if tag == "flt":
             return [] if t is None or float_imm_ok(t, shape[1]) else [
                 f"floating-point constant where a {type_name(t)} element is expected"]

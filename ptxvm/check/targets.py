@@ -37,8 +37,8 @@ def check_module_header(ctx: Context) -> None:
     tree = ctx.tree
     head = tree.span
     if tree.version and tuple(tree.version) != (0, 0) and not ctx.version_known:
-        ctx.error(_directive_span(ctx, ".version") or head, f"unsupported .version {_fmt(tree.version)} (PTX ISA versions up to {_fmt(LATEST)} "
-                        "are known)")
+        ctx.error(_directive_span(ctx, ".version") or head,
+                  f"unsupported .version {_fmt(tree.version)} (PTX ISA versions up to {_fmt(LATEST)} are known)")
     if not tree.target:
         ctx.error(_after_version(ctx) or head,
                   "missing .target directive (a module must name its target, e.g. .target sm_90)")

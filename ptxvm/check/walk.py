@@ -14,8 +14,6 @@ keep the function's cached shapes.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..isa.sregs import SREGS
 from ..syntax import ast, constexpr
 from . import calls, decls
