@@ -24,10 +24,14 @@ GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "goldens" / "matrix"
 
 # ------------------------------------------------------------------------------ golden replay
 
-def _golden():
-    z = np.load(GOLDEN / "matrix_probe.npz")
-    meta = json.loads((GOLDEN / "matrix_probe.json").read_text())
-    return z, meta
+STEMS = sorted(p.stem for p in GOLDEN.glob("*.json"))  # matrix_probe (layouts, numerics), matrix_probe2 (crafted, holdout)
+_FILES: dict = {}
+
+
+def _golden(stem: str):
+    if stem not in _FILES:
+        _FILES[stem] = (np.load(GOLDEN / f"{stem}.npz"), json.loads((GOLDEN / f"{stem}.json").read_text()))
+    return _FILES[stem]
 
 
 _MODULES: dict = {}
@@ -49,47 +53,48 @@ def replay(z, name: str, m: dict) -> list[str]:
     return bad
 
 
-def _experiments(prefix: str) -> list[str]:
-    if not (GOLDEN / "matrix_probe.json").exists():
-        return []
-    meta = json.loads((GOLDEN / "matrix_probe.json").read_text())["experiments"]
-    return sorted(n for n, m in meta.items() if n.startswith(prefix) and m["status"] == "recorded")
+def _meta(stem):
+    return json.loads((GOLDEN / f"{stem}.json").read_text())["experiments"]
 
 
-def _groups(prefix: str) -> list[str]:
-    """Experiment names grouped by instruction (one test per form keeps the count sensible)."""
-    out = {}
-    for n in _experiments(prefix):
-        out.setdefault(n.rsplit("/", 1)[0], []).append(n)
+def _forms():
+    """(file, experiment group) pairs: mma experiments grouped by instruction (one test per form)."""
+    out = set()
+    for stem in STEMS:
+        for n, m in _meta(stem).items():
+            if m["kind"] == "mma" and m["status"] == "recorded":
+                out.add((stem, n.rsplit("/", 1)[0] if not n.startswith("crafted/") else n))
     return sorted(out)
 
 
-@pytest.fixture(scope="module")
-def golden():
-    return _golden()
+def _memory_experiments():
+    return sorted((stem, n) for stem in STEMS for n, m in _meta(stem).items()
+                  if m["kind"] in ("wmma", "ldst") and m["status"] == "recorded")
 
 
-@pytest.mark.parametrize("form", _groups("mma/") + _groups("onehot/"))
-def test_mma_replays_gpu(golden, form):
-    z, meta = golden
-    names = [n for n in meta["experiments"] if n.rsplit("/", 1)[0] == form and meta["experiments"][n]["status"] == "recorded"]
-    bad = {n.rsplit("/", 1)[1]: replay(z, n, meta["experiments"][n]) for n in names}
-    assert not {k: v for k, v in bad.items() if v}
+@pytest.mark.parametrize("stem,form", _forms())
+def test_mma_replays_gpu(stem, form):
+    z, meta = _golden(stem)
+    exps = meta["experiments"]
+    names = [n for n, m in exps.items() if m["status"] == "recorded" and (n == form or n.rsplit("/", 1)[0] == form)]
+    bad = {n: replay(z, n, exps[n]) for n in names}
+    assert names and not {k: v for k, v in bad.items() if v}
 
 
-@pytest.mark.parametrize("name", _experiments("wmma/") + _experiments("ldst/"))
-def test_memory_forms_replay_gpu(golden, name):
-    z, meta = golden
+@pytest.mark.parametrize("stem,name", _memory_experiments())
+def test_memory_forms_replay_gpu(stem, name):
+    z, meta = _golden(stem)
     assert replay(z, name, meta["experiments"][name]) == []
 
 
-def test_golden_covers_every_form(golden):
-    z, meta = golden
-    exps = meta["experiments"]
-    assert meta["device"]["gpu"].startswith("NVIDIA H")
-    assert all(m["status"] == "recorded" for m in exps.values())
-    kinds = {n.split("/")[0] for n in exps}
-    assert kinds == {"mma", "onehot", "ldst", "wmma"}
+def test_goldens_cover_every_section():
+    kinds = set()
+    for stem in STEMS:
+        z, meta = _golden(stem)
+        assert meta["device"]["gpu"].startswith("NVIDIA H")
+        assert all(m["status"] == "recorded" for m in meta["experiments"].values())
+        kinds |= {n.split("/")[0] for n in meta["experiments"]}
+    assert {"mma", "onehot", "ldst", "wmma"} <= kinds
 
 
 # ------------------------------------------------------------------------------ numerics rules

@@ -1074,7 +1074,123 @@ def device_info(backend):
     return info
 
 
-SECTIONS = {"mma": 1, "onehot": 2, "ldst": 3, "wmma": 4}
+# ---------------------------------------------------------------------------- crafted cases
+# One output element per warp (row 0 of A, column 0 of B, C[0][0]; everything else zero): the
+# hand-made cases that docs/notes/matrix-numerics.md and tests/engine/test_matrix.py state.
+
+P2 = lambda e: 2.0 ** e
+INF = float("inf")
+CRAFTED = {
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32": [
+        ("grid_kept", {0: (P2(6), P2(6)), 1: (-P2(6), P2(6)), 2: (P2(-7), P2(-6))}, 0.0),
+        ("grid_dropped", {0: (P2(6), P2(6)), 1: (-P2(6), P2(6)), 2: (P2(-7), P2(-7))}, 0.0),
+        ("grid_dropped_k13_15", {13: (P2(6), P2(6)), 14: (-P2(6), P2(6)), 15: (P2(-7), P2(-7))}, 0.0),
+        ("grid_kept_k0_15", {0: (P2(6), P2(6)), 15: (-P2(6), P2(6)), 7: (P2(-7), P2(-6))}, 0.0),
+        ("c_in_alignment", {0: (2047.0, -2.0), 1: (P2(-7), P2(-7))}, 4096.0),
+        ("toward_zero_term", {0: (P2(-15), -P2(-15))}, 1.0),
+        ("toward_zero_sum", {0: (1.5 * P2(-12), P2(-11))}, 1.0),
+        ("toward_zero_sum_neg", {0: (-1.5 * P2(-12), P2(-11))}, -1.0),
+        ("nan_inf_times_zero", {0: (INF, 0.0)}, 1.0),
+        ("nan_inf_minus_inf", {0: (INF, 1.0), 1: (1.0, -INF)}, 0.0),
+        ("inf", {0: (INF, 2.0)}, 1.0),
+        ("inf_plus_c_minus_inf", {0: (INF, 2.0)}, -INF),
+        ("neg_zero", {0: (-0.0, 1.0)}, -0.0),
+        ("exact_cancel", {0: (3.0, 1.0), 1: (-3.0, 1.0)}, -0.0),
+        ("subnormal_inputs", {0: (P2(-24), P2(-24)), 1: (P2(-20), 3 * P2(-24))}, 0.0),
+        ("subnormal_c", {}, float(np.float32(P2(-140)))),
+    ],
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16": [
+        ("tie_even", {0: (P2(-11), 1.0)}, 1.0),
+        ("tie_odd", {0: (P2(-11), 1.0)}, 1.0 + P2(-10)),
+        ("tie_plus_2m24", {0: (P2(-11), 1.0), 1: (P2(-12), P2(-12))}, 1.0),
+        ("tie_plus_2m26", {0: (P2(-11), 1.0), 1: (P2(-13), P2(-13))}, 1.0),
+        ("tie_minus_2m24", {0: (P2(-11), 1.0), 1: (-P2(-12), P2(-12))}, 1.0 + P2(-10)),
+        ("overflow", {0: (256.0, 256.0)}, 0.0),
+        ("f16_subnormal_result", {0: (P2(-12), P2(-12))}, 0.0),
+    ],
+    "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32": [
+        ("overflow_2p128", {0: (P2(100), P2(28))}, 0.0),
+        ("max_2p127", {0: (P2(100), P2(27))}, 0.0),
+        ("underflow_neg", {0: (-P2(-100), P2(-60))}, 0.0),
+        ("huge_cancel", {0: (P2(100), P2(100)), 1: (-P2(100), P2(100)), 2: (1.0, 1.0)}, 0.0),
+    ],
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32": [
+        ("low_bits_ignored", {0: (1.0 + P2(-11) + P2(-12), 1.0)}, 0.0),
+    ],
+    "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32": [
+        ("order_p1_lost", {0: (P2(12), P2(12)), 1: (1.0, 1.0), 2: (-P2(12), P2(12))}, 0.0),
+        ("order_p3_kept", {0: (P2(12), P2(12)), 2: (-P2(12), P2(12)), 3: (1.0, 1.0)}, 0.0),
+        ("c_last", {0: (1.0, 1.0)}, P2(24)),
+        ("neg_zero_sum", {0: (-0.0, 1.0)}, -0.0),
+    ],
+    "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16": [
+        ("pairs", {0: (P2(12), P2(12)), 1: (1.0, 1.0), 2: (-P2(12), P2(12)), 3: (1.0, 1.0)}, 0.0),
+    ],
+    "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32": [
+        ("halves_apart", {0: (256.0, 256.0), 2: (-256.0, 256.0), 1: (P2(-6), P2(-6))}, 0.0),
+        ("halves_together", {0: (256.0, 256.0), 1: (-256.0, 256.0), 2: (P2(-6), P2(-6))}, 0.0),
+        ("c_added_rn", {0: (1.0, 1.0), 1: (P2(-9), P2(-9) * 1.5)}, P2(24)),
+    ],
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64": [
+        ("fma_order", {0: (P2(53), 1.0), 1: (1.0, 1.0), 2: (-P2(53), 1.0), 3: (1.0, 1.0)}, 0.0),
+    ],
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32": [
+        ("sat_exact_sum", {0: (127, 127), 16: (-127, 127)}, 2 ** 31 - 2),
+        ("sat_clamp", {0: (127, 127)}, 2 ** 31 - 2),
+    ],
+}
+
+
+def g_crafted(cases):
+    def gen(rng, n, mnk, types):
+        M, N, K = mnk
+        at, bt, ct, dt = types
+        av, bv, cv = np.zeros((n, M, K)), np.zeros((n, K, N)), np.zeros((n, M, N))
+        step = n // len(cases)
+        for i, (_, terms, c) in enumerate(cases):
+            w = i * step
+            for k, (x, y) in terms.items():
+                av[w, 0, k], bv[w, k, 0] = x, y
+            cv[w, 0, 0] = c
+        if at in INTS:
+            enc = lambda v, t: (v.astype(np.int64) & ((1 << INTS[t]) - 1)).astype(np.uint8 if INTS[t] <= 8 else np.uint32)
+            return enc(av, at), enc(bv, bt), (cv.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)
+        return encode_rn(av, at), encode_rn(bv, bt), encode_rn(cv, ct)
+    gen.__name__ = "g_crafted"
+    return gen
+
+
+def crafted_experiments(P, rng):
+    for instr, cases in CRAFTED.items():
+        name = f"crafted/{instr}"
+        run_mma(P, name, instr, g_crafted(cases), len(cases), rng)
+        if name in P.meta:
+            P.meta[name]["cases"] = [c[0] for c in cases]
+
+
+def holdout_experiments(P, rng):
+    """Fresh data for every mma form and wmma configuration (a check that the rules fitted to the
+    first recording predict data they were not fitted to)."""
+    def go(instr, gens):
+        for gen, W in gens:
+            run_mma(P, f"holdout/{instr}/{gen.__name__}", instr, gen, W, rng)
+
+    for instr in F_HMMA + F_F16ACC:
+        go(instr, [(g_wide, 4), (g_cancel, 4), (g_gap, 4), (g_special, 4), (g_extreme, 4), (g_ties, 4)])
+    for instr in F_884 + F_FP8 + F_F64:
+        go(instr, [(g_wide, 4), (g_cancel, 4), (g_gap, 4), (g_special, 4)])
+    for instr in F_INT[::3]:
+        go(instr, [(g_int_sat, 4)])
+    for cfg7 in WMMA_CONFIGS:
+        shape, at, bt, ct, dt, als, bls, ops = cfg7
+        cfg = (shape, at, bt, ct, dt)
+        for op in ops:
+            a, b, c = _wmma_random(rng, cfg, 2)
+            run_wmma(P, f"holdout/wmma/{shape}.{at}.{ct}.{dt}.{als[-1]}.{bls[0]}.{op}", cfg, als[-1], bls[0], op,
+                     (a, b, c), rng, extra={"generator": "random"}, keep=("pd", "rd"))
+
+
+SECTIONS = {"mma": 1, "onehot": 2, "ldst": 3, "wmma": 4, "crafted": 5, "holdout": 99}
 
 
 def run_section(sec, out, only, dry):
@@ -1083,7 +1199,7 @@ def run_section(sec, out, only, dry):
     P = Probe(backend, only)
     t0 = time.time()
     fn = {"mma": mma_experiments, "onehot": onehot_experiments, "ldst": ldst_experiments,
-          "wmma": wmma_experiments}[sec]
+          "wmma": wmma_experiments, "crafted": crafted_experiments, "holdout": holdout_experiments}[sec]
     try:
         fn(P, np.random.default_rng(SECTIONS[sec]))
     except Exception:  # noqa: BLE001  (a sticky CUDA error: keep what was recorded)
@@ -1125,6 +1241,7 @@ def main(argv=None):
     ap.add_argument("--section")
     ap.add_argument("--section-timeout", type=float, default=150)
     ap.add_argument("--kernels", action="store_true", help="also record the wmma kernel cases")
+    ap.add_argument("--name", default="matrix_probe", help="stem of the output files")
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     if a.section:
@@ -1159,10 +1276,10 @@ def main(argv=None):
         device = part["device"]
         os.remove(p)
         os.remove(os.path.join(a.out, f"part_{sec}.json"))
-    np.savez_compressed(os.path.join(a.out, "matrix_probe.npz"), **arrays)
+    np.savez_compressed(os.path.join(a.out, f"{a.name}.npz"), **arrays)
     meta = {"format": 1, "script": "tools/device/mma_probe.py", "device": device,
             "seconds": round(time.time() - t0, 1), "experiments": exps}
-    with open(os.path.join(a.out, "matrix_probe.json"), "w") as f:
+    with open(os.path.join(a.out, f"{a.name}.json"), "w") as f:
         json.dump(meta, f, indent=1)
     n_ok = sum(1 for m in exps.values() if m["status"] == "recorded")
     print(f"{n_ok}/{len(exps)} experiments recorded in {time.time() - t0:.1f} s")
