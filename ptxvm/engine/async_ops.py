@@ -220,6 +220,8 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
         return [Op(lambda ctx, lanes: None)]  # cp.async.bulk.prefetch(.tensor).L2: a cache hint
     if "tensor" in mods:
         raise LoweringError("cp.async.bulk.tensor (tensor maps) is not supported yet")
+    if "cp_mask" in mods:
+        raise LoweringError("cp.async.bulk .cp_mask (sm_100) is not supported yet")
     spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
     if len(spaces) < 2:
         raise LoweringError("cp.async.bulk needs a destination and a source state space")

@@ -159,7 +159,7 @@ class Launch:
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
                 if self.progress is not None:
-                    self.progress(int(ctas[-1]) + 1)
+                    self.progress(first + ctas.size)  # ctas come cluster by cluster, not in id order
         except KernelFault:
             self._discard()
             raise

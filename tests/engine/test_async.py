@@ -308,3 +308,31 @@ def test_tx_count_range_is_checked():
     MB.update(v, np.array([0]), expect_tx=MB.TX_MAX)
     with pytest.raises(MB.MbarrierError, match="tx-count"):
         MB.update(v, np.array([0]), expect_tx=1)
+
+
+def test_mbarrier_through_generic_addresses():
+    ptx = _kernel("""
+    ld.param.u64 %rd1, [pout];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, bar;
+    cvta.shared.u64 %rd3, %rd2;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.b64 [%rd3], 64;
+    bar.sync 0;
+    mbarrier.arrive.b64 %rd4, [%rd3];
+W:  mbarrier.test_wait.b64 %p2, [%rd3], %rd4;
+    @!%p2 bra W;
+    mbarrier.try_wait.parity.b64 %p3, [%rd3], 0;
+    selp.u32 %r2, 1, 0, %p3;
+    ld.u64 %rd5, [%rd3];
+    mbarrier.arrive.b64 %rd6, [%rd3];
+    mbarrier.pending_count.b64 %r3, %rd6;
+    mul.wide.u32 %rd7, %r1, 4;
+    add.u64 %rd8, %rd1, %rd7;
+    add.u32 %r2, %r2, %r3;
+    st.global.u32 [%rd8], %r2;
+    ret;""", decls=".shared .align 8 .b64 bar;")
+    out = np.zeros(64, np.uint32)
+    ptxvm.loads(ptx)["k"].launch(1, 64, [out])
+    # the second arrivals (phase 1) see pending counts 64 .. 1 before them, plus the parity bit
+    assert sorted(out.tolist()) == [1 + k for k in range(1, 65)]
