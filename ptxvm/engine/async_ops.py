@@ -84,6 +84,15 @@ def _fault(e, group):
     return Fault(e.reason, int(group[min(e.position, group.size - 1)]))
 
 
+def _on(group, sel, fn):
+    """Run a memory access over `group[sel]` (sel None: the whole group); a fault names its lane."""
+    try:
+        return fn()
+    except AccessFault as e:
+        i = e.position if sel is None else int(sel[min(e.position, sel.size - 1)])
+        raise Fault(e.reason, int(group[min(i, group.size - 1)]), e.address) from None
+
+
 def _imm(node) -> int:
     if not isinstance(node, ast.Immediate):
         raise LoweringError("expected an immediate operand")
@@ -166,26 +175,23 @@ def lower_cp_async(lowerer, instr, m, scope):
         else:
             take = None
         data = np.zeros((n, cp_size), dtype=np.uint8)  # bytes past src-size are zero-filled
-        try:
-            if take is None:
-                data[:] = src_acc.load(ctx, group, src, U8, cp_size)
-            else:
-                full = take == cp_size
-                if full.any():
-                    data[full] = src_acc.load(ctx, group[full], src[full], U8, cp_size)
-                part = np.flatnonzero((take > 0) & ~full)
-                if part.size:
-                    bad = (src[part] % np.uint64(cp_size)) != 0
-                    if bad.any():
-                        i = int(part[np.argmax(bad)])
-                        raise Fault(f"misaligned {cp_size}-byte cp.async source", int(group[i]), int(src[i]))
-                    for k in range(cp_size):  # only the src-size bytes are read
-                        sel = part[take[part] > k]
-                        if sel.size:
-                            data[sel, k] = src_acc.load(ctx, group[sel], src[sel] + np.uint64(k), U8, 1)
-            dst_acc.store(ctx, group, dst, data, U8, cp_size)
-        except AccessFault as e:
-            raise Fault(e.reason, None, e.address) from None
+        if take is None:
+            data[:] = _on(group, None, lambda: src_acc.load(ctx, group, src, U8, cp_size))
+        else:
+            full = np.flatnonzero(take == cp_size)
+            if full.size:
+                data[full] = _on(group, full, lambda: src_acc.load(ctx, group[full], src[full], U8, cp_size))
+            part = np.flatnonzero((take > 0) & (take < cp_size))
+            if part.size:
+                bad = (src[part] % np.uint64(cp_size)) != 0
+                if bad.any():
+                    i = int(part[np.argmax(bad)])
+                    raise Fault(f"misaligned {cp_size}-byte cp.async source", int(group[i]), int(src[i]))
+                for k in range(cp_size):  # only the src-size bytes are read
+                    sel = part[take[part] > k]
+                    if sel.size:
+                        data[sel, k] = _on(group, sel, lambda: src_acc.load(ctx, group[sel], src[sel] + np.uint64(k), U8, 1))
+        _on(group, None, lambda: dst_acc.store(ctx, group, dst, data, U8, cp_size))
 
     return [Op(run, side_effects=True)]
 

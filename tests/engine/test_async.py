@@ -110,13 +110,19 @@ def test_cp_async_src_size_zero_reads_nothing():
 def test_cp_async_faults_name_the_bad_source():
     ptx = _kernel("""
     ld.param.u64 %rd1, [pout];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 3;
     mov.u32 %r3, buf;
-    add.u64 %rd2, %rd1, 4096;
-    cp.async.ca.shared.global [%r3], [%rd2], 8;
+    add.u32 %r3, %r3, %r2;
+    setp.eq.u32 %p1, %r1, 2;
+    selp.u64 %rd3, 4096, 0, %p1;
+    add.u64 %rd2, %rd1, %rd3;
+    cp.async.ca.shared.global [%r3], [%rd2], 8, 4;
     ret;""", decls=".shared .align 16 .b8 buf[64];")
     out = np.zeros(4, np.uint32)
-    with pytest.raises(KernelFault, match="out-of-bounds global"):
-        ptxvm.loads(ptx)["k"].launch(1, 1, [out])
+    with pytest.raises(KernelFault, match="out-of-bounds global") as e:
+        ptxvm.loads(ptx)["k"].launch(1, 4, [out])
+    assert e.value.site.thread == (2, 0, 0)
 
 
 def test_bulk_copy_needs_16_byte_sizes():
