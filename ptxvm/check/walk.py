@@ -35,6 +35,8 @@ _IntLit = ast.IntLit
 _SymbolRef = ast.SymbolRef
 _LABEL_KINDS = (ast.Label, ast.CallPrototype, ast.BranchTargets, ast.CallTargets)
 _HEADER_DIRECTIVES = decls.ENTRY_DIRECTIVES | {"noreturn", "abi_preserve", "abi_preserve_control"}
+# functions ptxas provides itself (the CUDA system calls)
+SYSTEM_CALLS = frozenset(("vprintf", "malloc", "free", "__assertfail"))
 
 
 class Walker:
@@ -48,6 +50,9 @@ class Walker:
         self._deps: list[str] = []  # names looked up while computing the current shape
         self.var_memo: dict = {}  # declaration form -> problems (decls.check_var)
         self.limits = Limits(ctx)
+        self.files: dict[int, ast.FileDirective] = {}
+        self.aliases: set[str] = set()
+        self.func_refs: dict[str, object] = {}  # functions called or addressed -> where first (None: unknown)
         self.interned: dict[tuple, int] = {}  # shape -> shape id (the whole run)
         self.by_id: list[tuple] = []  # shape id -> shape
         self.memo: dict[tuple, tuple] = {}  # (opcode, modifiers, guard id, operand ids...) -> results
@@ -68,6 +73,11 @@ class Walker:
                     self.module_directive(item)
                 elif t is ast.Alias:
                     self.alias(item)
+                elif t is ast.FileDirective:
+                    first = self.files.setdefault(item.index, item)
+                    if first is not item:
+                        ctx.error(self.after_file(item), f"duplicate .file index {item.index} (first at line "
+                                                         f"{first.span.line})")
             except Exception as exc:  # a verifier bug must not hide the other diagnostics
                 span = getattr(item, "span", None) or ctx.tree.span
                 ctx.error(span, f"internal verifier error: {type(exc).__name__}: {exc}")
@@ -77,8 +87,40 @@ class Walker:
                 self.limits.current = None
         try:
             self.limits.finish()
+            self.unresolved()
         except Exception as exc:  # noqa: BLE001
             ctx.error(ctx.tree.span, f"internal verifier error: {type(exc).__name__}: {exc}")
+
+    def after_file(self, item: ast.FileDirective):
+        """Where ptxas reports a bad .file directive: the token after it."""
+        from ..syntax.lexer import Lexer
+
+        ctx = self.ctx
+        start = ctx.offset(item.span)
+        if start is None or not ctx.source:
+            return item.span
+        lex = Lexer(ctx.source, start)
+        lex.next()  # the index
+        lex.next()  # the file name
+        lex.next()
+        while lex.kind == ",":
+            lex.next()
+            lex.next()
+        if lex.kind == "eof":
+            return item.span
+        return ctx.span_at(lex.start, max(1, len(lex.value)))
+
+    def unresolved(self) -> None:
+        """ptxas compiles whole programs: a function that is called or whose address is taken must
+        be defined in the module, except the system calls it provides (vprintf, malloc, free,
+        __assertfail)."""
+        for name, span in self.func_refs.items():
+            sym = self.module.names.get(name)
+            if sym is None or sym.kind != "func" or sym.node.body is not None or name in SYSTEM_CALLS \
+                    or name in self.aliases:
+                continue
+            self.ctx.error(span or sym.span, f"unresolved extern function '{name}': it is declared but not "
+                                             "defined in this module")
 
     def module_variable(self, d: ast.VarDecl) -> None:
         names = decls.check_var(self.ctx, d, "module")
@@ -104,6 +146,11 @@ class Walker:
                     self.ctx.error(d.span, f"invalid initial value: '{name}' is not declared")
                 elif found.kind == "reg":
                     self.ctx.error(d.span, f"invalid initial value: '{name}' is a register")
+                elif found.kind == "var" and found.base_space not in ("global", "const"):
+                    self.ctx.error(d.span, f"invalid initial value: '{name}' is a .{found.space} variable (only "
+                                           ".global and .const variables have addresses at load time)")
+                elif found.kind == "func":
+                    self.func_refs.setdefault(name, d.span)
 
     def module_directive(self, d: ast.Directive) -> None:
         if d.name in ("pragma", "target"):
@@ -114,6 +161,7 @@ class Walker:
             self.ctx.error(d.span, f"unknown directive .{d.name}")
 
     def alias(self, a: ast.Alias) -> None:
+        self.aliases.add(a.alias)  # `.alias f, g;` defines f
         for name in (a.alias, a.aliasee):
             sym = self.module.lookup(name)
             if sym is None:
@@ -283,6 +331,7 @@ class Walker:
                         ctx.error(st.span, f".branchtargets: label '{name}' is not declared")
             elif t is ast.CallTargets:
                 for name in st.targets:
+                    self.func_refs.setdefault(name, st.span)
                     sym = scope.lookup(name)
                     if sym is None:
                         ctx.error(st.span, f".calltargets: function '{name}' is not declared")
@@ -331,6 +380,8 @@ class Walker:
         for op in ops[:2]:
             if type(op) is _Immediate and type(op.expr) is _SymbolRef:
                 self.limits.call(op.expr.name)
+                if self.func_refs.get(op.expr.name) is None:
+                    self.func_refs[op.expr.name] = st.span
         if out:
             self.ctx.report_instruction(st, out)
 
@@ -437,6 +488,8 @@ class Walker:
         if sym is not None:
             if sym.role == "module":
                 self.limits.use(name)
+            elif sym.kind == "func":
+                self.func_refs.setdefault(name, None)
             if sym.kind == "reg":
                 return ("reg", sym.info, None, False)
             return ("sym", sym.info or sym, False)
