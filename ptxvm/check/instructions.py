@@ -146,6 +146,9 @@ class InstructionRules:
             assigned.append((ro, shape, j))
             for msg in rules.check(ro, shape, j):
                 out.append((j, msg, "error"))
+            if shape[0] == "int":
+                for msg in rules.warnings(ro, shape):
+                    out.append((j, msg, "warning"))
             if ro.spec.kind is Kind.ADDR and shape[0] in ("addr", "elem") and not rules.texture_handle:
                 if plan.single_addr:
                     found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm)

@@ -189,6 +189,19 @@ class OperandRules:
             return self.bracket(ro, shape)
         return []
 
+    def warnings(self, ro, shape) -> list[str]:
+        """Suspicious but accepted: an integer constant that does not fit the operand's size
+        (ptxas takes it silently and keeps the low bits)."""
+        if shape[0] != "int" or ro.spec.kind not in (Kind.RI, Kind.IMM):
+            return []
+        t = ro.type
+        if t is None or t.kind not in (_B, _U, _S) or t.bits >= 64 or t.packed:
+            return []
+        v = shape[1]
+        if -(1 << (t.bits - 1)) <= v < (1 << t.bits):
+            return []
+        return [f"constant {v} does not fit in .{t.name}; only its low {t.bits} bits are used"]
+
     # ------------------------------------------------------------------ scalars
     def scalar(self, ro, shape, kind: Optional[Kind] = None) -> list[str]:
         spec = ro.spec

@@ -171,3 +171,14 @@ def test_a_failing_walker_still_returns_diagnostics(monkeypatch):
     text = KERNEL.format(body="")
     ds = verify(parse(text, "t.ptx"), text)
     assert len(ds) == 1 and ds[0].message.startswith("internal verifier error: ZeroDivisionError")
+
+
+def test_constant_wider_than_its_operand_is_a_warning():
+    # ptxas accepts it (snippets/imm_int_wide_ok.ptx) and keeps the low bits: a warning, not an error
+    text = KERNEL.format(body="    add.u32 %r1, %r1, 4294967296;\n    add.u32 %r1, %r1, -1;")
+    assert formatted(text) == [
+        "t.ptx:13:23: warning: constant 4294967296 does not fit in .u32; only its low 32 bits are used\n"
+        "    add.u32 %r1, %r1, 4294967296;\n"
+        "                      ^~~~~~~~~~",
+    ]
+    ptxvm.loads(text, "t.ptx")
