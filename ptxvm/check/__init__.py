@@ -13,7 +13,14 @@ group:
     spaces.py        state spaces of addresses, read-only parameters, address registers
     calls.py         call targets, prototypes, argument lists
     decls.py         variable declarations, initializers, function headers and directives
+    limits.py        state-space size limits (.const 64 KB, static .shared 48 KB, kernel parameters)
     walk.py          the single pass that keeps the scopes and applies the rules
+    context.py       the module's version/target/address size, where diagnostics go and point
+
+Fidelity: the corpus (tests/corpus), our snippets (tests/check/snippets, each with ptxas's recorded
+verdict) and differential runs (tests/check/ptxas_diff.py) agree with ptxas 13.0 on the accepted
+modules and on the lines of every error. Speed: instruction checks are memoized on (spelling,
+operand shapes), see walk.py; a 36,000-line module verifies in about 60 ms.
 
 Any exception inside a rule becomes an "internal verifier error" diagnostic: bad input never
 produces a traceback.
