@@ -46,6 +46,7 @@ SINK = ("sink",)
 
 _B, _U, _S, _F, _P = TypeKind.BIT, TypeKind.UNSIGNED, TypeKind.SIGNED, TypeKind.FLOAT, TypeKind.PRED
 _SCALAR_KINDS = (Kind.REG, Kind.RI, Kind.IMM, Kind.PRED)
+_KIND_WORDS = {"f": "floating-point", "i": "integer", "p": "predicate"}
 
 # Where ptxas 13.0 is looser than the form table's operand kinds and types (checked one by one):
 # source operands the table gives as registers but ptxas also takes as constants,
@@ -416,9 +417,9 @@ class OperandRules:
 
     def vector_elements(self, ro, elems) -> list[str]:
         """The elements of a braced vector, the way ptxas 13.0 types them (measured):
-        - each element against the one before it: a floating-point register or constant next to
-          an integer one is "Vector with elements of different types" (bit-size registers go with
-          either: {%b, %u, %b, %f} passes, {%f, %u} does not);
+        - each element against the one before it: a floating-point, an integer and a predicate
+          register (or constant) next to one another are "Vector with elements of different types"
+          (bit-size registers go with anything: {%b, %u, %b, %f} passes, {%f, %u} does not);
         - registers of different sizes are "Incompatible elements" (not checked for atom/red);
         - the vector as a whole has the registers' type when they all have one, else it is a
           bit-size vector; that type is checked against the instruction type (ld.v2.u32 {%f, %f}
@@ -429,19 +430,20 @@ class OperandRules:
         out: list[str] = []
 
         def kind_of(e):
+            """"f" floating point, "i" integer, "p" predicate; None: goes with anything."""
             if e[0] == "reg" and e[1].ptype is not None:
-                k = e[1].ptype.kind
-                return _U if k is _P else k  # a predicate next to a float is "different types" too
+                return {_F: "f", _U: "i", _S: "i", _P: "p"}.get(e[1].ptype.kind)
             if e[0] == "int":
-                return _S
+                return "i"
             if e[0] == "flt":
-                return _F
+                return "f"
             return None
 
         for x, y in zip(elems, elems[1:]):
             kx, ky = kind_of(x), kind_of(y)
-            if (kx is _F and ky in (_U, _S)) or (ky is _F and kx in (_U, _S)):
-                out.append(f"the elements of a vector operand of {self.opcode} mix floating-point and integer values")
+            if kx is not None and ky is not None and kx != ky:
+                out.append(f"the elements of a vector operand of {self.opcode} mix "
+                           + " and ".join(sorted({_KIND_WORDS[kx], _KIND_WORDS[ky]})) + " values")
                 break
         regs = [e[1] for e in elems if e[0] == "reg" and e[1].ptype is not None]
         vector_regs = [r for r in regs if r.vector]
@@ -454,7 +456,8 @@ class OperandRules:
             out.append("incompatible elements in a vector operand: registers of different sizes")
         elif scalars and t is not None and not loose:
             names = {r.name for r in scalars}
-            whole = scalars[0] if len(names) == 1 else TYPES.get(f"b{scalars[0].bits}") or scalars[0]
+            sizes = [r.bits for r in scalars if r.kind is not _P] or [scalars[0].bits]
+            whole = scalars[0] if len(names) == 1 else TYPES.get(f"b{sizes[0]}") or scalars[0]
             if not self.element_type_ok(t, whole):
                 out.append(self.type_mismatch(t, whole, spec.is_dst))
             elif self.matrix and spec.pack and t.kind is _B and whole.kind is not _B and (
