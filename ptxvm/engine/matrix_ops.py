@@ -15,7 +15,7 @@ import numpy as np
 from ..numerics import mma as N
 from ..semantics.families import matrix as L
 from ..syntax import ast
-from .machine import Fault, Op
+from .machine import Fault
 from .memory import AccessFault
 from .memory_ops import access_for, address_reader
 from .operands import LoweringError
@@ -222,9 +222,7 @@ def lower_stmatrix(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _mem_fault(e, owners) from None
 
-    ops = _collective(lowerer, scope, body, None)
-    ops[0].side_effects = True
-    return ops
+    return _collective(lowerer, scope, body, None)
 
 
 # ------------------------------------------------------------------------------------- wmma
@@ -298,12 +296,8 @@ def _load_elements(ctx, acc, slots, valid, base, idx, bits):
     owners = np.broadcast_to(slots[:, :, None], idx.shape)
     sel = np.broadcast_to(valid[:, :, None], idx.shape)
     bitpos = idx * bits
-    if bits >= 8:
-        dt = np.dtype(_ELEM_DTYPE[bits])
-        addr = base[:, :, None] + (bitpos // 8).astype(_U64)
-    else:
-        dt = np.dtype(np.uint8)
-        addr = base[:, :, None] + (bitpos // 8).astype(_U64)
+    dt = np.dtype(_ELEM_DTYPE[bits])  # sub-byte elements: the byte that holds them
+    addr = base[:, :, None] + (bitpos // 8).astype(_U64)
     out = np.zeros(idx.shape, np.uint64)
     try:
         got = acc.load(ctx, owners[sel], addr[sel], dt)
@@ -342,9 +336,7 @@ def _wmma_store(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _mem_fault(e, owners[sel]) from None
 
-    ops = _collective(lowerer, scope, body, None)
-    ops[0].side_effects = True
-    return ops
+    return _collective(lowerer, scope, body, None)
 
 
 def _wmma_mma(lowerer, instr, m, scope):

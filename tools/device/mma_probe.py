@@ -499,7 +499,7 @@ def g_extreme(rng, n, mnk, types):
     eb_lo = rand_bits(rng, bt, (n, K, N), 1, 6, p_zero=0.2, p_sub=0.3)
     a = np.where(hi, ea_hi, ea_lo)
     b = np.where(hi, eb_hi, eb_lo)
-    ce, cm = FMT[ct][0], FMT[ct][1]
+    ce = FMT[ct][0]
     c_hi = rand_bits(rng, ct, (n, M, N), (1 << ce) - 4, (1 << ce) - 2, p_zero=0.3)
     c_lo = rand_bits(rng, ct, (n, M, N), 1, 3, p_zero=0.3, p_sub=0.5)
     c = np.where(hi, c_hi, c_lo)
@@ -704,7 +704,6 @@ def wmma_kernel(kname, shape, at, bt, ct, dt, al, bl, op, sizes, strides, overri
     _tid(lines)
     offs = [0, sizes[0], sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2]]
     # per-warp base addresses of A, B, C, D
-    bases = {}
     for i, (x, p) in enumerate((("a", "pa"), ("b", "pb"), ("c", "pc"), ("d", "pd"))):
         lines += [f"  .reg .b64 %m{x};", f"  ld.param.u64 %m{x}, [{p}];"]
         if space == "global":
