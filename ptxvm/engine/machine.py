@@ -86,6 +86,7 @@ class Context:
         # Set while a divergent group runs a pure instruction over whole arrays: writers then
         # store only where the mask holds (see `run`).
         self.write_mask: Optional[np.ndarray] = None
+        self.slot_index = np.arange(n)  # every thread slot: the owners of thread-local accesses
 
     # -- lane sets
     def live_lanes(self) -> Optional[np.ndarray]:

@@ -98,17 +98,19 @@ class SpaceAccess:
         self.space = space
 
     def _target(self, ctx, lanes, addr):
-        """(memory, owner slots or None, addresses in that memory)."""
+        """(memory, owner slots or None, addresses in that memory); `lanes is None` means
+        every thread slot (then no owner array needs gathering)."""
         s = self.space
         if s == "global":
             return ctx.gmem, None, addr
+        cta = ctx.cta_slot if lanes is None else ctx.cta_slot[lanes]
         if s in ("shared", "shared::cta"):
-            return ctx.shared, ctx.cta_slot[lanes], addr
+            return ctx.shared, cta, addr
         if s == "shared::cluster":  # another CTA's window, by the rank bits (memory.py)
-            slot, off = cluster_target(addr, ctx.cta_slot[lanes], getattr(ctx, "cluster_size", 1))
+            slot, off = cluster_target(addr, cta, getattr(ctx, "cluster_size", 1))
             return ctx.shared, slot, off
         if s in ("local", "fparam"):
-            return ctx.local, lanes, addr
+            return ctx.local, ctx.slot_index if lanes is None else lanes, addr
         if s == "const":
             return ctx.const, None, addr
         if s == "kparam":
@@ -155,6 +157,7 @@ class GenericAccess:
         kinds, codes = self._split(addr)
         if kinds is None:
             return self.spaces[None].load(ctx, lanes, addr, dt, count)
+        lanes = ctx.slot_index if lanes is None else lanes
         out = np.empty((addr.size,) if count == 1 else (addr.size, count), dtype=dt)
         for k in kinds:
             sel = codes == k
@@ -167,6 +170,7 @@ class GenericAccess:
         kinds, codes = self._split(addr)
         if kinds is None:
             return self.spaces[None].store(ctx, lanes, addr, vals, dt, count)
+        lanes = ctx.slot_index if lanes is None else lanes
         for k in kinds:
             sel = codes == k
             space = GENERIC_SPACES[k]
@@ -229,14 +233,13 @@ def lower_ld(lowerer, instr, m, scope):
     value_dt = numpy_dtype(t)
 
     def run(ctx, lanes):
-        group = ctx.lanes_or_live(lanes)
         addr = np.asarray(addr_of(ctx, lanes))
         if addr.ndim == 0:
-            addr = np.full(group.size, addr, dtype=np.uint64)
+            addr = np.full(ctx.n if lanes is None else lanes.size, addr, dtype=np.uint64)
         try:
-            vals = acc.load(ctx, group, addr, dt, count)
+            vals = acc.load(ctx, lanes, addr, dt, count)
         except AccessFault as e:
-            raise _fault(e, group, ctx) from None
+            raise _fault(e, lanes, ctx) from None
         if count == 1:
             writers[0](ctx, lanes, vals.view(value_dt))
         else:
@@ -263,16 +266,16 @@ def lower_st(lowerer, instr, m, scope):
     count = len(elements)
 
     def run(ctx, lanes):
-        group = ctx.lanes_or_live(lanes)
+        n = ctx.n if lanes is None else lanes.size
         addr = np.asarray(addr_of(ctx, lanes))
         if addr.ndim == 0:
-            addr = np.full(group.size, addr, dtype=np.uint64)
-        parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (group.size,)) for r in readers]
+            addr = np.full(n, addr, dtype=np.uint64)
+        parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (n,)) for r in readers]
         vals = parts[0] if count == 1 else np.stack(parts, axis=1)
         try:
-            acc.store(ctx, group, addr, vals, dt, count)
+            acc.store(ctx, lanes, addr, vals, dt, count)
         except AccessFault as e:
-            raise _fault(e, group, ctx) from None
+            raise _fault(e, lanes, ctx) from None
 
     return [Op(run, side_effects=True)]
 
