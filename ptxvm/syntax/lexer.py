@@ -40,7 +40,7 @@ TOKEN_RE = re.compile(
   | ((?:0[xX][0-9a-fA-F]+|0[bB][01]+|[1-9]\d*|0[0-7]*)U?(?![\w$.]))
   | ((?:[%$][\w$]|[A-Za-z_])[\w$]*(?:\.\w+(?:::\w+)*)*)
   | ("(?:[^"\\\n]|\\.)*")
-  | (/\*|"|\d[\w$.]*)
+  | (/\*[\s\S]*|"|\d[\w$.]*)
   | (<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%~!&|^?:;,()\[\]{}<>=@])
   | (.)
   | (\Z)
@@ -104,7 +104,7 @@ def tokenize(source: str) -> Iterator[Token]:
 
 def error_message(text: str) -> str:
     """Why an ERROR token is not a token."""
-    if text == "/*":
+    if text.startswith("/*"):  # the token runs to the end of the text
         return "unterminated comment"
     if text == '"':
         return "unterminated string literal"
