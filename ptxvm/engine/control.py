@@ -22,6 +22,21 @@ from .operands import LoweringError
 U64 = np.dtype(np.uint64)
 
 
+def _take_guarded(ctx, lanes, guard, skip_to: int) -> np.ndarray:
+    """The group as explicit lanes (leaving uniform mode) minus those whose guard is false,
+    which move on to `skip_to`."""
+    g = _guard_mask(ctx, lanes, guard)
+    if lanes is None:
+        ctx.materialize_pcs()
+        lanes = ctx.lanes_or_live(None)
+        if g is not None and ctx.live_lanes() is not None:
+            g = g[ctx.live_lanes()]
+    if g is None:
+        return lanes
+    ctx.pc[lanes[~g]] = skip_to
+    return lanes[g]
+
+
 def _guard_mask(ctx, lanes, guard):
     """The guard's truth over the group (None: no guard)."""
     if guard is None:
@@ -127,15 +142,7 @@ def lower_ret(lowerer, instr, m, scope):
     op = Op(None, control=True)
 
     def run(ctx, lanes, pc):
-        g = _guard_mask(ctx, lanes, op.guard)
-        if lanes is None:
-            ctx.materialize_pcs()
-            lanes = ctx.lanes_or_live(None)
-            if g is not None and ctx.live_lanes() is not None:
-                g = g[ctx.live_lanes()]
-        if g is not None:
-            ctx.pc[lanes[~g]] = pc + 1
-            lanes = lanes[g]
+        lanes = _take_guarded(ctx, lanes, op.guard, pc + 1)
         ret_pc, caller_base, _ = _frame_header(ctx, lanes)
         ctx.pc[lanes] = ret_pc.astype(np.int64)
         ctx.stack_top[lanes] = ctx.frame_base[lanes]  # pops the callee frame and its allocas
@@ -252,15 +259,7 @@ def lower_call(lowerer, instr, m, scope):
         return groups
 
     def run_call(ctx, lanes, pc):
-        g = _guard_mask(ctx, lanes, call_op.guard)
-        if lanes is None:
-            ctx.materialize_pcs()
-            lanes = ctx.lanes_or_live(None)
-            if g is not None and ctx.live_lanes() is not None:
-                g = g[ctx.live_lanes()]
-        if g is not None:
-            ctx.pc[lanes[~g]] = pc + 2
-            lanes = lanes[g]
+        lanes = _take_guarded(ctx, lanes, call_op.guard, pc + 2)  # past the copy-back step too
         if lanes.size == 0:
             return
         base = ctx.frame_base[lanes]

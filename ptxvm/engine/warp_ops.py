@@ -16,14 +16,26 @@ from .operands import LoweringError
 FULL = np.uint32(0xFFFFFFFF)
 
 
-def _present_masks(ctx, lanes):
-    """Per lane of `lanes`: the bitmask of its warp's lanes that are in `lanes`."""
+def _present_masks(ctx, lanes, where=None):
+    """Per lane of `lanes`: the bitmask of its warp's lanes that are in `lanes` (and, given
+    `where`, a bool per lane, only those where it holds)."""
     warp = ctx.warp_of[lanes]
     bits = np.left_shift(np.uint64(1), ctx.laneid[lanes].astype(np.uint64))
+    if where is not None:
+        bits = np.where(where, bits, np.uint64(0))
     uniq, inv = np.unique(warp, return_inverse=True)
     acc = np.zeros(uniq.size, dtype=np.uint64)
     np.bitwise_or.at(acc, inv, bits)
     return acc[inv].astype(np.uint32)
+
+
+def _dst_and_pred(lowerer, node, scope, ptx_type="b32"):
+    """Writers for `d` or `d|p` destinations (shfl, elect, match.all)."""
+    p_writer = None
+    if isinstance(node, ast.PredPair):
+        node, p = node.first, node.second
+        p_writer = lowerer.writer(p, "pred", scope)
+    return lowerer.writer(node, ptx_type, scope), p_writer
 
 
 def _gather_warps(ctx, lanes, pc, membermask):
@@ -91,11 +103,7 @@ def lower_shfl(lowerer, instr, m, scope):
     mode = next(x for x in instr.modifiers if x in ("up", "down", "bfly", "idx"))
     ops = list(instr.operands)
     d = ops[0]
-    p_writer = None
-    if isinstance(d, ast.PredPair):
-        d, p = d.first, d.second
-        p_writer = lowerer.writer(p, "pred", scope)
-    d_writer = lowerer.writer(d, "b32", scope)
+    d_writer, p_writer = _dst_and_pred(lowerer, d, scope)
     a = lowerer.reader(ops[1], "b32", scope)
     b = lowerer.reader(ops[2], "b32", scope)
     c = lowerer.reader(ops[3], "b32", scope)
@@ -142,7 +150,7 @@ def lower_vote(lowerer, instr, m, scope):
 
     def body(ctx, lanes, mask, present):
         p = np.broadcast_to(np.asarray(pred(ctx, lanes)), (lanes.size,))
-        true_bits = _present_masks_where(ctx, lanes, p)
+        true_bits = _present_masks(ctx, lanes, p)
         members = mask & present
         if mode == "ballot":
             dst(ctx, lanes, true_bits & members)
@@ -155,16 +163,6 @@ def lower_vote(lowerer, instr, m, scope):
             dst(ctx, lanes, (t == 0) | (t == members))
 
     return _collective(lowerer, scope, body, ops[2] if len(ops) > 2 else None)
-
-
-def _present_masks_where(ctx, lanes, cond):
-    """Per lane: the bitmask of its warp's lanes (within `lanes`) where cond holds."""
-    warp = ctx.warp_of[lanes]
-    bits = np.where(cond, np.left_shift(np.uint64(1), ctx.laneid[lanes].astype(np.uint64)), np.uint64(0))
-    uniq, inv = np.unique(warp, return_inverse=True)
-    acc = np.zeros(uniq.size, dtype=np.uint64)
-    np.bitwise_or.at(acc, inv, bits)
-    return acc[inv].astype(np.uint32)
 
 
 def lower_activemask(lowerer, instr, m, scope):
@@ -205,11 +203,7 @@ def lower_redux(lowerer, instr, m, scope):
 
 def lower_elect(lowerer, instr, m, scope):
     d = instr.operands[0]
-    p_writer = None
-    if isinstance(d, ast.PredPair):
-        d, p = d.first, d.second
-        p_writer = lowerer.writer(p, "pred", scope)
-    d_writer = lowerer.writer(d, "b32", scope)
+    d_writer, p_writer = _dst_and_pred(lowerer, d, scope)
 
     def body(ctx, lanes, mask, present):
         members = mask & present
@@ -226,11 +220,7 @@ def lower_match(lowerer, instr, m, scope):
     mode = "all" if "all" in instr.modifiers else "any"
     t = m.type.name if m.type is not None else "b32"
     d = instr.operands[0]
-    p_writer = None
-    if isinstance(d, ast.PredPair):
-        d, p = d.first, d.second
-        p_writer = lowerer.writer(p, "pred", scope)
-    d_writer = lowerer.writer(d, "b32", scope)
+    d_writer, p_writer = _dst_and_pred(lowerer, d, scope)
     src = lowerer.reader(instr.operands[1], t, scope)
 
     def body(ctx, lanes, mask, present):
