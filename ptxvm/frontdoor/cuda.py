@@ -1,0 +1,340 @@
+"""CUDA C++ to a ptxvm Module: NVRTC in-process when it works, else the installed nvcc.
+
+    mod = ptxvm.compile_cuda(r'''
+        __global__ void add(const int *a, const int *b, int *c) {
+            int i = threadIdx.x, r;
+            asm("add.s32 %0, %1, %2;" : "=r"(r) : "r"(a[i]), "r"(b[i]));
+            c[i] = r;
+        }''')
+    mod.kernel("add").launch(1, 32, [a, b, c])     # found by its C++ name (_Z3addPKiS0_Pi)
+
+Compile errors raise `CudaCompileError` (a `PtxError`) whose diagnostics point at the CUDA source:
+the compiler's `file(line): error: message` records, with the source line and the compiler's caret
+column (column 1 where it gives none). Kernels without `extern "C"` keep their mangled names in
+the PTX; `CudaModule.kernel(name)` also accepts the C++ name (see `cxx_name`).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from typing import Iterable, Optional, Sequence
+
+from ..errors import Diagnostic, PtxError, PtxVerifyError, Span
+from ..module import Module
+
+__all__ = ["compile_cuda", "compile_cuda_to_ptx", "CudaCompileError", "CudaToolchainError", "CudaModule",
+           "cxx_name", "available_compilers"]
+
+
+class CudaCompileError(PtxError):
+    """The CUDA C++ source did not compile; `diagnostics` point at its lines; `log` is the raw log."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], log: str = "", compiler: str = ""):
+        self.log = log
+        self.compiler = compiler
+        super().__init__(diagnostics)
+
+
+class CudaToolchainError(RuntimeError):
+    """Neither NVRTC (cuda-bindings) nor nvcc could be found or run."""
+
+
+# ----------------------------------------------------------------------------------- compilers
+def _nvcc_path() -> Optional[str]:
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
+            return os.path.join(home, "bin", "nvcc")
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _nvrtc():
+    """The cuda.bindings.nvrtc module if it imports and its library answers, else None."""
+    try:
+        from cuda.bindings import nvrtc  # type: ignore
+    except Exception:
+        try:
+            from cuda import nvrtc  # type: ignore  (cuda-python < 12.6)
+        except Exception:
+            return None
+    try:
+        err, major, minor = nvrtc.nvrtcVersion()
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            return None
+    except Exception:
+        return None
+    return nvrtc
+
+
+def available_compilers() -> list[str]:
+    """Which back ends `compile_cuda` can use here, in the order it tries them: 'nvrtc', 'nvcc'."""
+    out = []
+    if _nvrtc() is not None:
+        out.append("nvrtc")
+    if _nvcc_path() is not None:
+        out.append("nvcc")
+    return out
+
+
+def _compute_arch(arch: str) -> str:
+    m = re.fullmatch(r"(?:sm|compute)_(\w+)", arch)
+    if not m:
+        raise ValueError(f"arch should look like 'sm_90' or 'compute_90', not {arch!r}")
+    return m.group(1)
+
+
+def _compile_nvrtc(nvrtc, source: str, name: str, options: tuple, arch: str):
+    """(ptx or None, log)."""
+    ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    if err != ok:
+        raise CudaToolchainError(f"nvrtcCreateProgram failed: {err}")
+    try:
+        opts = [f"--gpu-architecture=compute_{_compute_arch(arch)}".encode()] + [o.encode() for o in options]
+        (cerr,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        if size > 1:
+            nvrtc.nvrtcGetProgramLog(prog, log)
+        log_text = log.rstrip(b"\x00 ").decode(errors="replace")
+        if cerr != ok:
+            return None, log_text
+        err, size = nvrtc.nvrtcGetPTXSize(prog)
+        ptx = b" " * size
+        (err,) = nvrtc.nvrtcGetPTX(prog, ptx)
+        if err != ok:
+            raise CudaToolchainError(f"nvrtcGetPTX failed: {err}")
+        return ptx.rstrip(b"\x00").decode(), log_text
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _compile_nvcc(nvcc: str, source: str, name: str, options: tuple, arch: str):
+    """(ptx or None, log); the source is written as `name` in a temporary directory."""
+    base = os.path.basename(name) or "source.cu"
+    if not base.endswith((".cu", ".cuh", ".cpp", ".cc")):
+        base += ".cu"
+    with tempfile.TemporaryDirectory(prefix="ptxvm-cuda-") as tmp:
+        path = os.path.join(tmp, base)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        cmd = [nvcc, "-ptx", f"-arch=sm_{_compute_arch(arch)}", *options, "-o", "-", base]
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors="replace")
+        log = proc.stderr.replace(path, base)
+        if proc.returncode != 0:
+            return None, log
+        return proc.stdout, log
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_cached(source: str, name: str, options: tuple, arch: str, backend: Optional[str]):
+    """(ptx, log, compiler): cached per source so that the same kernel compiles once per process."""
+    backends = [backend] if backend else ["nvrtc", "nvcc"]
+    tried = []
+    for b in backends:
+        if b == "nvrtc":
+            nvrtc = _nvrtc()
+            if nvrtc is None:
+                tried.append("NVRTC (cuda.bindings.nvrtc) is not importable or does not load")
+                continue
+            try:
+                ptx, log = _compile_nvrtc(nvrtc, source, name, options, arch)
+            except CudaToolchainError as e:
+                tried.append(str(e))
+                continue
+            return ptx, log, "nvrtc"
+        if b == "nvcc":
+            nvcc = _nvcc_path()
+            if nvcc is None:
+                tried.append("nvcc is not on PATH (nor in $CUDA_HOME/bin or /usr/local/cuda/bin)")
+                continue
+            ptx, log = _compile_nvcc(nvcc, source, name, options, arch)
+            return ptx, log, "nvcc"
+        raise ValueError(f"unknown compiler {b!r} (use 'nvrtc' or 'nvcc')")
+    raise CudaToolchainError("cannot compile CUDA C++: " + "; ".join(tried))
+
+
+# ----------------------------------------------------------------------------------- diagnostics
+_RECORD = re.compile(r"^(?P<file>.*?)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)"
+                     r"(?: #[\w-]+(?:-D)?)?: (?P<msg>.*)$")
+
+
+def parse_compiler_log(log: str, source: str, name: str) -> list[Diagnostic]:
+    """The `file(line): error: message` records of an nvcc/NVRTC log as Diagnostics on `source`.
+
+    nvcc and NVRTC print the offending line (indented) and a caret under it after each record; the
+    caret's column is mapped back onto the source line. Records for other files (headers) keep
+    their own file name and have no source line.
+    """
+    src_lines = source.splitlines()
+    lines = log.splitlines()
+    diags: list[Diagnostic] = []
+    base = os.path.basename(name)
+    for i, text in enumerate(lines):
+        m = _RECORD.match(text)
+        if not m:
+            continue
+        sev = m.group("sev")
+        severity = "error" if "error" in sev else ("warning" if sev == "warning" else "note")
+        line = int(m.group("line"))
+        file = m.group("file")
+        ours = file in (name, base) or os.path.basename(file) == base
+        src_line = src_lines[line - 1] if ours and 0 < line <= len(src_lines) else None
+        col = 1
+        if src_line is not None and i + 2 < len(lines):
+            shown, caret = lines[i + 1], lines[i + 2]
+            if caret.strip() == "^":
+                stripped = src_line.expandtabs(1).rstrip()
+                shown = shown.rstrip()
+                if stripped and shown.endswith(stripped):
+                    col = max(1, caret.index("^") - (len(shown) - len(stripped)) + 1)
+        diags.append(Diagnostic(Span(name if ours else file, line, col), m.group("msg").strip(), severity,
+                                src_line))
+    return diags
+
+
+# ----------------------------------------------------------------------------------- C++ names
+def _source_name(sym: str) -> Optional[str]:
+    """The C++ name of an Itanium-mangled function symbol, without its signature: `_Z3addPiS_S_` ->
+    'add', `_ZN2ns3addEPi` -> 'ns::add', `_Z3addIiEvPT_` -> 'add' (template arguments dropped);
+    None for a symbol that is not mangled or not of that simple form (operators, constructors)."""
+    if not sym.startswith("_Z"):
+        return None
+    i = 2
+    nested = sym.startswith("_ZN")
+    if nested:
+        i = 3
+        while i < len(sym) and sym[i] in "rVKRO":  # cv / ref qualifiers of member functions
+            i += 1
+    parts = []
+    while i < len(sym) and sym[i].isdigit():
+        j = i
+        while j < len(sym) and sym[j].isdigit():
+            j += 1
+        n = int(sym[i:j])
+        parts.append(sym[j:j + n])
+        i = j + n
+        if not nested:
+            break
+        if sym.startswith("I", i):  # template arguments of a scope: skip a balanced I...E
+            depth = 0
+            while i < len(sym):
+                if sym[i] == "I":
+                    depth += 1
+                elif sym[i] == "E":
+                    depth -= 1
+                    if depth == 0:
+                        i += 1
+                        break
+                i += 1
+        if i < len(sym) and sym[i] == "E":
+            break
+    if not parts or any(not p for p in parts):
+        return None
+    return "::".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def _cxxfilt() -> Optional[str]:
+    return shutil.which("cu++filt") or (os.path.join(os.path.dirname(_nvcc_path()), "cu++filt")
+                                         if _nvcc_path() and os.path.isfile(os.path.join(
+                                             os.path.dirname(_nvcc_path()), "cu++filt")) else None)
+
+
+def _demangle_all(symbols: Iterable[str]) -> dict[str, str]:
+    """Full demangled signatures through cu++filt when it is installed ({} otherwise)."""
+    symbols = [s for s in symbols if s.startswith("_Z")]
+    tool = _cxxfilt()
+    if not symbols or tool is None:
+        return {}
+    try:
+        proc = subprocess.run([tool], input="\n".join(symbols), capture_output=True, text=True, timeout=30)
+    except Exception:
+        return {}
+    out = proc.stdout.splitlines()
+    return dict(zip(symbols, out)) if len(out) == len(symbols) else {}
+
+
+def cxx_name(symbol: str) -> str:
+    """The C++ name of a kernel symbol (the symbol itself when it is not mangled)."""
+    return _source_name(symbol) or symbol
+
+
+class CudaModule(Module):
+    """A Module compiled from CUDA C++: kernels can also be named as in the C++ source.
+
+    `kernel(name)` tries, in order: the PTX name itself; the full demangled signature (when
+    cu++filt is installed, e.g. 'add(int*, int*, int*)'); the C++ name read from the mangled
+    symbol's `_Z<len><name>` / `_ZN...E` prefix ('add', 'ns::add'). A C++ name that matches several
+    kernels (overloads, template instances) is an error listing their symbols.
+    """
+
+    cuda_source: str = ""
+    compiler: str = ""
+    compile_log: str = ""
+
+    @property
+    def cxx_names(self) -> dict[str, str]:
+        """{PTX kernel symbol: C++ name} for every kernel."""
+        return {k: cxx_name(k) for k in self.kernels}
+
+    def kernel(self, name: str):
+        entries = [f.name for f in self.ast.functions() if f.kind == "entry"]
+        if name in entries:
+            return super().kernel(name)
+        full = _demangle_all(entries)
+        hits = [k for k, sig in full.items() if sig == name or sig.replace(" ", "") == name.replace(" ", "")]
+        if not hits:
+            hits = [k for k in entries if _source_name(k) == name]
+        if len(hits) == 1:
+            return super().kernel(hits[0])
+        if len(hits) > 1:
+            raise KeyError(f"{name!r} names several kernels in {self.file}: {', '.join(hits)}; "
+                           f"pass the PTX symbol")
+        return super().kernel(name)  # the usual KeyError listing the kernels
+
+
+def compile_cuda_to_ptx(source: str, *, name: Optional[str] = None, options: Sequence[str] = (),
+                        arch: str = "sm_90", compiler: Optional[str] = None) -> str:
+    """CUDA C++ -> PTX text (NVRTC, else nvcc); CudaCompileError on compile errors."""
+    name = name or "<cuda>.cu"
+    ptx, log, used = _compile_cached(source, name, tuple(options), arch, compiler)
+    if ptx is None:
+        diags = parse_compiler_log(log, source, name)
+        if not any(d.severity == "error" for d in diags):
+            diags.append(Diagnostic(Span(name, 1, 1), f"{used} failed: " + (log.strip() or "no log"), "error"))
+        raise CudaCompileError([d for d in diags if d.severity == "error"] or diags, log, used)
+    return ptx
+
+
+def compile_cuda(source: str, *, name: Optional[str] = None, options: Sequence[str] = (), arch: str = "sm_90",
+                 compiler: Optional[str] = None) -> CudaModule:
+    """Compile CUDA C++ to PTX (NVRTC in-process when cuda-bindings works, else nvcc) and load it.
+
+    `options` go to the compiler as given (e.g. ('-DN=4', '-std=c++17')); `compiler` forces 'nvrtc'
+    or 'nvcc'. Raises CudaCompileError (a PtxError; diagnostics on the CUDA lines) when the source
+    does not compile, PtxVerifyError when ptxvm rejects the PTX it produced (e.g. an inline asm()
+    template that is not valid PTX), CudaToolchainError when there is no compiler.
+    """
+    from ..check import verify
+    from ..frontend import parse
+
+    name = name or "<cuda>.cu"
+    ptx = compile_cuda_to_ptx(source, name=name, options=options, arch=arch, compiler=compiler)
+    ptx_name = os.path.splitext(name)[0] + ".ptx"
+    tree = parse(ptx, ptx_name)
+    errors = [d for d in verify(tree, ptx) if d.severity == "error"]
+    if errors:
+        raise PtxVerifyError(errors)
+    mod = CudaModule(tree, source=ptx)
+    mod.cuda_source = source
+    mod.compiler = _compile_cached(source, name, tuple(options), arch, compiler)[2]
+    mod.compile_log = _compile_cached(source, name, tuple(options), arch, compiler)[1]
+    return mod
