@@ -277,6 +277,7 @@ class CudaModule(Module):
     """
 
     cuda_source: str = ""
+    notes: list = []
     compiler: str = ""
     compile_log: str = ""
 
@@ -299,6 +300,25 @@ class CudaModule(Module):
             raise KeyError(f"{name!r} names several kernels in {self.file}: {', '.join(hits)}; "
                            f"pass the PTX symbol")
         return super().kernel(name)  # the usual KeyError listing the kernels
+
+
+_VERSION = re.compile(r"^(\s*\.version\s+)(\d+)\.(\d+)", re.M)
+
+
+def _cap_version(ptx: str) -> tuple[str, list[str]]:
+    """A newer NVRTC than ptxvm knows (NVRTC 13.5 writes `.version 9.5`) gets its `.version`
+    lowered to the latest PTX ISA version ptxvm knows, so the module loads; every instruction is
+    still verified against that version, so what the newer ISA added is still reported. Returns
+    the text and a note for `CudaModule.notes` when it rewrote it."""
+    from ..check.targets import LATEST
+
+    m = _VERSION.search(ptx)
+    if not m or (int(m.group(2)), int(m.group(3))) <= tuple(LATEST):
+        return ptx, []
+    old = f"{m.group(2)}.{m.group(3)}"
+    new = f"{LATEST[0]}.{LATEST[1]}"
+    return (ptx[:m.start(2)] + new + ptx[m.end(3):],
+            [f".version {old} from the compiler lowered to {new}, the latest PTX ISA ptxvm knows"])
 
 
 def compile_cuda_to_ptx(source: str, *, name: Optional[str] = None, options: Sequence[str] = (),
@@ -328,6 +348,7 @@ def compile_cuda(source: str, *, name: Optional[str] = None, options: Sequence[s
 
     name = name or "<cuda>.cu"
     ptx = compile_cuda_to_ptx(source, name=name, options=options, arch=arch, compiler=compiler)
+    ptx, notes = _cap_version(ptx)
     ptx_name = os.path.splitext(name)[0] + ".ptx"
     tree = parse(ptx, ptx_name)
     errors = [d for d in verify(tree, ptx) if d.severity == "error"]
@@ -335,6 +356,7 @@ def compile_cuda(source: str, *, name: Optional[str] = None, options: Sequence[s
         raise PtxVerifyError(errors)
     mod = CudaModule(tree, source=ptx)
     mod.cuda_source = source
+    mod.notes = notes
     mod.compiler = _compile_cached(source, name, tuple(options), arch, compiler)[2]
     mod.compile_log = _compile_cached(source, name, tuple(options), arch, compiler)[1]
     return mod
