@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
-    "DeviceArray",
+    "DeviceArray", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
 ]
 
 
@@ -80,4 +80,12 @@ def __getattr__(name):
         from .engine.device import DeviceArray
 
         return DeviceArray
+    if name in ("compile_cuda", "CudaCompileError"):
+        from .frontdoor import cuda
+
+        return getattr(cuda, name)
+    if name in ("inline_asm", "InlineAsmError"):
+        from .frontdoor import inline_asm
+
+        return getattr(inline_asm, name)
     raise AttributeError(f"module 'ptxvm' has no attribute {name!r}")
