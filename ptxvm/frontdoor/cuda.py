@@ -166,6 +166,23 @@ _RECORD = re.compile(r"^(?P<file>.*?)\((?P<line>\d+)\): (?P<sev>catastrophic err
                      r"(?: #[\w-]+(?:-D)?)?: (?P<msg>.*)$")
 
 
+def _caret_column(src_line: str, shown: str, caret: int) -> int:
+    """The 1-based source column under the compiler's caret. The compiler echoes the line indented
+    and sometimes with macros expanded (`__global__` shows as `__attribute__((global))`), so the
+    text from the caret on is looked up in the source line; failing that, the shown line's indent is
+    taken off; failing that, column 1."""
+    src = src_line.expandtabs(1)
+    tail = shown[caret:].rstrip()
+    for n in (len(tail), 40, 20, 10, 5):
+        piece = tail[:n]
+        if piece and src.count(piece) == 1:
+            return src.index(piece) + 1
+    stripped, shown = src.rstrip(), shown.rstrip()
+    if stripped and shown.endswith(stripped) and caret >= len(shown) - len(stripped):
+        return caret - (len(shown) - len(stripped)) + 1
+    return 1
+
+
 def parse_compiler_log(log: str, source: str, name: str) -> list[Diagnostic]:
     """The `file(line): error: message` records of an nvcc/NVRTC log as Diagnostics on `source`.
 
@@ -191,10 +208,7 @@ def parse_compiler_log(log: str, source: str, name: str) -> list[Diagnostic]:
         if src_line is not None and i + 2 < len(lines):
             shown, caret = lines[i + 1], lines[i + 2]
             if caret.strip() == "^":
-                stripped = src_line.expandtabs(1).rstrip()
-                shown = shown.rstrip()
-                if stripped and shown.endswith(stripped):
-                    col = max(1, caret.index("^") - (len(shown) - len(stripped)) + 1)
+                col = _caret_column(src_line, shown, caret.index("^"))
         diags.append(Diagnostic(Span(name if ours else file, line, col), m.group("msg").strip(), severity,
                                 src_line))
     return diags
