@@ -15,6 +15,8 @@ from .lexer import DIRECTIVE, EOF, IDENT
 from .scope import Scopes
 
 COMPONENTS = frozenset("xyzwrgba")
+# video instructions' byte/half-word selectors and masks (ISA 9.7.17): a.b0, a.h1, d.h10, a.b3210
+VIDEO_SELECTOR = re.compile(r"(?:b[0-7]{1,4}|h[0-3]{1,2})\Z")
 _COMPONENT_DIRECTIVES = frozenset("." + c for c in COMPONENTS)
 SINK = ast.Sink()
 
@@ -121,7 +123,7 @@ class OperandParser(ExprParser):
 
     def _component_register(self, dotted: str) -> ast.Register:
         name, component = dotted.split(".", 1)
-        if component not in COMPONENTS:
+        if component not in COMPONENTS and not VIDEO_SELECTOR.match(component):
             self.fail(f"'{dotted}': '.{component}' is not a vector component (x, y, z, w, r, g, b, a)")
         self.lex.next()
         return ast.Register(name, component)

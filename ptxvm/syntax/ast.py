@@ -94,7 +94,7 @@ class Register:
     """A register or special register, with an optional vector component (`%tid.x`, `v.y`)."""
 
     name: str
-    component: Optional[str] = None  # "x" "y" "z" "w" or "r" "g" "b" "a"
+    component: Optional[str] = None  # "x" "y" "z" "w" or "r" "g" "b" "a"; video selectors "b0" "h1" "b3210"
     negated: bool = False  # `!p` in a predicate-operand position
     span: Span = _span()
 

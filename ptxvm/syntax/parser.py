@@ -29,7 +29,11 @@ MODULE_STARTS = frozenset(
 
 def parse(text: str, file: str = "<string>") -> ast.Module:
     """Parse a whole PTX module. Raises PtxSyntaxError listing every syntax error found."""
-    parser = Parser(text, file)
+    return parse_with(Parser(text, file))
+
+
+def parse_with(parser: "Parser") -> ast.Module:
+    """Run `parser` (a Parser, or a subclass) over its whole text; as parse()."""
     try:
         module = parser.parse_module()
     except TooManyErrors:

@@ -4,11 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 from unittest import mock
 
-from ptxvm.errors import PtxSyntaxError
 from ptxvm.frontend import parse
 from ptxvm.syntax import _exprs, ast
-from ptxvm.syntax._base import TooManyErrors
-from ptxvm.syntax.parser import Parser
+from ptxvm.syntax.parser import Parser, parse_with
 from ptxvm.syntax.printer import print_module
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -66,15 +64,8 @@ class GeneralParser(Parser):
 
 def parse_general(text: str, name: str = "t.ptx") -> ast.Module:
     """What the general parser alone makes of `text` (same contract as parse)."""
-    parser = GeneralParser(text, name)
     with mock.patch.object(_exprs, "_flat_list", lambda text, start: None):
-        try:
-            module = parser.parse_module()
-        except TooManyErrors:
-            module = None
-    if parser.diagnostics:
-        raise PtxSyntaxError(parser.diagnostics)
-    return module
+        return parse_with(GeneralParser(text, name))
 
 
 def statement_spans(module: ast.Module) -> list:
