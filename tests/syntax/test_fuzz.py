@@ -137,6 +137,38 @@ def test_mutations_of_valid_ptx(text):
     check(text)
 
 
+SMALL_CORPUS = [p for p in corpus_files("valid", "ptx") if p.stat().st_size < 12_000]
+
+
+@st.composite
+def mutated_corpus_file(draw):
+    """A small corpus file with a few tokens deleted, duplicated, moved or replaced."""
+    text = draw(st.sampled_from(SMALL_CORPUS)).read_text()
+    spans = [(t.start, t.end) for t in tokenize(text) if t.kind != EOF]
+    pieces = [text[a:b] for a, b in spans]
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(pieces) - 1))
+        action = draw(st.sampled_from(["delete", "duplicate", "move", "replace"]))
+        if action == "delete":
+            pieces[i] = ""
+        elif action == "duplicate":
+            pieces[i] = pieces[i] + " " + pieces[i]
+        elif action == "move":
+            j = min(len(pieces) - 1, i + draw(st.integers(1, 5)))
+            pieces[i], pieces[j] = pieces[j], pieces[i]
+        else:
+            pieces[i] = draw(st.sampled_from(VOCABULARY))
+    gaps = [text[b:a] for (_, b), (a, _) in zip(spans, spans[1:])] + ["\n"]
+    return text[: spans[0][0]] + "".join(p + g for p, g in zip(pieces, gaps))
+
+
+@pytest.mark.skipif(not SMALL_CORPUS, reason="no corpus files yet")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_corpus_file())
+def test_mutations_of_corpus_files(text):
+    check(text)
+
+
 SEPARATORS = [" ", "\t", "\n", "  ", " /* c */ ", "// c\n", "\r\n", ""]
 
 
