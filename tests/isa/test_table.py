@@ -72,7 +72,7 @@ def test_families():
     assert used == set(FAMILIES)  # every family has forms
 
 
-@pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f.index}")
+@pytest.mark.parametrize("form", list(FORMS), ids=lambda f: f"{f.index}")
 def test_form_well_formed(form):
     reqs = [form.requires] + [r for _, r, _ in form.reqs] + [r for _, r in form.operand_reqs]
     if form.removed:
@@ -115,7 +115,7 @@ def test_form_well_formed(form):
     assert form.sem
 
 
-@pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f.index}")
+@pytest.mark.parametrize("form", list(FORMS), ids=lambda f: f"{f.index}")
 def test_spellings_match_exactly_their_form(form):
     """Unambiguity and round trip: every spelling the form accepts (a bounded sample of big products),
     printed in canonical order, matches exactly this form, with the same slot values."""
@@ -138,7 +138,7 @@ def test_spellings_match_exactly_their_form(form):
     assert n > 0, f"{form} accepts no spelling"
 
 
-@pytest.mark.parametrize("form", FORMS, ids=lambda f: f"{f.index}")
+@pytest.mark.parametrize("form", list(FORMS), ids=lambda f: f"{f.index}")
 def test_canonical_spelling(form):
     mods = form.canonical()
     m = lookup(form.opcode, mods)
