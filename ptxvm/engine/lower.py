@@ -403,10 +403,12 @@ class Lowerer:
                     raise
                 m = None  # the verifier vouches for the spelling; the engine reads the modifiers
             ops = dispatch.lower(self, instr, m, scope)
-        except (LoweringError, NotImplementedError, KeyError, MatchError) as e:
+        except Exception as e:  # noqa: BLE001 - the kernel faults if it reaches this instruction
             if _DEBUG:
                 raise
-            ops = [_unsupported(f"{text}: {e}")] + ([_unsupported(f"{text}: {e}")] if instr.opcode == "call" else [])
+            why = str(e) if isinstance(e, (LoweringError, NotImplementedError, KeyError, MatchError)) \
+                else f"internal lowering error ({type(e).__name__}: {e})"
+            ops = [_unsupported(f"{text}: {why}")] * (2 if instr.opcode == "call" else 1)
         for op in ops:
             op.guard = guard if not op.control else op.guard
             if op.control and guard is not None and op.guard is None:
