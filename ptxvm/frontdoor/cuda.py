@@ -209,6 +209,11 @@ def parse_compiler_log(log: str, source: str, name: str) -> list[Diagnostic]:
             shown, caret = lines[i + 1], lines[i + 2]
             if caret.strip() == "^":
                 col = _caret_column(src_line, shown, caret.index("^"))
+        if src_line is not None and col == 1:  # no caret (e.g. nvcc 13's asm modifier error): a quoted
+            quoted = re.findall(r'"([^"]+)"', m.group("msg"))  # piece of the message found once in the line
+            hits = [q for q in quoted if src_line.count(q) == 1]
+            if hits:
+                col = src_line.index(hits[0]) + 1
         diags.append(Diagnostic(Span(name if ours else file, line, col), m.group("msg").strip(), severity,
                                 src_line))
     return diags
