@@ -307,3 +307,13 @@ def test_log_parsing_without_a_compiler():
     assert [(d.severity, d.span.line) for d in diags] == [("error", 3), ("warning", 9)]
     assert diags[0].span.col == source.splitlines()[2].expandtabs(1).index('"=r"') + 1
     assert diags[1].message == 'variable "z" was declared but never referenced'
+
+
+def test_no_toolchain_is_a_clear_error(monkeypatch):
+    from ptxvm.frontdoor import cuda
+
+    monkeypatch.setattr(cuda, "_nvrtc", lambda: None)
+    monkeypatch.setattr(cuda, "_nvcc_path", lambda: None)
+    assert cuda.available_compilers() == []
+    with pytest.raises(cuda.CudaToolchainError, match="nvcc is not on PATH"):
+        ptxvm.compile_cuda("__global__ void k() {}  // no toolchain\n")
