@@ -132,6 +132,10 @@ class InstructionRules:
             return out
         if plan.operand_reqs:
             present = [specs[i].spec.name for i in idx if specs[i].spec.optional]
+            # video operand selectors written (d.dsel goes with c)
+            present += [specs[i].spec.selector for j, i in enumerate(idx)
+                        if specs[i].spec.selector and shapes[j][0] == "reg" and shapes[j][2] is not None
+                        and len(shapes[j][2]) > 1]
             out.extend((-1, p, "error") for p in self.requirement_problems(m, present))
         else:
             out.extend((-1, p, "error") for p in plan.problems)
@@ -421,6 +425,10 @@ def _cvt_rounding(rules: InstructionRules, m: Match) -> list[str]:
         elif d.bits > a.bits:
             if irnd or frnd:
                 out.append(f"{m.name}: illegal rounding modifier .{irnd or frnd} (widening conversions are exact)")
+        elif d.name != a.name:  # f16 <-> bf16 (ptxas 13.0): float rounding optional, no .rni & co
+            if irnd:
+                out.append(f"{m.name}: illegal rounding modifier .{irnd} (converting between two float "
+                           "formats rounds with .rn, .rz, .rm or .rp)")
         elif frnd:
             out.append(f"{m.name}: illegal rounding modifier .{frnd} (a same-size conversion may only round "
                        "to an integer: .rni, .rzi, .rmi, .rpi)")

@@ -13,13 +13,17 @@ UNSIGNED_CMP = frozenset(("lo", "ls", "hi", "hs"))
 FLOAT_CMP = frozenset(("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"))
 
 
+def _is_float(t) -> bool:
+    return t is None or t.startswith(("f", "bf"))
+
+
 def _cmp_checks(tslot):
     """ptxas: lo/ls/hi/hs need an integer or bit-size type, the unordered tests a float type,
     and .ftz an .f32 source."""
     return [
-        (lambda v: not (v.get("CmpOp") in UNSIGNED_CMP and v.get(tslot, "f")[0] == "f"),
+        (lambda v: not (v.get("CmpOp") in UNSIGNED_CMP and _is_float(v.get(tslot))),
          ".lo/.ls/.hi/.hs compare integers, not floating-point values"),
-        (lambda v: not (v.get("CmpOp") in FLOAT_CMP and v.get(tslot, "f")[0] != "f"),
+        (lambda v: not (v.get("CmpOp") in FLOAT_CMP and not _is_float(v.get(tslot))),
          "unordered comparisons and .num/.nan need a floating-point type"),
         (lambda v: not v.get("ftz") or v.get(tslot) in ("f32", "f16", "f16x2", None),
          ".ftz applies to .f32 comparisons only"),
