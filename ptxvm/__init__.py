@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
-    "DeviceArray", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
+    "DeviceArray", "texture_object", "surface_object", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
 ]
 
 
@@ -51,6 +51,31 @@ def load(path: Union[str, os.PathLike], *, verify: bool = True):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     return loads(text, os.fspath(path), verify=verify)
+
+
+def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,
+                   read_mode="element", border_color=None, srgb=False, dims=None):
+    """A texture object over a copy of `array` (a cudaTextureObject_t over a CUDA array); pass it (or
+    its `.handle`) as a .u64 kernel argument.
+
+    Layout `[depth][height][width][channel]`; `dims` (1, 2, 3) says how many axes are spatial
+    (default: 1D, 2D, 2D with 1/2/4 channels for a 3-axis array, 3D with channels for 4 axes).
+    Element types u8, s8, u16, s16, u32, s32, f16, f32; 1, 2 or 4 channels. address_mode: wrap,
+    clamp, mirror or border, or one per dimension; filter_mode: point or linear; read_mode:
+    element or normalized_float. Layered, cube, mipmapped and sRGB textures are not supported."""
+    from .engine.device import default_device
+
+    return default_device().texture_object(array, address_mode=address_mode, filter_mode=filter_mode,
+                                           normalized_coords=normalized_coords, read_mode=read_mode,
+                                           border_color=border_color, srgb=srgb, dims=dims)
+
+
+def surface_object(array, *, dims=None):
+    """A surface object over `array` itself (a writeable C-contiguous NumPy array, read and written in
+    place by suld/sust/sured); same layouts as texture_object."""
+    from .engine.device import default_device
+
+    return default_device().surface_object(array, dims=dims)
 
 
 def to_device(a):

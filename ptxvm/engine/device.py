@@ -6,6 +6,7 @@ from typing import Optional
 import numpy as np
 
 from .memory import GlobalMemory
+from .texture import SurfaceObject, TextureObject, _Registry
 
 
 class DeviceArray:
@@ -51,6 +52,14 @@ class DeviceArray:
 class Device:
     def __init__(self):
         self.memory = GlobalMemory()
+        self.textures = _Registry()  # live texture and surface objects, by handle
+        self.memory.textures = self.textures  # what running instructions see (ctx.gmem)
+
+    def texture_object(self, array, **kw) -> TextureObject:
+        return TextureObject(self, array, **kw)
+
+    def surface_object(self, array, **kw) -> SurfaceObject:
+        return SurfaceObject(self, array, **kw)
 
     def to_device(self, a: np.ndarray) -> DeviceArray:
         a = np.ascontiguousarray(a)

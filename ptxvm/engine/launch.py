@@ -110,6 +110,8 @@ class Launch:
             return np.uint64(dev.address).tobytes()
         if isinstance(a, DeviceArray):
             return np.uint64(a.address).tobytes()
+        if isinstance(getattr(a, "handle", None), int):  # a texture or surface object
+            return _scalar_bytes(p.type, a.handle, where)
         return _scalar_bytes(p.type, a, where)
 
     # ------------------------------------------------------------------ waves
