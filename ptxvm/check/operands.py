@@ -225,6 +225,13 @@ class OperandRules:
             rt = sym.ptype
             if self.opcode == "set" and dst and t is not None and t.alt and rt is not None and rt.kind is not _F:
                 t = TYPES.get(f"b{t.bits}", t)  # set.*.bf16: ptxas takes any 16-bit integer register
+            if comp is not None and spec.selector and not sym.vector and len(comp) > 1:
+                # a video instruction's byte/half-word selector (a.b1, d.h10): from the form's list
+                if comp not in spec.selector_values:
+                    return out + [f"'.{comp}' is not a selector of this operand (one of "
+                                  f"{', '.join('.' + v for v in spec.selector_values[:8])}"
+                                  f"{' ...' if len(spec.selector_values) > 8 else ''})"]
+                comp = None
             if sym.vector and comp is None:
                 return out + [f"vector register (.v{sym.vector}) used where a scalar is expected; "
                               "name one component (.x, .y, .z, .w)"]

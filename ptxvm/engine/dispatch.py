@@ -2,7 +2,7 @@
 warp collectives) or the generic one over a pure lane function from ptxvm.semantics."""
 from __future__ import annotations
 
-from . import async_ops, cluster_ops, control, matrix_ops, memory_ops, sync_ops, texture_ops, warp_ops
+from . import async_ops, cluster_ops, control, matrix_ops, memory_ops, sync_ops, texture_ops, video_ops, warp_ops
 
 ENGINE_LOWERINGS = {
     **control.LOWERINGS,
@@ -13,6 +13,7 @@ ENGINE_LOWERINGS = {
     **async_ops.LOWERINGS,
     **cluster_ops.LOWERINGS,
     **texture_ops.LOWERINGS,
+    **video_ops.LOWERINGS,
 }
 
 

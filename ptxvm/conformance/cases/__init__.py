@@ -4,7 +4,8 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
-FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "matrix"]
+FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "matrix",
+            "video"]
 
 
 @lru_cache(maxsize=None)
