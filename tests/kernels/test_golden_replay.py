@@ -17,9 +17,7 @@ import ptxvm
 GOLDENS = pathlib.Path(__file__).resolve().parents[1] / "goldens" / "kernels"
 RECORDED = [c for c in C.CASES if (GOLDENS / f"{c.name}.npz").exists()]
 # Instructions the engine does not implement yet; each case says which.
-NOT_YET = {
-    "bitops32": "video instruction vabsdiff4 (issue: textures, surfaces, video)",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _host_args(case, golden):
