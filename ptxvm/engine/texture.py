@@ -245,6 +245,8 @@ class TextureObject(_Object):
                 idx.append(i)
                 oks.append(ok)
             acc += wt[:, None] * self._texels(idx, oks).astype(np.float64)
+        if self.data.dtype == np.float16:  # filtered f16 texels come back at f16 precision (H200)
+            return acc.astype(np.float16).astype(np.float32)
         return acc.astype(np.float32)
 
     def gather(self, coords: Sequence[np.ndarray], comp: int) -> np.ndarray:
