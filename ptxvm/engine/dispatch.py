@@ -2,7 +2,8 @@
 warp collectives) or the generic one over a pure lane function from ptxvm.semantics."""
 from __future__ import annotations
 
-from . import async_ops, cluster_ops, control, matrix_ops, memory_ops, sync_ops, texture_ops, video_ops, warp_ops
+from . import (async_ops, cluster_ops, control, matrix_ops, memory_ops, misc_ops, sync_ops, texture_ops, video_ops,
+               warp_ops)
 
 ENGINE_LOWERINGS = {
     **control.LOWERINGS,
@@ -14,6 +15,7 @@ ENGINE_LOWERINGS = {
     **cluster_ops.LOWERINGS,
     **texture_ops.LOWERINGS,
     **video_ops.LOWERINGS,
+    **misc_ops.LOWERINGS,
 }
 
 

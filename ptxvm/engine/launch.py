@@ -32,6 +32,7 @@ class LaunchStats:
     ctas: int = 0
     threads: int = 0
     waves: int = 0
+    pm_events: int = 0  # pmevent triggers: one per executing thread per event signalled
 
     @property
     def instructions_per_second(self) -> float:
@@ -158,6 +159,7 @@ class Launch:
                     raise self._kernel_fault(ctx, f, code) from None
                 stats.thread_instructions += ctx.thread_instructions
                 stats.warp_instructions += ctx.warp_instructions
+                stats.pm_events += ctx.extra.get("pm_events", 0)
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
                 if self.progress is not None:
