@@ -117,13 +117,13 @@ def _assertfail(lowerer, arg_plan, ret_plan):
         lane = int(group[0])
         access = GenericAccess(in_entry)
         base = int(ctx.frame_base[lane])
-        texts = []
-        for i in range(3):
+        texts = []  # __assertfail(message, file, line, function, charSize)
+        for i in (0, 1, 3):
             try:
                 texts.append(_read_cstring(ctx, lane, _arg_value(ctx, lane, *arg_plan[i], base), access).decode("utf-8", "replace"))
             except Exception:  # a bad message pointer must not hide the assertion itself
                 texts.append("?")
-        line = _arg_value(ctx, lane, *arg_plan[3], base) & 0xFFFFFFFF if len(arg_plan) > 3 else 0
+        line = _arg_value(ctx, lane, *arg_plan[2], base) & 0xFFFFFFFF if len(arg_plan) > 2 else 0
         raise Fault(f"assertion `{texts[0]}` failed ({texts[1]}:{line}, {texts[2]})", lane)
 
     return [Op(run, side_effects=True), Op(lambda ctx, lanes: None)]

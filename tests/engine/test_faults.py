@@ -127,3 +127,47 @@ def test_alloca_stacksave_stackrestore():
     ptxvm.loads(src)["dyn"].launch(1, 40, [out])
     assert out[0::2].tolist() == list(range(40))  # each thread's own stack
     assert set(out[1::2].tolist()) == {64}  # the second block starts after the first
+
+
+def test_assertfail_raises_kernel_fault_with_the_message():
+    src = HEADER + """
+.extern .func __assertfail(.param .b64 message, .param .b64 file, .param .b32 line,
+                           .param .b64 function, .param .b64 charSize);
+.global .align 1 .b8 msg[7] = {120, 32, 62, 32, 48, 33, 0};
+.global .align 1 .b8 src[5] = {107, 46, 99, 117, 0};
+.global .align 1 .b8 fn[2] = {107, 0};
+.visible .entry k(.param .u32 x)
+{
+    .reg .pred %p;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [x];
+    setp.gt.s32 %p, %r1, 0;
+    @%p bra $Lok;
+    mov.u64 %rd1, msg;
+    cvta.global.u64 %rd1, %rd1;
+    mov.u64 %rd2, src;
+    cvta.global.u64 %rd2, %rd2;
+    mov.u64 %rd3, fn;
+    cvta.global.u64 %rd3, %rd3;
+    {
+    .param .b64 p0;
+    st.param.b64 [p0], %rd1;
+    .param .b64 p1;
+    st.param.b64 [p1], %rd2;
+    .param .b32 p2;
+    st.param.b32 [p2], 42;
+    .param .b64 p3;
+    st.param.b64 [p3], %rd3;
+    .param .b64 p4;
+    st.param.b64 [p4], 1;
+    call.uni __assertfail, (p0, p1, p2, p3, p4);
+    }
+$Lok:
+    ret;
+}
+"""
+    mod = ptxvm.loads(src)
+    mod["k"].launch(1, 4, [1])  # the assertion holds
+    with pytest.raises(ptxvm.KernelFault, match=r"assertion `x > 0!` failed \(k.cu:42, k\)"):
+        mod["k"].launch(1, 4, [0])
