@@ -388,28 +388,24 @@ def _sign_op64(flip: bool):
     return lanes
 
 
-@typed_semantic("abs", kind="float")
-def abs_(spec):
-    t = inst_type(spec)
-    if t in HALF:
-        return half.sign_op("abs", spec, t)
-    if t == "f32":
-        return _sign_op32(False, flag(spec, "ftz"))
-    if t == "f64":
-        return _sign_op64(False)
-    unsupported(spec, f"no floating-point abs for .{t}")
+def _sign_semantic(op: str, flip: bool):
+    """abs (flip=False) and neg (flip=True): sign-bit operations, with the hardware's NaN rules."""
+
+    def factory(spec):
+        t = inst_type(spec)
+        if t in HALF:
+            return half.sign_op(op, spec, t)
+        if t == "f32":
+            return _sign_op32(flip, flag(spec, "ftz"))
+        if t == "f64":
+            return _sign_op64(flip)
+        unsupported(spec, f"no floating-point {op} for .{t}")
+
+    return factory
 
 
-@typed_semantic("neg", kind="float")
-def neg(spec):
-    t = inst_type(spec)
-    if t in HALF:
-        return half.sign_op("neg", spec, t)
-    if t == "f32":
-        return _sign_op32(True, flag(spec, "ftz"))
-    if t == "f64":
-        return _sign_op64(True)
-    unsupported(spec, f"no floating-point neg for .{t}")
+abs_ = typed_semantic("abs", kind="float")(_sign_semantic("abs", False))
+neg = typed_semantic("neg", kind="float")(_sign_semantic("neg", True))
 
 
 @semantic("copysign")
