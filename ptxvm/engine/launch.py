@@ -49,8 +49,10 @@ def dim3(v, what: str) -> tuple[int, int, int]:
 
 
 class Launch:
-    def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None):
+    def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
+                 tracer=None):
         self.kernel = kernel
+        self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
         self.progress = progress  # called with the number of CTAs finished after each wave
         self.module = kernel.module
         self.info = kernel.info
@@ -152,6 +154,7 @@ class Launch:
                 else:
                     self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf
+                ctx.tracer = self.tracer.wave(ctx, ctas) if self.tracer is not None else None
                 try:
                     with np.errstate(all="ignore"):  # masked lanes may compute on garbage
                         run(ctx, code, _on_stuck)

@@ -416,6 +416,7 @@ class Lowerer:
             op.text = text
             op.line = instr.span.line
             op.file = instr.span.file
+            op.origin = (instr, m)
             self.code.append(op)
 
     def spec(self, instr: ast.Instruction, m) -> Spec:

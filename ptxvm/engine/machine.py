@@ -55,6 +55,10 @@ class Op:
     line: int = 0
     file: str = ""
     side_effects: bool = False  # touches memory or machine state: never run for dead lanes
+    # For the event trace (engine/trace.py) only; nothing here is read while a kernel runs untraced.
+    origin: object = None  # (ast.Instruction, isa Match or None) it was lowered from
+    addr: Optional[Callable] = None  # memory instructions: reader of the address, `addr(ctx, lanes)`
+    space: Optional[str] = None  # memory instructions: the state space it addresses (None: generic)
 
 
 class Context:
@@ -87,6 +91,7 @@ class Context:
         # store only where the mask holds (see `run`).
         self.write_mask: Optional[np.ndarray] = None
         self.slot_index = np.arange(n)  # every thread slot: the owners of thread-local accesses
+        self.tracer = None  # a WaveTracer (engine/trace.py) while a profiled launch runs
 
     # -- lane sets
     def live_lanes(self) -> Optional[np.ndarray]:
@@ -146,6 +151,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     sticky_key = others = warps = sticky_warps = 0
     mask: Optional[np.ndarray] = None  # the divergent group as a bool array over slots
     wide = max(1, ctx.n // 4)  # from this group size on, pure ops run masked over whole arrays
+    tracer = ctx.tracer
     while ctx.n_live:
         if ctx.uniform:
             pc = ctx.upc
@@ -183,6 +189,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
         ctx.warp_instructions += ctx.n_warps_live if lanes is None else warps
         if budget is not None and ctx.thread_instructions > budget:
             raise Fault(f"instruction budget of {budget} thread-instructions exceeded", None if lanes is None else int(lanes[0]), pc=pc)
+        if tracer is not None:  # before the op runs: addresses are read from the registers it may overwrite
+            tracer.step(ctx, pc, op, lanes, mask)
         try:
             if op.control:
                 sticky = None

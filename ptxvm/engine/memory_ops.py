@@ -246,7 +246,7 @@ def lower_ld(lowerer, instr, m, scope):
             for i, w in enumerate(writers):
                 w(ctx, lanes, np.ascontiguousarray(vals[:, i]).view(value_dt))
 
-    return [Op(run, side_effects=True)]
+    return [_traced(Op(run, side_effects=True), addr_of, acc)]
 
 
 def lower_st(lowerer, instr, m, scope):
@@ -277,7 +277,7 @@ def lower_st(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _fault(e, lanes, ctx) from None
 
-    return [Op(run, side_effects=True)]
+    return [_traced(Op(run, side_effects=True), addr_of, acc)]
 
 
 # ---------------------------------------------------------------------------- address conversion
@@ -374,7 +374,14 @@ def lower_atom(lowerer, instr, m, scope):
         if returns:
             dst(ctx, lanes, old)
 
-    return [Op(run, side_effects=True)]
+    return [_traced(Op(run, side_effects=True), addr_of, acc)]
+
+
+def _traced(op: Op, addr_of, acc) -> Op:
+    """Give the event trace (engine/trace.py) the instruction's address reader and space."""
+    op.addr = addr_of
+    op.space = acc.space if isinstance(acc, SpaceAccess) else None
+    return op
 
 
 LOWERINGS = {
