@@ -4,11 +4,16 @@ Pure functions and small stateful caches over NumPy arrays, fed with per-warp ad
 engine's trace; see docs/timing-memory.md for what is modelled and where the numbers come from.
 """
 from .banks import bank_conflicts, distinct_addresses, lanes_per_phase, same_address_multiplicity
+from .cache import SectoredCache
 from .coalesce import Coalesced, coalesce, from_sectors
+from .hierarchy import MemoryHierarchy
 from .ops import CacheOp, EvictPriority, Policy, Space, parse_qualifiers
+from .params import MemoryParams, params_from_gpu, pick_carveout
+from .queue import BandwidthQueue
 
 __all__ = [
-    "CacheOp", "Coalesced", "EvictPriority", "Policy", "Space", "bank_conflicts", "coalesce",
-    "distinct_addresses", "from_sectors", "lanes_per_phase", "parse_qualifiers",
+    "BandwidthQueue", "CacheOp", "Coalesced", "EvictPriority", "MemoryHierarchy", "MemoryParams",
+    "Policy", "SectoredCache", "Space", "bank_conflicts", "coalesce", "distinct_addresses",
+    "from_sectors", "lanes_per_phase", "params_from_gpu", "parse_qualifiers", "pick_carveout",
     "same_address_multiplicity",
 ]

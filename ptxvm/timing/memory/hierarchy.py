@@ -1,0 +1,323 @@
+"""The memory system of the simulated SMs: per-SM L1 (size from the shared-memory carveout),
+the shared L2, DRAM, shared memory banks, the constant cache, the texture path and atomics.
+
+Every method takes a batch of warp requests (in issue order) and returns one latency in cycles
+per request (0 for a request with no active lane); counters() sums the traffic.
+
+Latency of a load = the fixed latency of the farthest level one of its sectors came from
+(L1 hit, L2 hit, DRAM), plus one L1 data-stage cycle per 128-B line beyond the first, plus the
+time spent queueing for L2 and DRAM bandwidth. Bandwidth is what the simulated SMs' share of
+the chip gets: with `simulated_sms` of `n_active_sms` SMs simulated, L2 capacity, L2 and DRAM
+bandwidth are scaled by simulated_sms / n_active_sms (the other SMs are assumed to use the rest
+on data of their own). Pass `now` (the issue cycle, scalar or per request) for bandwidth to
+queue across calls; without it a batch queues only behind itself.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .banks import (_phase_wavefronts, distinct_addresses, same_address_multiplicity)
+from .cache import SectoredCache
+from .coalesce import Coalesced, coalesce, from_sectors
+from .ops import CacheOp, EvictPriority, Policy, Space
+from .params import MemoryParams, params_from_gpu
+from .queue import BandwidthQueue
+
+L1, L2, DRAM = 0, 1, 2
+_LOAD_KINDS = (Space.GLOBAL, Space.LOCAL, Space.NC, Space.TEX)
+
+
+class MemoryHierarchy:
+    def __init__(self, gpu, n_active_sms: int, *, simulated_sms: int | None = None,
+                 shared_bytes_per_sm: int = 0, carveout_kib: int | None = None):
+        simulated = n_active_sms if simulated_sms is None else simulated_sms
+        if not 1 <= simulated <= n_active_sms:
+            raise ValueError(f"simulated_sms ({simulated}) must be between 1 and n_active_sms ({n_active_sms})")
+        if n_active_sms > gpu.sm_count:
+            raise ValueError(f"n_active_sms ({n_active_sms}) exceeds the {gpu.sm_count} SMs of {gpu.name}")
+        self.gpu = gpu
+        self.n_active_sms = n_active_sms
+        self.simulated_sms = simulated
+        self.params: MemoryParams = params_from_gpu(
+            gpu, shared_bytes_per_sm=shared_bytes_per_sm, carveout_kib=carveout_kib,
+        ).scaled(simulated / n_active_sms)
+        p = self.params
+        self.l1 = SectoredCache(p.l1_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
+        self.l2 = SectoredCache(p.l2_bytes, p.line, p.sector, p.l2_assoc, level="L2", hashed=True)
+        self.tex = self.l1 if p.tex_cache_bytes == 0 else SectoredCache(
+            p.tex_cache_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
+        self.const = SectoredCache(p.const_cache_bytes, 64, 64, 4, partitions=simulated, level="L1")
+        self.l2_queue = BandwidthQueue(p.l2_bytes_per_clk)
+        self.dram_queue = BandwidthQueue(p.dram_bytes_per_clk)
+        self._n = Counter()
+        self.last: dict[str, np.ndarray] = {}
+
+    # ---- global / local / read-only / texture loads --------------------------------------
+    def load(self, sectors, op: CacheOp = CacheOp.CA, evict: EvictPriority = EvictPriority.NORMAL,
+             kind: Space = Space.GLOBAL, *, l2_evict: EvictPriority = EvictPriority.NORMAL,
+             prefetch: int = 0, sm=0, now=None, policy: Policy | None = None) -> np.ndarray:
+        """Latency of each warp request of `sectors` (a Coalesced, or sector addresses of one
+        request). evict is the L1 priority, l2_evict the L2 one; prefetch the .L2::NNB size."""
+        if policy is not None:
+            op, evict, l2_evict, prefetch = policy.op, policy.l1, policy.l2, policy.prefetch
+            if policy.nc and kind is Space.GLOBAL:
+                kind = Space.NC
+        if kind not in _LOAD_KINDS:
+            raise ValueError(f"load: {kind.value} accesses go through "
+                             f"{'shared()' if kind is Space.SHARED else 'const_load()'}, not load()")
+        if op in (CacheOp.WB, CacheOp.WT):
+            raise ValueError(f"load: .{op.value} is a store cache operator")
+        c = _as_coalesced(sectors)
+        p = self.params
+        sm_w = self._sm(sm, c.n_warps)
+        l1 = self.tex if kind is Space.TEX else self.l1
+        bypass = op in (CacheOp.CG, CacheOp.CV) and kind is not Space.TEX
+        l1_hit = l1.access(c.sectors, write=False, op=op, evict=evict, partition=sm_w[c.warp],
+                           record=not bypass)
+        level = np.full(len(c.sectors), L1, np.int64)
+        miss = np.flatnonzero(~l1_hit)
+        l2_hit, dram_sectors = self._l2_read(c.sectors[miss], c.warp[miss], c.n_warps,
+                                             op, l2_evict, prefetch)
+        level[miss] = np.where(l2_hit, L2, DRAM)
+        worst = np.full(c.n_warps, L1 if not bypass else L2, np.int64)
+        np.maximum.at(worst, c.warp, level)
+        hit_lat = p.lat_tex if kind is Space.TEX else p.lat_l1
+        lat = np.array([hit_lat, p.lat_l2, p.lat_dram], np.float64)[worst]
+        lat += np.maximum(c.n_lines - 1, 0) * p.l1_wavefront_cycles
+        l2_bytes = np.bincount(c.warp[miss], minlength=c.n_warps) * p.sector
+        lat += self._queue(l2_bytes, dram_sectors * p.sector, now)
+        lat = np.where(c.requests > 0, lat, 0.0)
+
+        n = self._n
+        n["requests"] += int(c.requests.sum())
+        n[kind.value + "_load_requests"] += int(c.requests.sum())
+        n["sectors"] += len(c.sectors)
+        n["load_sectors"] += len(c.sectors)
+        n["l1_wavefronts"] += int(c.n_lines.sum())
+        n["bytes_requested"] += int(c.bytes.sum())
+        if bypass:
+            n["l1_bypass_sectors"] += len(c.sectors)
+        else:
+            n["l1_hits"] += int(l1_hit.sum())
+            n["l1_misses"] += len(miss)
+        self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
+                     "latency": lat}
+        return lat
+
+    def _l2_read(self, sec, warp, n_warps, op, l2_evict, prefetch):
+        """L2 lookups of L1-missed sectors; misses (and the rest of their fetch/prefetch chunk)
+        come from DRAM. Returns the hit mask and DRAM sectors per warp."""
+        p = self.params
+        l2op = op if op in (CacheOp.CS, CacheOp.LU) else CacheOp.CA
+        wb = self.l2.stats["writeback_sectors"]
+        hit = self.l2.access(sec, op=l2op, evict=l2_evict)
+        missed, mwarp = sec[~hit], warp[~hit]
+        dram = np.bincount(mwarp, minlength=n_warps)
+        chunk = max(int(prefetch), p.l2_fetch_bytes)
+        if chunk > p.sector and len(missed):
+            k = chunk // p.sector
+            base = missed & ~np.uint64(chunk - 1)
+            extra = (base[:, None] + np.arange(k, dtype=np.uint64) * np.uint64(p.sector)).ravel()
+            ewarp = np.repeat(mwarp, k)
+            extra, first = np.unique(extra, return_index=True)
+            ewarp = ewarp[first]
+            keep = ~np.isin(extra, missed)
+            extra, ewarp = extra[keep], ewarp[keep]
+            had = self.l2.access(extra, op=l2op, evict=l2_evict, record=False)
+            dram += np.bincount(ewarp[~had], minlength=n_warps)
+            self._n["l2_prefetch_sectors"] += int((~had).sum())
+        self._n["l2_hits"] += int(hit.sum())
+        self._n["l2_misses"] += int((~hit).sum())
+        self._n["dram_bytes_read"] += int(dram.sum()) * p.sector
+        self._n["dram_bytes_written"] += (self.l2.stats["writeback_sectors"] - wb) * p.sector
+        return hit, dram
+
+    def _queue(self, l2_bytes, dram_bytes, now) -> np.ndarray:
+        """Cycles each request spends on bandwidth: L2 and DRAM transfers overlap, so the
+        slower of the two counts."""
+        l2_wait = np.zeros(len(l2_bytes))
+        dram_wait = np.zeros(len(l2_bytes))
+        has = l2_bytes > 0
+        if has.any():
+            l2_wait[has] = self.l2_queue.serve(l2_bytes[has], _at(now, has))
+        has = dram_bytes > 0
+        if has.any():
+            dram_wait[has] = self.dram_queue.serve(dram_bytes[has], _at(now, has))
+        return np.maximum(l2_wait, dram_wait)
+
+    # ---- stores --------------------------------------------------------------------------
+    def store(self, sectors, op: CacheOp = CacheOp.WB, evict: EvictPriority = EvictPriority.NORMAL,
+              kind: Space = Space.GLOBAL, *, l2_evict: EvictPriority = EvictPriority.NORMAL,
+              sm=0, now=None, policy: Policy | None = None) -> np.ndarray:
+        """Stores write through the L1 (updating a present line, never allocating; local stores
+        allocate for the reload of spills) into the write-back L2. .wt writes through to DRAM;
+        L2::no_allocate misses go straight to DRAM. Returns cycles until L2 accepted the data."""
+        if policy is not None:
+            op, evict, l2_evict = policy.op, policy.l1, policy.l2
+        if op is CacheOp.CA:
+            op = CacheOp.WB
+        if op not in (CacheOp.WB, CacheOp.CG, CacheOp.CS, CacheOp.WT):
+            raise ValueError(f"store: .{op.value} is not a store cache operator (wb, cg, cs, wt)")
+        if kind not in (Space.GLOBAL, Space.LOCAL):
+            raise ValueError(f"store: {kind.value} stores are not modelled by store() "
+                             f"(shared stores: shared(..., write=True))")
+        c = _as_coalesced(sectors)
+        p = self.params
+        part = self._sm(sm, c.n_warps)[c.warp]
+        if kind is Space.LOCAL:
+            self.l1.access(c.sectors, write=False, evict=evict, partition=part, record=False)
+        else:
+            self.l1.access(c.sectors, write=True, op=op, evict=evict, partition=part)
+        wb = self.l2.stats["writeback_sectors"]
+        l2op = CacheOp.CS if op is CacheOp.CS else op
+        hit = self.l2.access(c.sectors, write=True, op=l2op, evict=l2_evict)
+        direct = np.ones(len(hit), bool) if op is CacheOp.WT else (
+            ~hit if l2_evict is EvictPriority.NO_ALLOCATE else np.zeros(len(hit), bool))
+        dram_w = np.bincount(c.warp[direct], minlength=c.n_warps)
+        n = self._n
+        n["dram_bytes_written"] += (int(direct.sum()) + self.l2.stats["writeback_sectors"] - wb) * p.sector
+        nbytes = c.n_sectors * p.sector
+        lat = p.lat_l2 + np.maximum(c.n_lines - 1, 0) * p.l1_wavefront_cycles
+        lat = lat + self._queue(nbytes, dram_w * p.sector, now)
+        lat = np.where(c.requests > 0, lat, 0.0)
+        n["requests"] += int(c.requests.sum())
+        n[kind.value + "_store_requests"] += int(c.requests.sum())
+        n["sectors"] += len(c.sectors)
+        n["store_sectors"] += len(c.sectors)
+        n["l1_wavefronts"] += int(c.n_lines.sum())
+        n["bytes_requested"] += int(c.bytes.sum())
+        n["l2_write_hits"] += int(hit.sum())
+        n["l2_write_misses"] += int((~hit).sum())
+        self.last = {"l2_bytes": nbytes, "dram_bytes": dram_w * p.sector, "latency": lat}
+        return lat
+
+    # ---- shared memory -------------------------------------------------------------------
+    def shared(self, addresses, active, size: int, *, write: bool = False) -> np.ndarray:
+        """Latency of each warp's shared-memory access: the base latency plus one
+        wavefront time per wavefront beyond the first (bank conflicts)."""
+        p = self.params
+        per_phase = _phase_wavefronts(addresses, active, size)
+        waves = per_phase.sum(axis=1)
+        ideal = (per_phase > 0).sum(axis=1)
+        lat = np.where(waves > 0, p.lat_shared + (waves - 1) * p.shared_wavefront_cycles, 0.0)
+        n = self._n
+        n["shared_store_requests" if write else "shared_load_requests"] += int((waves > 0).sum())
+        n["shared_wavefronts"] += int(waves.sum())
+        n["shared_ideal_wavefronts"] += int(ideal.sum())
+        n["shared_bank_conflicts"] += int((waves - ideal).sum())
+        self.last = {"wavefronts": waves, "latency": lat}
+        return lat
+
+    # ---- constant cache ------------------------------------------------------------------
+    def const_load(self, addresses, active, size: int, *, sm=0, now=None) -> np.ndarray:
+        """ld.const / ld.param (kernel parameters live in a constant bank): one pass per
+        distinct address of the warp (a uniform address is one broadcast pass); misses of the
+        per-SM constant cache (64-B lines) are fetched through L2."""
+        p = self.params
+        c = coalesce(addresses, active, size)
+        lines = c.sectors >> np.uint64(6)
+        first = np.ones(len(lines), bool)
+        first[1:] = (lines[1:] != lines[:-1]) | (c.warp[1:] != c.warp[:-1])
+        lines, lwarp = lines[first] << np.uint64(6), c.warp[first]
+        sm_w = self._sm(sm, c.n_warps)
+        hit = self.const.access(lines, partition=sm_w[lwarp])
+        mwarp = lwarp[~hit]
+        fetch = (lines[~hit][:, None] + np.array([0, 32], np.uint64)).ravel()
+        l2_hit, dram = self._l2_read(fetch, np.repeat(mwarp, 2), c.n_warps, CacheOp.CA,
+                                     EvictPriority.NORMAL, 0)
+        any_miss = np.bincount(mwarp, minlength=c.n_warps) > 0
+        any_dram = dram > 0
+        passes = distinct_addresses(addresses, active, size)
+        lat = np.where(any_miss, p.lat_const_miss, p.lat_const_hit).astype(np.float64)
+        lat += np.where(any_dram, p.lat_dram - p.lat_l2, 0)
+        lat += np.maximum(passes - 1, 0) * p.const_replay_cycles
+        lat += self._queue(np.bincount(mwarp, minlength=c.n_warps) * 64, dram * p.sector, now)
+        lat = np.where(c.requests > 0, lat, 0.0)
+        n = self._n
+        n["const_requests"] += int(c.requests.sum())
+        n["const_passes"] += int(passes.sum())
+        n["const_hits"] += int(hit.sum())
+        n["const_misses"] += int((~hit).sum())
+        self.last = {"passes": passes, "latency": lat}
+        return lat
+
+    # ---- atomics -------------------------------------------------------------------------
+    def atomic(self, addresses, active, size: int, *, space: Space = Space.GLOBAL, sm=0,
+               now=None) -> np.ndarray:
+        """atom/red: global ones are performed at L2 (the SM's L1 copy is dropped), shared ones
+        in the SM; lanes on the same address serialize."""
+        p = self.params
+        mult = same_address_multiplicity(addresses, active, size)
+        n = self._n
+        if space is Space.SHARED:
+            waves = _phase_wavefronts(addresses, active, size).sum(axis=1)
+            lat = (p.lat_atomic_shared + np.maximum(waves - 1, 0) * p.shared_wavefront_cycles
+                   + np.maximum(mult - 1, 0) * p.shared_atomic_serial_cycles)
+            lat = np.where(waves > 0, lat, 0.0)
+            n["shared_atomic_requests"] += int((waves > 0).sum())
+            n["shared_wavefronts"] += int(waves.sum())
+        elif space is Space.GLOBAL:
+            c = coalesce(addresses, active, size)
+            part = self._sm(sm, c.n_warps)[c.warp]
+            self.l1.access(c.sectors, op=CacheOp.CV, partition=part, record=False)
+            wb = self.l2.stats["writeback_sectors"]
+            hit = self.l2.access(c.sectors, write=True)
+            dram = np.bincount(c.warp[~hit], minlength=c.n_warps)
+            n["dram_bytes_read"] += int(dram.sum()) * p.sector
+            n["dram_bytes_written"] += (self.l2.stats["writeback_sectors"] - wb) * p.sector
+            n["l2_atomic_sectors"] += len(c.sectors)
+            lat = (p.lat_atomic_global + np.where(dram > 0, p.lat_dram - p.lat_l2, 0)
+                   + np.maximum(mult - 1, 0) * p.atomic_serial_cycles).astype(np.float64)
+            lat += self._queue(c.n_sectors * p.sector, dram * p.sector, now)
+            lat = np.where(c.requests > 0, lat, 0.0)
+            n["atomic_requests"] += int(c.requests.sum())
+        else:
+            raise ValueError(f"atomic: no atomics on the {space.value} space")
+        act = np.asarray(active, bool)
+        n["atomic_lanes"] += int(act.sum())
+        n["atomic_serialized"] += int(np.maximum(mult - 1, 0).sum())
+        self.last = {"latency": lat}
+        return lat
+
+    # ---- bookkeeping ---------------------------------------------------------------------
+    def flush(self) -> int:
+        """Write back every dirty L2 sector to DRAM (end of the kernel); returns bytes."""
+        nbytes = self.l2.flush() * self.params.sector
+        self._n["dram_bytes_written"] += nbytes
+        return nbytes
+
+    def counters(self) -> dict:
+        n = dict(self._n)
+        for key in ("requests", "sectors", "l1_hits", "l1_misses", "l2_hits", "l2_misses",
+                    "dram_bytes_read", "dram_bytes_written", "shared_wavefronts"):
+            n.setdefault(key, 0)
+        n["l1_hit_rate"] = _rate(n["l1_hits"], n["l1_misses"])
+        n["l2_hit_rate"] = _rate(n["l2_hits"], n["l2_misses"])
+        loads = n.get("load_sectors", 0)
+        load_req = sum(v for k, v in n.items() if k.endswith("_load_requests") and not k.startswith(("shared", "const")))
+        n["sectors_per_request"] = loads / load_req if load_req else 0.0
+        n["l2_busy_cycles"] = self.l2_queue.busy_cycles
+        n["dram_busy_cycles"] = self.dram_queue.busy_cycles
+        return n
+
+    def _sm(self, sm, n_warps: int) -> np.ndarray:
+        s = np.broadcast_to(np.asarray(sm, np.int64), (n_warps,))
+        if len(s) and (s.min() < 0 or s.max() >= self.simulated_sms):
+            raise ValueError(f"sm index out of range 0..{self.simulated_sms - 1}")
+        return s
+
+
+def _as_coalesced(sectors) -> Coalesced:
+    return sectors if isinstance(sectors, Coalesced) else from_sectors(sectors)
+
+
+def _at(now, mask):
+    if now is None or np.ndim(now) == 0:
+        return now
+    return np.asarray(now)[mask]
+
+
+def _rate(hits: int, misses: int) -> float:
+    return hits / (hits + misses) if hits + misses else 0.0

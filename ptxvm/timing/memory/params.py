@@ -1,0 +1,101 @@
+"""The numbers the memory model uses, read from a GpuSpec (ptxvm.timing.gpu) in one place.
+
+Required GpuSpec fields: l1_shared_bytes, shared_carveouts (KiB), l1_line, sector, l2_bytes,
+l2_assoc, dram_bytes_per_s, clock_hz, l2_bytes_per_clk and latency[...] (shared, l1_hit,
+l2_hit, dram, const_hit, const_miss, tex_hit, atomic_global, atomic_shared).
+Optional numbers come from GpuSpec.measured (T-cal's calibration), else the defaults below,
+which are estimates (see docs/timing-memory.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+# measured key -> default. Cycles are SM clock cycles.
+OPTIONAL = {
+    "l1_assoc": 4,                      # not published; 4 ways of 128-B lines
+    "l2_fetch_bytes": 32,               # DRAM fetch granularity of an L2 miss without a hint
+    "l1_wavefront_cycles": 1.0,         # L1TEX data stage: one 128-B wavefront per cycle
+    "shared_wavefront_cycles": 1.0,     # shared memory: 128 B per cycle per SM
+    "const_replay_cycles": 1.0,         # each further distinct constant address
+    "atomic_serial_cycles": 2.0,        # L2 ALU, per further lane on the same address
+    "shared_atomic_serial_cycles": 2.0,  # in-SM, per further lane on the same address
+    "const_cache_bytes": 2048,          # per-SM L1 constant cache (64-B lines)
+    "tex_cache_bytes": 0,               # 0: texture path shares the unified L1TEX
+}
+
+
+def _number(v: Any) -> float:
+    if isinstance(v, dict):
+        v = v.get("value")
+    return float(v)
+
+
+@dataclass(frozen=True)
+class MemoryParams:
+    line: int
+    sector: int
+    l1_shared_bytes: int
+    carveout_kib: int
+    l1_bytes: int
+    l1_assoc: int
+    l2_bytes: int
+    l2_assoc: int
+    dram_bytes_per_clk: float
+    l2_bytes_per_clk: float
+    lat_shared: int
+    lat_l1: int
+    lat_l2: int
+    lat_dram: int
+    lat_const_hit: int
+    lat_const_miss: int
+    lat_tex: int
+    lat_atomic_global: int
+    lat_atomic_shared: int
+    l2_fetch_bytes: int
+    l1_wavefront_cycles: float
+    shared_wavefront_cycles: float
+    const_replay_cycles: float
+    atomic_serial_cycles: float
+    shared_atomic_serial_cycles: float
+    const_cache_bytes: int
+    tex_cache_bytes: int
+
+    def scaled(self, fraction: float) -> "MemoryParams":
+        """The L2 capacity and the chip-wide bandwidths as seen by `fraction` of the active
+        SMs (when only some of them are simulated)."""
+        return replace(self, l2_bytes=int(self.l2_bytes * fraction),
+                       dram_bytes_per_clk=self.dram_bytes_per_clk * fraction,
+                       l2_bytes_per_clk=self.l2_bytes_per_clk * fraction)
+
+
+def pick_carveout(gpu, shared_bytes_per_sm: int) -> int:
+    """The smallest shared-memory carveout (KiB) that holds `shared_bytes_per_sm`."""
+    for kib in sorted(gpu.shared_carveouts):
+        if kib * 1024 >= shared_bytes_per_sm:
+            return int(kib)
+    raise ValueError(f"{shared_bytes_per_sm} bytes of shared memory per SM exceed the largest "
+                     f"carveout ({max(gpu.shared_carveouts)} KiB) of {getattr(gpu, 'name', 'this GPU')}")
+
+
+def params_from_gpu(gpu, *, shared_bytes_per_sm: int = 0, carveout_kib: int | None = None) -> MemoryParams:
+    if carveout_kib is None:
+        carveout_kib = pick_carveout(gpu, shared_bytes_per_sm)
+    elif carveout_kib not in tuple(gpu.shared_carveouts):
+        raise ValueError(f"carveout {carveout_kib} KiB is not one of {tuple(gpu.shared_carveouts)}")
+    measured = getattr(gpu, "measured", None) or {}
+    opt = {k: type(d)(_number(measured[k])) if k in measured else d for k, d in OPTIONAL.items()}
+    lat = gpu.latency
+    return MemoryParams(
+        line=int(gpu.l1_line), sector=int(gpu.sector),
+        l1_shared_bytes=int(gpu.l1_shared_bytes), carveout_kib=int(carveout_kib),
+        l1_bytes=int(gpu.l1_shared_bytes) - int(carveout_kib) * 1024,
+        l2_bytes=int(gpu.l2_bytes), l2_assoc=int(gpu.l2_assoc),
+        dram_bytes_per_clk=float(gpu.dram_bytes_per_s) / float(gpu.clock_hz),
+        l2_bytes_per_clk=float(gpu.l2_bytes_per_clk),
+        lat_shared=int(lat["shared"]), lat_l1=int(lat["l1_hit"]), lat_l2=int(lat["l2_hit"]),
+        lat_dram=int(lat["dram"]), lat_const_hit=int(lat["const_hit"]),
+        lat_const_miss=int(lat["const_miss"]), lat_tex=int(lat["tex_hit"]),
+        lat_atomic_global=int(lat["atomic_global"]), lat_atomic_shared=int(lat["atomic_shared"]),
+        **opt,
+    )

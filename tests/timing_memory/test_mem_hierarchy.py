@@ -1,0 +1,187 @@
+import numpy as np
+import pytest
+
+from ptxvm.timing.memory import (CacheOp, EvictPriority, MemoryHierarchy, Space, coalesce,
+                                 parse_qualifiers)
+
+from .conftest import ALL, LANES, fake_gpu, warp
+
+
+def rows(base, n_warps, stride=4, warp_bytes=128):
+    """n_warps unit-stride word loads starting at base, consecutive warps consecutive."""
+    w = np.arange(n_warps, dtype=np.uint64)[:, None] * np.uint64(warp_bytes)
+    return coalesce(np.uint64(base) + w + LANES * np.uint64(stride), None, 4)
+
+
+def test_l1_size_follows_the_shared_memory_carveout(gpu):
+    assert MemoryHierarchy(gpu, 1).l1.size_bytes == 64 * 1024
+    m = MemoryHierarchy(gpu, 1, shared_bytes_per_sm=20 * 1024)     # -> 32 KiB carveout
+    assert (m.params.carveout_kib, m.l1.size_bytes) == (32, 32 * 1024)
+    with pytest.raises(ValueError, match="exceed the largest carveout"):
+        MemoryHierarchy(gpu, 1, shared_bytes_per_sm=49 * 1024)
+
+
+def test_cold_streaming_read_moves_sectors_times_32_bytes_from_dram(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(1 << 30, 64)
+    m.load(c)
+    k = m.counters()
+    assert k["sectors"] == 256 and k["l1_misses"] == 256 and k["l2_misses"] == 256
+    assert k["dram_bytes_read"] == 256 * 32
+    assert k["sectors_per_request"] == 4.0
+
+
+def test_strided_load_fetches_32_sectors(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    lat_strided = m.load(coalesce(warp(LANES * 128), ALL, 4))[0]
+    k = m.counters()
+    assert k["sectors"] == 32 and k["dram_bytes_read"] == 32 * 32
+    m2 = MemoryHierarchy(gpu, 1)
+    lat_unit = m2.load(coalesce(warp((1 << 20) + LANES * 4), ALL, 4))[0]
+    assert lat_strided > lat_unit          # 32 lines through the L1 data stage, 8x the bytes
+
+
+def test_latency_by_level(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = coalesce(warp(LANES * 4), ALL, 4)
+    cold, l1 = m.load(c)[0], m.load(c)[0]
+    assert l1 == gpu.latency["l1_hit"] and cold >= gpu.latency["dram"]
+    l2 = m.load(c, op=CacheOp.CG)[0]
+    assert gpu.latency["l2_hit"] <= l2 < gpu.latency["dram"]
+    assert m.load(c, kind=Space.TEX)[0] == gpu.latency["tex_hit"]
+
+
+def test_cg_skips_l1(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(0, 8)
+    m.load(c, op=CacheOp.CG)
+    m.load(c, op=CacheOp.CG)
+    k = m.counters()
+    assert k["l1_hits"] == 0 and k["l1_bypass_sectors"] == 64
+    assert (k["l2_misses"], k["l2_hits"]) == (32, 32)
+    assert not m.l1.contains(c.sectors).any()
+
+
+def test_cs_streaming_keeps_the_hot_working_set_that_ca_loses(gpu):
+    def reload_hits(stream_op):
+        m = MemoryHierarchy(gpu, 1)
+        hot = rows(0, 128)                          # 16 KiB hot set, L1 is 64 KiB
+        m.load(hot)
+        for chunk in range(8):                      # 256 KiB streamed through
+            m.load(rows((1 << 30) + chunk * 32768, 256), op=stream_op)
+        before = m.counters()["l1_hits"]
+        m.load(hot)
+        return m.counters()["l1_hits"] - before
+
+    assert reload_hits(CacheOp.CS) == 512
+    assert reload_hits(CacheOp.CA) == 0
+
+
+def test_l2_evict_last_keeps_data_across_a_streaming_pass():
+    gpu = fake_gpu(l2_bytes=64 * 1024)
+    def l2_reload_hits(l2_evict):
+        m = MemoryHierarchy(gpu, 1)
+        hot = rows(0, 64)                           # 8 KiB
+        m.load(hot, op=CacheOp.CG, l2_evict=l2_evict)
+        m.load(rows(1 << 30, 2048), op=CacheOp.CG)  # 256 KiB, 4x the L2
+        before = m.counters()["l2_hits"]
+        m.load(hot, op=CacheOp.CG)
+        return m.counters()["l2_hits"] - before
+
+    assert l2_reload_hits(EvictPriority.LAST) == 256
+    assert l2_reload_hits(EvictPriority.NORMAL) == 0
+
+
+def test_prefetch_size_fetches_whole_chunks(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    one = coalesce(warp(np.full(32, 4096)), ALL, 4)
+    m.load(one, prefetch=256)
+    assert m.counters()["dram_bytes_read"] == 256
+    m.load(coalesce(warp(np.full(32, 4096 + 224)), ALL, 4), op=CacheOp.CG)
+    assert m.counters()["l2_hits"] == 1                # prefetched neighbour
+
+
+def test_stores_write_through_l1_into_write_back_l2(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(0, 4)
+    m.store(c)
+    assert not m.l1.contains(c.sectors).any()
+    k = m.counters()
+    assert k["dram_bytes_written"] == 0 and m.l2.dirty_sectors() == 16
+    assert m.flush() == 16 * 32
+    m.store(rows(4096, 4), op=CacheOp.WT)
+    assert m.counters()["dram_bytes_written"] == 2 * 16 * 32
+
+
+def test_uniform_constant_load_is_one_broadcast_pass(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    uniform = warp(np.full(32, 256))
+    m.const_load(uniform, ALL, 4)                      # warm the constant cache
+    hit = m.const_load(uniform, ALL, 4)[0]
+    assert hit == gpu.latency["const_hit"]
+    m.const_load(warp(LANES * 4), ALL, 4)
+    spread = m.const_load(warp(LANES * 4), ALL, 4)[0]
+    assert spread - hit == 31 * m.params.const_replay_cycles
+    assert m.counters()["const_passes"] == 1 + 1 + 32 + 32
+
+
+def test_atomics_serialize_on_one_address(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    m.load(coalesce(warp(LANES * 4), ALL, 4), op=CacheOp.CG)      # both in L2
+    same = m.atomic(warp(np.zeros(32)), ALL, 4)[0]
+    spread = m.atomic(warp(LANES * 4), ALL, 4)[0]
+    # 31 more passes on one address; the spread one moves 4 sectors instead of 1
+    assert same - spread == pytest.approx(31 * m.params.atomic_serial_cycles, abs=1)
+    assert m.counters()["atomic_serialized"] == 31
+    sh_same = m.atomic(warp(np.zeros(32)), ALL, 4, space=Space.SHARED)[0]
+    sh_spread = m.atomic(warp(LANES * 4), ALL, 4, space=Space.SHARED)[0]
+    assert sh_same > sh_spread == gpu.latency["atomic_shared"]
+
+
+def test_dram_bandwidth_bounds_a_streaming_kernel(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    n = 4096
+    c = rows(0, n)
+    lat = m.load(c, now=np.zeros(n))
+    bytes_per_clk = gpu.dram_bytes_per_s / gpu.clock_hz
+    assert lat[-1] == pytest.approx(gpu.latency["dram"] + n * 128 / bytes_per_clk, rel=0.01)
+    # the same requests spread out in time do not queue
+    m2 = MemoryHierarchy(gpu, 1)
+    lat2 = m2.load(c, now=np.arange(n) * 1000.0)
+    assert lat2.max() < gpu.latency["dram"] + 10
+
+
+def test_fewer_simulated_sms_see_their_share():
+    gpu = fake_gpu()
+    m = MemoryHierarchy(gpu, 4, simulated_sms=1)
+    assert m.params.dram_bytes_per_clk == pytest.approx(gpu.dram_bytes_per_s / gpu.clock_hz / 4)
+    assert m.l2.size_bytes == gpu.l2_bytes // 4
+    with pytest.raises(ValueError, match="sm index"):
+        m.load(rows(0, 1), sm=1)
+
+
+def test_per_sm_l1s_are_separate(gpu):
+    m = MemoryHierarchy(gpu, 2)
+    c = rows(0, 1)
+    m.load(c, sm=0)
+    m.load(c, sm=1)
+    k = m.counters()
+    assert k["l1_hits"] == 0 and k["l2_hits"] == 4
+
+
+def test_parse_qualifiers():
+    p = parse_qualifiers([".global", ".nc", ".L1::evict_last", ".L2::evict_first", ".L2::128B", ".v4"])
+    assert (p.op, p.l1, p.l2, p.prefetch, p.nc) == (CacheOp.CA, EvictPriority.LAST,
+                                                   EvictPriority.FIRST, 128, True)
+    assert parse_qualifiers(["cs"], store=True).op is CacheOp.CS
+    assert parse_qualifiers([], store=True).op is CacheOp.WB
+    assert parse_qualifiers([".L1::no_allocate"]).l1 is EvictPriority.NO_ALLOCATE
+def test_shared_latency_grows_by_wavefront(gpu):
+    mem = MemoryHierarchy(gpu, 1)
+    one = mem.shared(warp(LANES * 4), ALL, 4)[0]
+    worst = mem.shared(warp(LANES * 128), ALL, 4)[0]
+    assert worst - one == 31 * mem.params.shared_wavefront_cycles
+    c = mem.counters()
+    assert (c["shared_wavefronts"], c["shared_bank_conflicts"]) == (33, 31)
+
+
