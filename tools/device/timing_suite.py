@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Time the timing kernel suite (benchmarks/timing/kernels/) on the GPU with CUDA events.
+
+    python3 tools/device/timing_suite.py --out suite.json [--reps 25] [--only a,b]
+    python3 tools/device/timing_suite.py --ncu-mode [--only a,b]     # one launch per case, for ncu
+
+For every case: build its arguments (seed 0), launch once on fresh data and keep a checksum of
+the outputs (and whether they match the case's NumPy check, where it has one), then 3 warm-up
+launches and `reps` launches each timed by its own pair of CUDA events (min / median / max in
+microseconds). The JSON file is rewritten after every case; a failing case records its error.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def load_suite():
+    path = os.path.join(ROOT, "benchmarks", "timing", "kernels", "suite.py")
+    spec = importlib.util.spec_from_file_location("timing_suite_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["timing_suite_cases"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def checksum(np, a) -> dict:
+    a = np.ascontiguousarray(a)
+    out = {"sha256": hashlib.sha256(a.tobytes()).hexdigest()[:16], "dtype": str(a.dtype), "size": int(a.size)}
+    if a.dtype.kind == "f":
+        f = a.astype(np.float64)
+        out["sum"] = float(np.nansum(f))
+        out["abs_sum"] = float(np.nansum(np.abs(f)))
+    else:
+        out["sum"] = int(a.astype(np.int64).sum())
+    return out
+
+
+class Runner:
+    def __init__(self, cp, np, suite):
+        self.cp, self.np, self.suite = cp, np, suite
+        self.mod = cp.RawModule(path=str(suite.PTX_PATH))
+
+    def prepare(self, case):
+        cp, np = self.cp, self.np
+        host = self.suite.materialize(case, 0)
+        if case.const:
+            for name, arr in case.const().items():
+                ptr = self.mod.get_global(name)
+                dev = cp.ndarray(arr.shape, dtype=arr.dtype, memptr=ptr)
+                dev.set(np.ascontiguousarray(arr))
+        dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
+        f = self.mod.get_function(case.kernel)
+        if case.shared > 48 * 1024:
+            try:
+                f.max_dynamic_shared_size_bytes = case.shared
+            except Exception:  # older CuPy: the driver call itself (8 = MAX_DYNAMIC_SHARED_SIZE_BYTES)
+                cp.cuda.driver.funcSetAttribute(f.ptr, 8, case.shared)
+        return host, dev, f
+
+    def launch(self, case, f, dev):
+        f(tuple(case.grid), tuple(case.block), tuple(dev), shared_mem=case.shared)
+
+    def run_case(self, case, reps):
+        cp, np = self.cp, self.np
+        host, dev, f = self.prepare(case)
+        self.launch(case, f, dev)
+        cp.cuda.runtime.deviceSynchronize()
+        res = {"kernel": case.kernel, "grid": list(case.grid), "block": list(case.block), "shared": case.shared,
+               "outputs": {}}
+        expect = case.check(host) if case.check else {}
+        for i in case.outputs:
+            got = cp.asnumpy(dev[i])
+            res["outputs"][str(i)] = checksum(np, got)
+            if i in expect:
+                e = np.asarray(expect[i])
+                ok = got.shape == e.shape and (np.array_equal(got, e) if got.dtype.kind != "f"
+                                               else bool(np.allclose(got, e, rtol=1e-4, atol=1e-4)))
+                res["outputs"][str(i)]["matches_check"] = bool(ok)
+        for _ in range(3):
+            self.launch(case, f, dev)
+        cp.cuda.runtime.deviceSynchronize()
+        times = []
+        for _ in range(reps):
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            self.launch(case, f, dev)
+            b.record()
+            b.synchronize()
+            times.append(cp.cuda.get_elapsed_time(a, b) * 1e3)
+        res["us"] = {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps}
+        del dev
+        cp.get_default_memory_pool().free_all_blocks()
+        return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--reps", type=int, default=25)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--ncu-mode", action="store_true", help="launch each case once (under ncu)")
+    args = ap.parse_args(argv)
+    import cupy as cp
+    import numpy as np
+
+    suite = load_suite()
+    only = [s for s in args.only.split(",") if s]
+    cases = [c for c in suite.CASES if not only or c.name in only]
+    r = Runner(cp, np, suite)
+    if args.ncu_mode:
+        for c in cases:
+            try:
+                host, dev, f = r.prepare(c)
+                r.launch(c, f, dev)
+                cp.cuda.runtime.deviceSynchronize()
+                print(f"ncu-mode {c.name}: launched", flush=True)
+                del dev
+                cp.get_default_memory_pool().free_all_blocks()
+            except Exception:
+                print(f"ncu-mode {c.name}: FAILED\n{traceback.format_exc()[-600:]}", flush=True)
+        return 0
+
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "cupy": cp.__version__,
+               "ptx_sha256": hashlib.sha256(open(suite.PTX_PATH, "rb").read()).hexdigest()[:16], "cases": {}}
+
+    def save():
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump(results, fh, indent=1)
+        os.replace(tmp, args.out)
+
+    for c in cases:
+        t0 = time.time()
+        try:
+            results["cases"][c.name] = r.run_case(c, args.reps)
+        except Exception:
+            results["cases"][c.name] = {"error": traceback.format_exc()[-1500:]}
+        results["cases"][c.name]["wall_s"] = round(time.time() - t0, 2)
+        us = results["cases"][c.name].get("us", {}).get("median")
+        print(f"{c.name}: {us} us ({time.time() - t0:.1f} s)", flush=True)
+        save()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
