@@ -20,6 +20,7 @@ __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
     "DeviceArray", "texture_object", "surface_object", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
+    "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
 
 
@@ -30,8 +31,10 @@ def parse(text: str, name: str = "<string>"):
     return _parse(text, name)
 
 
-def loads(text: str, name: str = "<string>", *, verify: bool = True):
-    """Parse and verify PTX text; a `Module` ready to launch, or PtxError listing every problem."""
+def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str = "cpu"):
+    """Parse and verify PTX text; a `Module` ready to launch, or PtxError listing every problem.
+
+    device="cuda" (or "cuda:N") gives a `GpuModule`: the same API, launched on an NVIDIA GPU."""
     from .frontend import parse as _parse
     from .module import Module
 
@@ -43,14 +46,16 @@ def loads(text: str, name: str = "<string>", *, verify: bool = True):
         errors = [d for d in diagnostics if d.severity == "error"]
         if errors:
             raise PtxVerifyError(errors)
-    return Module(tree, source=text)
+    return Module(tree, source=text).on(device)
 
 
-def load(path: Union[str, os.PathLike], *, verify: bool = True):
-    """Parse and verify the PTX file at `path`."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+def load(path_or_text: Union[str, os.PathLike], *, verify: bool = True, device: str = "cpu"):
+    """Parse and verify the PTX file at `path_or_text` (or PTX text itself: a string with a newline)."""
+    if isinstance(path_or_text, str) and "\n" in path_or_text:
+        return loads(path_or_text, verify=verify, device=device)
+    with open(path_or_text, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    return loads(text, os.fspath(path), verify=verify)
+    return loads(text, os.fspath(path_or_text), verify=verify, device=device)
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,
@@ -113,4 +118,12 @@ def __getattr__(name):
         from .frontdoor import inline_asm
 
         return getattr(inline_asm, name)
+    if name in ("compare", "CompareReport"):
+        from .backends import compare
+
+        return getattr(compare, name)
+    if name in ("GpuModule", "CudaKernelFault", "CudaUnavailableError"):
+        from .backends import cuda
+
+        return getattr(cuda, name)
     raise AttributeError(f"module 'ptxvm' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""`ptxvm run`: launch a kernel of a PTX file on the CPU engine from the command line.
+"""`ptxvm run`: launch a kernel of a PTX file on the CPU engine (or a GPU) from the command line.
 
     ptxvm run saxpy.ptx --kernel saxpy --grid 64 --block 256 \\
         --arg s32:65536 --arg f32:2.5 --arg in:x.npy --arg inout:y.npy
@@ -10,6 +10,8 @@ Arguments, in the kernel's parameter order:
   out:FILE.npy        written after the launch; FILE.npy must exist (it gives shape and dtype)
                       or be given as out:FILE.npy:DTYPE:COUNT to start from zeros
   bytes:HEX           a by-value struct, as hex bytes
+
+--device cuda runs on the GPU instead; --compare runs on both and prints where the arrays differ.
 """
 from __future__ import annotations
 
@@ -88,27 +90,49 @@ def parse_arg(text: str):
 @click.option("--shared", default=0, show_default=True, help="Dynamic shared memory per CTA, bytes.")
 @click.option("--arg", "-a", "args", multiple=True, help="A kernel argument (see `ptxvm run --help`).")
 @click.option("--max-instructions", type=int, default=None, help="Fault past this many thread-instructions.")
-@click.option("--json", "as_json", is_flag=True, help="Print the launch statistics as JSON.")
-def run(file, kernel, grid, block, shared, args, max_instructions, as_json):
-    """Run KERNEL of the PTX FILE on the CPU engine and print its launch statistics."""
+@click.option("--cluster", default=None, help="Cluster size X[,Y[,Z]] (CTAs per cluster).")
+@click.option("--json", "as_json", is_flag=True, help="Print the launch statistics (or the comparison) as JSON.")
+@click.option("--device", default="cpu", show_default=True, help="Where to run: cpu (the engine), cuda or cuda:N (a GPU).")
+@click.option("--compare", "compare_", is_flag=True,
+              help="Run on the CPU engine and on the GPU, print where the arrays differ; exit 1 if they do. Writes nothing back.")
+def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_):
+    """Run KERNEL of the PTX FILE on the CPU engine (or a GPU) and print its launch statistics."""
     import json
 
     import ptxvm
+    from .backends.cuda_driver import CudaUnavailableError
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
         mod = ptxvm.load(file)
         k = mod.kernel(kernel)
-        stats = _launch_with_progress(k, _dims(grid), _dims(block), list(values), shared, max_instructions)
+        cluster = _dims(cluster) if cluster else None
+        if compare_:
+            report = ptxvm.compare(k, _dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster)
+            click.echo(json.dumps(report.to_json()) if as_json else str(report))
+            sys.exit(0 if report.ok else 1)
+        if device != "cpu":
+            stats = k.on(device).launch(_dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster)
+        else:
+            stats = _launch_with_progress(k, _dims(grid), _dims(block), list(values), shared, max_instructions, cluster)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)
-    except (ptxvm.KernelFault, ptxvm.LaunchError, KeyError) as e:
+    except (ptxvm.KernelFault, ptxvm.LaunchError, KeyError, ValueError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
+    except CudaUnavailableError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
     for value, path in zip(values, back):
         if path is not None:
             np.save(path, value)
+    if device != "cpu":
+        fields = {"device": stats.device, "seconds": round(stats.seconds, 6), "kernel_seconds": round(stats.kernel_seconds, 6),
+                  "ctas": stats.ctas, "threads": stats.threads}
+        click.echo(json.dumps(fields) if as_json else
+                   f"{kernel}: {stats.ctas} CTAs of {stats.threads // stats.ctas} threads on {stats.device} in {stats.kernel_seconds:.4f} s")
+        return
     fields = {"thread_instructions": stats.thread_instructions, "warp_instructions": stats.warp_instructions,
               "seconds": round(stats.seconds, 6), "ctas": stats.ctas, "threads": stats.threads, "waves": stats.waves}
     if as_json:
@@ -119,7 +143,7 @@ def run(file, kernel, grid, block, shared, args, max_instructions, as_json):
                    f"warp-instructions, {stats.ctas} CTAs in {stats.waves} waves, {stats.seconds:.3f} s ({rate:.1f} M/s)")
 
 
-def _launch_with_progress(kernel, grid, block, values, shared, max_instructions):
+def _launch_with_progress(kernel, grid, block, values, shared, max_instructions, cluster=None):
     """Launch, with a progress bar over waves when the grid needs more than one."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -127,5 +151,5 @@ def _launch_with_progress(kernel, grid, block, values, shared, max_instructions)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} CTAs"),
                   TimeElapsedColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(kernel.name, total=total)
-        return kernel.launch(grid, block, values, shared_mem=shared, max_instructions=max_instructions,
+        return kernel.launch(grid, block, values, shared_mem=shared, cluster=cluster, max_instructions=max_instructions,
                              progress=lambda done: bar.update(task, completed=done))

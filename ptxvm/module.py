@@ -59,6 +59,21 @@ class Module:
     def kernels(self) -> list[str]:
         return [f.name for f in self.ast.functions() if f.kind == "entry" and f.body is not None]
 
+    def on(self, device: str):
+        """This module on `device`: "cpu" (itself) or "cuda" / "cuda:N" (a GpuModule of the same
+        PTX, loaded once). Module variables are not shared between the two."""
+        from .backends import check_device
+
+        device = check_device(device)
+        if device == "cpu":
+            return self
+        twins = self.__dict__.setdefault("_twins", {})
+        if device not in twins:
+            from .backends.cuda import GpuModule
+
+            twins[device] = GpuModule(self, ordinal=int(device.partition(":")[2] or 0))
+        return twins[device]
+
     def to_ptx(self) -> str:
         from .syntax.printer import print_module
 
@@ -104,6 +119,10 @@ class Kernel:
     @property
     def info(self):
         return self.module.program.functions[self.name]
+
+    def on(self, device: str):
+        """This kernel on `device` ("cpu", "cuda", "cuda:N"): `k.on("cuda").launch(...)`."""
+        return self.module.on(device).kernel(self.name)
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
                progress=None) -> LaunchStats:

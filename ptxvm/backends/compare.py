@@ -1,0 +1,298 @@
+"""Run one launch on two devices (the CPU engine and a GPU) and report where the outputs differ.
+
+    report = ptxvm.compare(mod["saxpy"], 4, 256, [np.int32(n), np.float32(2), x, y])
+    print(report)            # per array argument: bitwise identical, or how many elements differ,
+    report.ok                # the first few with both values, their bits and their ulp distance
+    report.to_json()
+
+Each device gets its own fresh copies of the arguments (aliasing kept: an array passed twice is one
+array in each copy); the caller's arrays are not touched. A device is "cpu", "cuda", "cuda:N", or
+a callable `run(module, kernel_name, grid, block, args, shared_mem, cluster)` that launches
+`kernel_name` of the ptxvm Module `module` and writes its outputs into `args`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from ..errors import KernelFault
+
+__all__ = ["compare", "compare_arrays", "CompareReport", "ArrayDiff", "Mismatch"]
+
+Runner = Callable[..., object]
+
+
+# ------------------------------------------------------------------------------------ results
+@dataclass(frozen=True)
+class Mismatch:
+    """One differing element: its index, both values (printed) and bits, and their distance:
+    units in the last place for floats (None if a NaN is involved), candidate - reference for
+    integers, None for other element types."""
+
+    index: tuple
+    reference: str
+    candidate: str
+    reference_bits: str
+    candidate_bits: str
+    distance: Optional[int]
+
+
+@dataclass
+class ArrayDiff:
+    """How one array argument came back from the two devices."""
+
+    position: int
+    name: str
+    dtype: str
+    shape: tuple
+    kind: str  # "float" | "int" | "bytes"
+    total: int
+    differing: int = 0
+    first: list = field(default_factory=list)  # Mismatch, at most `first` of them
+    max_distance: Optional[int] = None  # over all differing elements (None: NaNs only, or bytes)
+
+    @property
+    def identical(self) -> bool:
+        return self.differing == 0
+
+    def to_json(self) -> dict:
+        return {"position": self.position, "name": self.name, "dtype": self.dtype, "shape": list(self.shape),
+                "kind": self.kind, "total": self.total, "identical": self.identical, "differing": self.differing,
+                "max_distance": self.max_distance,
+                "first": [{"index": list(m.index), "reference": m.reference, "candidate": m.candidate,
+                           "reference_bits": m.reference_bits, "candidate_bits": m.candidate_bits,
+                           "distance": m.distance} for m in self.first]}
+
+
+@dataclass
+class CompareReport:
+    kernel: str
+    devices: tuple  # (reference label, candidate label)
+    grid: tuple
+    block: tuple
+    arrays: list  # ArrayDiff, one per distinct array argument
+    faults: dict = field(default_factory=dict)  # device label -> the KernelFault's message
+
+    @property
+    def ok(self) -> bool:
+        """Both launches finished and every array argument came back bit-for-bit the same."""
+        return not self.faults and all(a.identical for a in self.arrays)
+
+    @property
+    def differing(self) -> list:
+        return [a for a in self.arrays if not a.identical]
+
+    def __str__(self) -> str:
+        ref, cand = self.devices
+        head = f"compare {self.kernel}: {ref} vs {cand}, grid {self.grid}, block {self.block}: "
+        if self.faults:
+            lines = [head + "a launch failed"]
+            lines += [f"  {dev}: {msg}" for dev, msg in self.faults.items()]
+            return "\n".join(lines)
+        n = len(self.arrays)
+        head += (f"all {n} arrays bitwise identical" if self.ok else f"{len(self.differing)} of {n} arrays differ")
+        lines = [head]
+        width = max((len(a.name) for a in self.arrays), default=0)
+        for a in self.arrays:
+            what = f"{a.dtype}[{'x'.join(str(s) for s in a.shape)}]"
+            if a.identical:
+                lines.append(f"  arg {a.position} {a.name:<{width}}  {what}: identical")
+                continue
+            unit = "ulp" if a.kind == "float" else ""
+            worst = f", max {a.max_distance} {unit}".rstrip() if a.max_distance is not None and a.kind == "float" else ""
+            worst = f", largest difference {a.max_distance:+d}" if a.max_distance is not None and a.kind == "int" else worst
+            lines.append(f"  arg {a.position} {a.name:<{width}}  {what}: {a.differing} of {a.total} elements differ{worst}")
+            for m in a.first:
+                idx = ",".join(str(i) for i in m.index)
+                dist = _distance_text(a.kind, m.distance)
+                lines.append(f"      [{idx}]  {ref} {m.reference} ({m.reference_bits})  {cand} {m.candidate} ({m.candidate_bits}){dist}")
+            if a.differing > len(a.first):
+                lines.append(f"      ... {a.differing - len(a.first)} more")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, "reference": self.devices[0], "candidate": self.devices[1],
+                "grid": list(self.grid), "block": list(self.block), "ok": self.ok, "faults": dict(self.faults),
+                "arrays": [a.to_json() for a in self.arrays]}
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+
+def _distance_text(kind: str, distance: Optional[int]) -> str:
+    if kind == "float":
+        return f"  {distance} ulp" if distance is not None else "  (NaN)"
+    if kind == "int":
+        return f"  {distance:+d}"
+    return ""
+
+
+# ------------------------------------------------------------------------------------ element kinds
+def _float_bits(dt: np.dtype) -> int:
+    """Bits of a floating-point element type (ml_dtypes' bf16/fp8 included), 0 if not one."""
+    if dt.kind == "f":
+        return dt.itemsize * 8
+    if dt.kind == "V" and dt.names is None and "float" in dt.name:  # ml_dtypes: bfloat16, float8_*
+        return dt.itemsize * 8
+    return 0
+
+
+def _kind(dt: np.dtype) -> str:
+    if _float_bits(dt):
+        return "float"
+    if dt.kind in "iu":
+        return "int"
+    return "bytes"
+
+
+def _ordered(bits: int, nbits: int) -> int:
+    """Sign-magnitude float bits as a line where neighbours differ by 1 (+0 and -0 are both 0)."""
+    sign = bits >> (nbits - 1)
+    magnitude = bits & ((1 << (nbits - 1)) - 1)
+    return -magnitude if sign else magnitude
+
+
+def _unsigned(a: np.ndarray) -> np.ndarray:
+    return a.reshape(-1).view(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
+
+
+# ------------------------------------------------------------------------------------ comparison
+def compare_arrays(reference: np.ndarray, candidate: np.ndarray, *, position: int = 0, name: str = "",
+                   first: int = 5) -> ArrayDiff:
+    """Bitwise comparison of two arrays of the same dtype and shape."""
+    if reference.dtype != candidate.dtype or reference.shape != candidate.shape:
+        raise ValueError(f"{name or 'arrays'}: {reference.dtype}{reference.shape} vs {candidate.dtype}{candidate.shape}")
+    dt = reference.dtype
+    kind = _kind(dt)
+    diff = ArrayDiff(position, name, str(dt), reference.shape, kind, int(reference.size))
+    ref_u, cand_u = _unsigned(np.ascontiguousarray(reference)), _unsigned(np.ascontiguousarray(candidate))
+    if ref_u is None or kind == "bytes":
+        rows_r = np.ascontiguousarray(reference).reshape(-1).view(np.uint8).reshape(reference.size, dt.itemsize)
+        rows_c = np.ascontiguousarray(candidate).reshape(-1).view(np.uint8).reshape(reference.size, dt.itemsize)
+        where = np.flatnonzero((rows_r != rows_c).any(axis=1))
+    else:
+        where = np.flatnonzero(ref_u != cand_u)
+    diff.differing = int(where.size)
+    if not where.size:
+        return diff
+    flat_r, flat_c = reference.reshape(-1), candidate.reshape(-1)
+    distances = _distances(kind, dt, ref_u, cand_u, where)
+    finite = [d for d in distances if d is not None]
+    diff.max_distance = max(finite, key=abs) if finite else None
+    if diff.max_distance is not None and kind == "float":
+        diff.max_distance = abs(diff.max_distance)
+    for j, i in enumerate(where[:first]):
+        index = tuple(int(x) for x in np.unravel_index(int(i), reference.shape)) if reference.ndim else ()
+        if kind == "bytes":
+            rb, cb = flat_r[i : i + 1].view(np.uint8).tobytes().hex(), flat_c[i : i + 1].view(np.uint8).tobytes().hex()
+        else:
+            w = dt.itemsize * 2
+            rb, cb = f"0x{int(ref_u[i]):0{w}x}", f"0x{int(cand_u[i]):0{w}x}"
+        diff.first.append(Mismatch(index, str(flat_r[i]), str(flat_c[i]), rb, cb, distances[j]))
+    return diff
+
+
+def _distances(kind: str, dt: np.dtype, ref_u, cand_u, where) -> list:
+    """The distance of every differing element (ulps for floats, difference for integers)."""
+    if kind == "int":
+        signed = dt.kind == "i"
+        r = ref_u[where].view(dt) if signed else ref_u[where]
+        c = cand_u[where].view(dt) if signed else cand_u[where]
+        return [int(b) - int(a) for a, b in zip(r.tolist(), c.tolist())]
+    if kind == "float":
+        nbits = dt.itemsize * 8
+        nan_r = np.isnan(ref_u[where].view(dt).astype(np.float64))
+        nan_c = np.isnan(cand_u[where].view(dt).astype(np.float64))
+        out = []
+        for a, b, na, nb in zip(ref_u[where].tolist(), cand_u[where].tolist(), nan_r.tolist(), nan_c.tolist()):
+            out.append(None if na or nb else abs(_ordered(b, nbits) - _ordered(a, nbits)))
+        return out
+    return [None] * len(where)
+
+
+# ------------------------------------------------------------------------------------ launches
+def _fresh(args: Sequence) -> list:
+    """Copies of the arguments for one launch; an array given twice stays one array."""
+    memo: dict[int, object] = {}
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            if id(a) not in memo:
+                memo[id(a)] = a.copy()
+            out.append(memo[id(a)])
+        elif isinstance(a, np.void):
+            out.append(a.copy())
+        else:
+            out.append(a)
+    return out
+
+
+def _host_and_name(target, kernel: Optional[str]):
+    """(ptxvm Module, kernel name) from a kernel, a module (+ kernel=), a path or PTX text (+ kernel=)."""
+    from ..module import Kernel, Module
+
+    if isinstance(target, Kernel):
+        return target.module, target.name
+    module = getattr(target, "module", None)
+    if module is not None and hasattr(module, "host"):  # a GpuKernel
+        return module.host, target.name
+    if kernel is None:
+        raise TypeError("compare(module, ...) needs kernel='name'")
+    if isinstance(target, Module):
+        return target, target.kernel(kernel).name
+    if hasattr(target, "host"):  # a GpuModule
+        return target.host, target.kernel(kernel).name
+    import ptxvm
+
+    mod = ptxvm.load(target)
+    return mod, mod.kernel(kernel).name
+
+
+def _runner(device: Union[str, Runner]) -> tuple[str, Runner]:
+    if callable(device):
+        return getattr(device, "label", getattr(device, "__name__", "custom")), device
+    from . import check_device
+
+    label = check_device(device)
+
+    def run(module, name, grid, block, args, shared_mem, cluster):
+        return module.on(label).kernel(name).launch(grid, block, args, shared_mem=shared_mem, cluster=cluster)
+
+    return label, run
+
+
+def compare(target, grid, block, args, *, kernel: Optional[str] = None, shared_mem: int = 0, cluster=None,
+            devices: Sequence = ("cpu", "cuda"), first: int = 5) -> CompareReport:
+    """Launch once on each of `devices` (reference first) and compare every array argument bitwise.
+
+    `target`: a Kernel or GpuKernel, or a Module / GpuModule / PTX path or text with kernel='name'.
+    KernelFaults on either side are reported (report.faults), not raised; launch errors (bad
+    arguments) and PtxError are raised."""
+    from ..engine.launch import dim3
+
+    host, name = _host_and_name(target, kernel)
+    (ref_label, ref_run), (cand_label, cand_run) = (_runner(d) for d in devices)
+    if ref_label == cand_label:
+        ref_label, cand_label = f"{ref_label}#1", f"{cand_label}#2"
+    args = list(args)
+    results, faults = [], {}
+    for label, run in ((ref_label, ref_run), (cand_label, cand_run)):
+        mine = _fresh(args)
+        try:
+            run(host, name, grid, block, mine, shared_mem, cluster)
+        except KernelFault as e:
+            faults[label] = str(e)
+        results.append(mine)
+    decl = host.ast.function(name)
+    names = [p.name for p in decl.params] if decl is not None else []
+    arrays, seen = [], set()
+    if not faults:
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray) and id(a) not in seen:
+                seen.add(id(a))
+                label = names[i] if i < len(names) else f"arg{i}"
+                arrays.append(compare_arrays(results[0][i], results[1][i], position=i, name=label, first=first))
+    return CompareReport(name, (ref_label, cand_label), dim3(grid, "grid"), dim3(block, "block"), arrays, faults)

@@ -1,0 +1,184 @@
+"""The GPU backend on a real NVIDIA GPU (marked `gpu`; skipped with the reason where there is none)."""
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxvm
+from ptxvm.backends.cuda import CudaKernelFault, GpuModule
+
+from . import ptx_kernels as kernels
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[2]
+SAXPY = ROOT / "examples" / "saxpy.ptx"
+APIS = ["core", "driver"]  # cuda.core, or cuda.bindings.driver alone
+
+
+def on_gpu(text, name="<test>", api="core"):
+    return GpuModule(ptxvm.loads(text, name), api=api)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_saxpy_matches_the_cpu_engine(api):
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float32)
+    y = np.random.default_rng(2).standard_normal(1000).astype(np.float32)
+    cpu_y = y.copy()
+    ptxvm.load(SAXPY)["saxpy"].launch(4, 256, [np.int32(1000), np.float32(2.5), x, cpu_y])
+    gpu = GpuModule(ptxvm.load(SAXPY), api=api)
+    stats = gpu["saxpy"].launch(4, 256, [np.int32(1000), np.float32(2.5), x, y])
+    assert stats.ctas == 4 and stats.threads == 1024
+    assert y.tobytes() == cpu_y.tobytes()
+
+
+def test_load_with_device_and_per_launch_choice():
+    mod = ptxvm.load(SAXPY, device="cuda")
+    assert isinstance(mod, GpuModule) and "saxpy" in mod.kernels
+    x = np.ones(64, np.float32)
+    y = np.zeros(64, np.float32)
+    mod["saxpy"][1, 64](np.int32(64), np.float32(3), x, y)
+    assert (y == 3).all()
+    y[:] = 1
+    ptxvm.load(SAXPY)["saxpy"].on("cuda").launch(1, 64, [np.int32(64), np.float32(3), x, y])
+    assert (y == 4).all()
+    assert isinstance(ptxvm.load(SAXPY.read_text(), device="cuda"), GpuModule)  # PTX text as well
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_same_array_twice_is_one_allocation(api):
+    a = np.arange(32, dtype=np.uint32)
+    on_gpu(kernels.TWICE, api=api)["twice"].launch(1, 32, [a, a, np.uint32(32)])
+    assert (a == 3 * np.arange(32)).all()
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_symbols_and_struct_parameter(api):
+    mod = on_gpu(kernels.SYMBOLS, api=api)
+    assert mod.read_symbol("gcount", np.uint32).tolist() == [5]
+    assert mod.read_symbol("cscale", np.float32).tolist() == [3.0]
+    mod.write_symbol("gcount", np.array([41], np.uint32))
+    mod.write_symbol("cscale", np.array([0.5], np.float32))
+    st = np.zeros(1, dtype=[("tag", "<u4"), ("pad", "<u4"), ("x", "<f4"), ("pad2", "<u4")])
+    st["tag"], st["x"] = 7, 10.0
+    out = np.zeros(3, np.uint32)
+    mod["k"].launch(1, 1, [out, st[0]])
+    assert out[0] == 7 and out[1:2].view(np.float32)[0] == 5.0 and out[2] == 42
+    assert mod.read_symbol("gcount", np.uint32)[0] == 42
+    with pytest.raises(ptxvm.LaunchError, match="do not fit"):
+        mod.write_symbol("gcount", np.zeros(2, np.uint32))
+    with pytest.raises(KeyError):
+        mod.read_symbol("nope", np.uint32)
+
+
+def test_printf_reaches_sys_stdout(capsys):
+    on_gpu(kernels.PRINTF)["p"].launch(1, 4, [])
+    lines = sorted(capsys.readouterr().out.splitlines())
+    assert lines == [f"hi from {i}" for i in range(4)]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_clusters(api):
+    out = np.zeros(16, np.uint32)
+    on_gpu(kernels.CLUSTER, api=api)["c"].launch(8, 32, [out], cluster=2)
+    assert out.reshape(-1, 2).tolist() == [[i % 2, 2] for i in range(8)]
+    report = ptxvm.compare(ptxvm.loads(kernels.CLUSTER)["c"], 8, 32, [np.zeros(16, np.uint32)], cluster=4)
+    assert report.ok, str(report)
+
+
+def test_dynamic_shared_memory_above_48k():
+    a = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    on_gpu(kernels.BIG_SHARED)["big"].launch(1, 64, [a, out], shared_mem=65536)
+    assert (out == a).all()
+
+
+def test_compare_saxpy_cpu_vs_gpu():
+    x = np.random.default_rng(3).standard_normal(5000).astype(np.float32)
+    y = np.random.default_rng(4).standard_normal(5000).astype(np.float32)
+    y0 = y.copy()
+    report = ptxvm.compare(ptxvm.load(SAXPY)["saxpy"], 20, 256, [np.int32(5000), np.float32(0.1), x, y])
+    assert report.ok, str(report)
+    assert report.devices == ("cpu", "cuda") and [a.name for a in report.arrays] == ["saxpy_param_2", "saxpy_param_3"]
+    assert y.tobytes() == y0.tobytes()  # the caller's arrays are left alone
+
+
+def _cases():
+    sys.path.insert(0, str(ROOT / "tests" / "kernels"))
+    import cases
+
+    names = ["vector_add_f32", "fma_horner", "reduce_partial_f32", "histogram256", "transpose_tiled",
+             "sgemm_tiled16", "scan_warp_shfl", "bitonic_sort_block", "struct_by_value", "dynamic_smem",
+             "recursion", "function_pointers", "warp_vote", "bf16_ops", "fp8_roundtrip", "inline_asm",
+             "atomics_zoo", "cluster_info"]
+    by_name = {c.name: c for c in cases.ALL_CASES}
+    return [pytest.param(by_name[n], id=n) for n in names if n in by_name], cases
+
+
+CASES, _CASES_MODULE = _cases()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_compare_realistic_kernels(case):
+    args = _CASES_MODULE.materialize(case, seed=0)
+    mod = ptxvm.load(case.ptx_path)
+    report = ptxvm.compare(mod[case.kernel], case.grid, case.block, args, shared_mem=case.shared_bytes,
+                           cluster=case.cluster)
+    exact = {i for i, a in case.outputs if getattr(getattr(a, "check", None), "kind", "exact") == "exact"}
+    bad = [a for a in report.differing if a.position in exact]
+    assert not report.faults and not bad, str(report)
+
+
+def test_cuda_cpp_with_inline_asm_matches():
+    from ptxvm.frontdoor.cuda import available_compilers
+
+    if not available_compilers():
+        pytest.skip("no NVRTC and no nvcc")
+    src = r'''
+    extern "C" __global__ void k(const int *a, const long long *w, int *out, float *f) {
+        int i = threadIdx.x, r, c = a[i];
+        asm("add.s32 %0, %1, %1;\n\tadd.s32 %0, %0, %2;" : "=r"(r) : "r"(a[i]), "r"(c + 1));
+        asm("{\n\t.reg .pred p;\n\tsetp.lt.s32 p, %1, 0;\n\t@p neg.s32 %0, %0;\n\t}" : "+r"(c) : "r"(a[i]));
+        float g; asm("cvt.rn.f32.s64 %0, %1;" : "=f"(g) : "l"(w[i]));
+        asm volatile("st.global.s32 [%0], %1;" :: "l"(out + 2 * i), "r"(r) : "memory");
+        out[2 * i + 1] = c; f[i] = g;
+    }'''
+    mod = ptxvm.compile_cuda(src, name="inline.cu")
+    a = np.random.default_rng(5).integers(-1000, 1000, 64).astype(np.int32)
+    w = np.random.default_rng(6).integers(-2**62, 2**62, 64).astype(np.int64)
+    report = ptxvm.compare(mod["k"], 1, 64, [a, w, np.zeros(128, np.int32), np.zeros(64, np.float32)])
+    assert report.ok, str(report)
+
+
+def test_cli_compare_and_device(tmp_path):
+    from click.testing import CliRunner
+
+    from ptxvm.cli import main
+
+    x, y = tmp_path / "x.npy", tmp_path / "y.npy"
+    np.save(x, np.arange(300, dtype=np.float32))
+    np.save(y, np.ones(300, np.float32))
+    base = ["run", str(SAXPY), "-k", "saxpy", "-g", "2", "-b", "256", "-a", "s32:300", "-a", "f32:2",
+            "-a", f"in:{x}", "-a", f"inout:{y}"]
+    r = CliRunner().invoke(main, base + ["--compare"])
+    assert r.exit_code == 0, r.output
+    assert "bitwise identical" in r.output
+    r = CliRunner().invoke(main, base + ["--device", "cuda"])
+    assert r.exit_code == 0, r.output
+    assert (np.load(y) == 2 * np.arange(300) + 1).all()
+
+
+# Last: a sticky fault resets the context (later tests would see module variables reset).
+@pytest.mark.parametrize("kernel,args", [("t", []), ("bad", [np.uint64(0)])])
+def test_fault_names_kernel_and_cuda_error_and_recovers(kernel, args):
+    mod = on_gpu(kernels.FAULTS)
+    with pytest.raises(CudaKernelFault) as info:
+        mod[kernel].launch(1, 32, args)
+    e = info.value
+    assert isinstance(e, ptxvm.KernelFault) and e.kernel == kernel
+    assert re.match(r"CUDA_ERROR_\w+: ", str(e)) and f"kernel {kernel} on the GPU" in str(e)
+    x = np.ones(32, np.float32)
+    y = np.zeros(32, np.float32)
+    ptxvm.load(SAXPY, device="cuda")["saxpy"].launch(1, 32, [np.int32(32), np.float32(2), x, y])
+    assert (y == 2).all()
