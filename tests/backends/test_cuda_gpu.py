@@ -151,6 +151,44 @@ def test_cuda_cpp_with_inline_asm_matches():
     assert report.ok, str(report)
 
 
+def _seed_source():
+    import importlib.util
+
+    path = ROOT / "tests" / "frontdoor" / "test_compile_cuda.py"
+    spec = importlib.util.spec_from_file_location("seed_compile_cuda_examples", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.GOOD
+
+
+def _seed_launches():
+    rng = np.random.default_rng(8)
+    ints = lambda n, lo=-1000, hi=1000: rng.integers(lo, hi, n).astype(np.int32)  # noqa: E731
+    zeros = lambda n, dt=np.int32: np.zeros(n, dt)  # noqa: E731
+    x34 = ints(32, 30, 38)
+    return [
+        ("add", 2, 32, [ints(64), ints(64)] + [zeros(64) for _ in range(5)]),
+        ("accumulate", 1, 32, [ints(32), ints(32)]),
+        ("cubes", 1, 32, [ints(32, -1200, 1200), zeros(32)]),
+        ("conds", 1, 32, [x34, zeros(32)]),
+        ("to_float", 1, 32, [rng.integers(-2**62, 2**62, 32).astype(np.int64), zeros(32, np.float32)]),
+        ("store", 1, 32, [zeros(32, np.uint32), np.uint32(1000)]),
+    ]
+
+
+@pytest.mark.parametrize("kernel,grid,block,args", [pytest.param(*c, id=c[0]) for c in _seed_launches()])
+def test_seed_asm_examples_cpu_engine_matches_gpu(kernel, grid, block, args):
+    """The seed's asm() examples (tests/frontdoor/test_compile_cuda.py GOOD), compiled from CUDA C++:
+    the CPU engine and the GPU agree bit for bit."""
+    from ptxvm.frontdoor.cuda import available_compilers
+
+    if not available_compilers():
+        pytest.skip("no NVRTC and no nvcc")
+    mod = ptxvm.compile_cuda(_seed_source(), name="good.cu")
+    report = ptxvm.compare(mod.kernel(kernel), grid, block, args)
+    assert report.ok, str(report)
+
+
 def test_cli_compare_and_device(tmp_path):
     from click.testing import CliRunner
 
