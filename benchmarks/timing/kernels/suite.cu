@@ -271,3 +271,6 @@ extern "C" __global__ void tail_chain(float *out, int iters, float b) {
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
 }
+
+// ------------------------------------------------------------------ launch overhead
+extern "C" __global__ void empty_kernel() {}

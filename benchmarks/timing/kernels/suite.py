@@ -201,6 +201,9 @@ CASES: list[Case] = [
          shared=120 * 1024, note="120 KiB dynamic shared: one block per SM, one full wave"),
     Case("tail_133", "tail_chain", (133,), (64,), lambda r: [zeros(133 * 64), np.int32(8192), np.float32(0.999)], (0,),
          shared=120 * 1024, note="one block more than SMs: a second wave of one block"),
+    Case("launch_empty", "empty_kernel", (1,), (32,), lambda r: [], (), note="launch overhead alone"),
+    Case("launch_empty_waves", "empty_kernel", (132 * 16,), (256,), lambda r: [], (),
+         note="2112 empty CTAs: two full waves of 8 CTAs per SM (CTA launch cost)"),
 ]
 
 CASE_BY_NAME = {c.name: c for c in CASES}
