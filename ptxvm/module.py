@@ -125,9 +125,19 @@ class Kernel:
         return self.module.on(device).kernel(self.name)
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
-               progress=None) -> LaunchStats:
-        """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs."""
-        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress).run()
+               progress=None, tracer=None, only_ctas=None) -> LaunchStats:
+        """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
+        `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
+        `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial)."""
+        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
+                      only_ctas).run()
+
+    def profile(self, grid, block, args=(), shared_mem: int = 0, gpu="h200", policy: str = "gto", **options):
+        """Run the kernel and predict its time on `gpu` with the timing model (ptxvm.timing):
+        returns a ptxvm.timing.Profile. See docs/timing-model.md for `options`."""
+        from .timing import profile
+
+        return profile(self, grid, block, list(args), shared_mem=shared_mem, gpu=gpu, policy=policy, **options)
 
     def __getitem__(self, config):
         grid, block, *rest = config

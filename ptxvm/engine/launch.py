@@ -50,9 +50,10 @@ def dim3(v, what: str) -> tuple[int, int, int]:
 
 class Launch:
     def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
-                 tracer=None):
+                 tracer=None, only_ctas=None):
         self.kernel = kernel
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
+        self.only_ctas = only_ctas  # run just these CTA ids (a profile that samples CTAs), None: all
         self.progress = progress  # called with the number of CTAs finished after each wave
         self.module = kernel.module
         self.info = kernel.info
@@ -141,6 +142,9 @@ class Launch:
         per_thread = reg_bytes + local_size + 40
         capacity = cluster_ops.whole_clusters(self.wave_capacity(per_thread), self.cluster)
         order = cluster_ops.cta_order(self.grid, self.cluster)  # clusters stay together in a wave
+        if self.only_ctas is not None:
+            order = order[np.isin(order, np.asarray(self.only_ctas))]
+            total_ctas = int(order.size)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
         printf: list = []
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)

@@ -58,6 +58,7 @@ class InstrInfo:
     flops: float = 0.0  # floating-point operations per active thread
     flop_kind: str = ""  # "fp32" "fp64" "fp16" "tensor"
     sleep_ns: int = 0  # nanosleep: the requested duration
+    sreg: bool = False  # reads a special register (%tid, %ctaid, %clock...): S2R latency
 
     @property
     def is_barrier(self) -> bool:
@@ -97,7 +98,19 @@ def describe(op, pc: int) -> InstrInfo:
     if mem is not None and mem.space == "param" and getattr(op, "space", None) == "kparam" and mem.load:
         op_class = "uniform"  # kernel parameters are constant-bank operands in the machine code
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
-    return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0)
+    sreg = any(_reads_special(node) for node in instr.operands)
+    return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
+                     sreg)
+
+
+def _reads_special(node) -> bool:
+    from .sregs import is_special
+
+    if isinstance(node, ast.Register):
+        return is_special(node.name)
+    if isinstance(node, ast.VectorOperand):
+        return any(_reads_special(e) for e in node.elements)
+    return False
 
 
 def _types(mods: tuple[str, ...]) -> list[str]:

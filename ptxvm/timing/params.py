@@ -1,0 +1,38 @@
+"""Parameters of the timing model that are not properties of a GPU description (GpuSpec).
+
+GpuSpec (gpu.py) holds what a GPU *is*: SM count, clocks, cache sizes, bandwidths, per-class
+pipe latency and issue interval, memory latencies. `ModelParams` holds how the model turns a
+trace into cycles where the hardware is not documented: queue depths, fixed overheads, the
+efficiency at which bandwidth is reached. They are global knobs (never per kernel), calibrated
+against the timing kernel suite (docs/timing-model.md says how).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    # front end
+    fetch_redirect: int = 6  # cycles before a warp issues after a taken branch (instruction fetch)
+    sreg_latency: int = 20  # S2R: reading %tid, %ctaid, ... into a register
+    # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
+    reg_banks: int = 2
+    # memory pipeline
+    l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
+    lsu_queue_cycles: int = 48  # L1 backlog (cycles) beyond which memory instructions throttle
+    dram_efficiency: float = 0.90  # achievable fraction of dram_bytes_per_s
+    l2_efficiency: float = 0.85  # achievable fraction of l2_bytes_per_clk
+    store_latency: int = 20  # cycles a store holds its source registers (LSU read of operands)
+    atomic_serial: int = 2  # L2 cycles per extra lane hitting one address (atomics serialize)
+    shared_atomic_serial: int = 4  # shared-memory cycles per extra lane on one address
+    # CTA scheduling
+    cta_launch: int = 250  # cycles from a CTA slot freeing to the next CTA's first issue
+    kernel_launch: int = 2500  # cycles of launch overhead on top of the SMs' busy time (~1.3 us)
+    barrier_extra: int = 0  # cycles added to GpuSpec.latency["barrier"] per bar.sync release
+
+    def with_(self, **changes) -> "ModelParams":
+        return replace(self, **changes)
+
+
+DEFAULT = ModelParams()

@@ -1,0 +1,269 @@
+"""`Kernel.profile`: run a kernel on the engine with the event trace on and predict its time.
+
+The design (docs/timing-model.md): the CTA dispatcher hands CTA i to SM i % sm_count, so SM 0
+(the busiest one, with ceil(ctas / sm_count) CTAs) decides the kernel's time. Its CTAs are
+traced and simulated in detail (sm.py), with L2 capacity and L2/DRAM bandwidth scaled to its
+share of the active SMs; the kernel time is that SM's makespan plus the launch overhead. Grid-wide
+counters (instructions, DRAM bytes, FLOPs) are the simulated SM's scaled by ctas / traced CTAs.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..engine.launch import dim3
+from ..engine.trace import Tracer
+from .gpu import GpuSpec, load_gpu
+from .memory import MemoryHierarchy
+from .occupancy import Occupancy, occupancy, registers_per_thread
+from .params import DEFAULT, ModelParams
+from .sm import STALL_REASONS, SmSim
+from .trace import build_work, memory_pass
+
+
+@dataclass
+class Profile:
+    kernel: str
+    gpu: str
+    grid: tuple
+    block: tuple
+    policy: str
+    cycles: int
+    seconds: float
+    stalls: dict  # stall reason -> warp-cycles on the simulated SM(s) ("selected": issuing)
+    instruction_mix: dict  # op class -> warp-instructions, whole grid
+    warp_instructions: int
+    thread_instructions: int
+    achieved_occupancy: float
+    theoretical_occupancy: float
+    occupancy: Occupancy
+    sectors_per_request: float
+    bank_conflicts: dict  # shared memory: requests, wavefronts, ideal wavefronts, conflicts
+    cache_hit_rates: dict  # "l1", "l2"
+    dram_bytes: int  # whole grid, read + written
+    flops: dict  # flop kind -> FLOPs, whole grid
+    ctas: int
+    simulated_ctas: int
+    simulated_sms: int
+    waves: float
+    peak_flops: float  # the roof for the kernel's dominant FLOP kind
+    dram_bytes_per_s_peak: float
+    counters: dict = field(default_factory=dict)  # raw memory-model counters (simulated SMs)
+    wall_seconds: float = 0.0
+    executed_thread_instructions: int = 0  # what the engine ran (all CTAs, or the sampled ones)
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def total_flops(self) -> float:
+        return float(sum(self.flops.values()))
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.total_flops / self.seconds if self.seconds else 0.0
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        """FLOPs per DRAM byte (inf when the kernel moves no DRAM bytes)."""
+        return self.total_flops / self.dram_bytes if self.dram_bytes else math.inf
+
+    @property
+    def dram_bytes_per_s(self) -> float:
+        return self.dram_bytes / self.seconds if self.seconds else 0.0
+
+    @property
+    def issue_slot_utilization(self) -> float:
+        sel = self.stalls.get("selected", 0.0)
+        return sel / (self.cycles * 4 * self.simulated_sms) if self.cycles else 0.0
+
+    @property
+    def thread_instructions_per_second(self) -> float:
+        """Profiling speed: thread-instructions executed per wall second of profile()."""
+        return self.executed_thread_instructions / self.wall_seconds if self.wall_seconds else 0.0
+
+    # ------------------------------------------------------------------ output
+    def to_dict(self) -> dict:
+        return {
+            "kernel": self.kernel, "gpu": self.gpu, "grid": list(self.grid), "block": list(self.block),
+            "policy": self.policy, "cycles": self.cycles, "seconds": self.seconds,
+            "stalls": {k: round(v, 1) for k, v in self.stalls.items()},
+            "instruction_mix": dict(self.instruction_mix),
+            "warp_instructions": self.warp_instructions, "thread_instructions": self.thread_instructions,
+            "achieved_occupancy": round(self.achieved_occupancy, 4),
+            "theoretical_occupancy": round(self.theoretical_occupancy, 4),
+            "occupancy": {"ctas_per_sm": self.occupancy.ctas_per_sm, "limiter": self.occupancy.limiter,
+                          "regs_per_thread": self.occupancy.regs_per_thread,
+                          "regs_source": self.occupancy.regs_source,
+                          "shared_per_cta": self.occupancy.shared_per_cta,
+                          "ctas_by": {"registers": self.occupancy.ctas_by_regs, "shared": self.occupancy.ctas_by_shared,
+                                      "warps": self.occupancy.ctas_by_warps, "ctas": self.occupancy.ctas_by_limit}},
+            "sectors_per_request": round(self.sectors_per_request, 3),
+            "bank_conflicts": dict(self.bank_conflicts),
+            "cache_hit_rates": {k: round(v, 4) for k, v in self.cache_hit_rates.items()},
+            "dram_bytes": self.dram_bytes, "flops": dict(self.flops),
+            "flops_per_s": self.flops_per_s, "arithmetic_intensity": _finite(self.arithmetic_intensity),
+            "dram_bytes_per_s": self.dram_bytes_per_s,
+            "ctas": self.ctas, "simulated_ctas": self.simulated_ctas, "simulated_sms": self.simulated_sms,
+            "waves": round(self.waves, 3), "wall_seconds": round(self.wall_seconds, 3),
+        }
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def report(self) -> str:
+        from .report import text_report
+
+        return text_report(self)
+
+    def roofline(self, path) -> str:
+        """Write the roofline chart: SVG always (no dependency); a .png path needs matplotlib.
+        Returns the path written."""
+        from .roofline import write_roofline
+
+        return write_roofline(self, path)
+
+    def __repr__(self) -> str:
+        return (f"<Profile {self.kernel} on {self.gpu}: {self.cycles} cycles, {self.seconds * 1e6:.2f} us, "
+                f"occupancy {self.achieved_occupancy:.2f}>")
+
+
+def _finite(x: float):
+    return x if math.isfinite(x) else None
+
+
+def sm_ctas(ctas: int, sm_count: int, sm: int = 0) -> list[int]:
+    """The CTA ids the round-robin dispatcher gives SM `sm`."""
+    return list(range(sm, ctas, sm_count))
+
+
+def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: str = "gto", *,
+            regs: Optional[int] = None, sms: int = 1, functional: str = "all", params: Optional[ModelParams] = None,
+            cluster=None, max_instructions=None, progress=None) -> Profile:
+    """Run `kernel` and predict its time on `gpu` (see the module docstring).
+
+    regs: registers per thread (default: ptxas -v, else an estimate);
+    sms: how many SMs to simulate in detail (SM 0..sms-1; the slowest decides);
+    functional: "all" runs every CTA on the engine (outputs complete), "sampled" runs only the
+      CTAs of the simulated SMs (much faster for large grids; outputs are partial);
+    params: ModelParams (default: the calibrated defaults);
+    progress: called with the number of CTAs the engine has finished.
+    """
+    t0 = time.perf_counter()
+    spec: GpuSpec = load_gpu(gpu) if isinstance(gpu, str) else gpu
+    params = params or DEFAULT
+    if functional not in ("all", "sampled"):
+        raise ValueError("functional must be 'all' or 'sampled'")
+    grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
+    T = int(np.prod(block3))
+    G = int(np.prod(grid3))
+    module = kernel.module
+    if regs is None:
+        n_regs, source = registers_per_thread(module, kernel.name)
+    else:
+        n_regs, source = int(regs), "given"
+    shared = -(-module.program.shared_static // 16) * 16 + int(shared_mem)
+    occ = occupancy(spec, T, n_regs, shared, source)
+    n_sim = max(1, min(int(sms), spec.sm_count, G))
+    per_sm = [sm_ctas(G, spec.sm_count, s) for s in range(n_sim)]
+    traced = np.array(sorted(c for cs in per_sm for c in cs), dtype=np.int64)
+    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64)) for cs in per_sm]
+    fan = _FanOut(tracers)
+    only = traced if functional == "sampled" else None
+    launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster, max_instructions=max_instructions,
+                  progress=progress, tracer=fan, only_ctas=only)
+
+    n_active = min(spec.sm_count, G)
+    results, stats_all, mstats_all, counters = [], [], [], {}
+    for tracer, cs in zip(tracers, per_sm):
+        hier = MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared)
+        mem, mstats = memory_pass(tracer.trace, hier)
+        hier.flush()
+        work, tstats = build_work(tracer.trace, mem, spec, params, cs)
+        sim = SmSim(work, ctas_per_sm=occ.ctas_per_sm, subpartitions=spec.subpartitions, policy=policy,
+                    barrier_latency=spec.latency["barrier"],
+                    l2_bytes_per_clk=hier.params.l2_bytes_per_clk * params.l2_efficiency,
+                    dram_bytes_per_clk=hier.params.dram_bytes_per_clk * params.dram_efficiency,
+                    sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm)
+        results.append(sim.run())
+        stats_all.append(tstats)
+        mstats_all.append(mstats)
+        for k, v in hier.counters().items():
+            if isinstance(v, (int, float)) and not k.endswith("_rate") and k != "sectors_per_request":
+                counters[k] = counters.get(k, 0) + v
+    prof = _assemble(kernel.name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_all, mstats_all,
+                     counters, params, time.perf_counter() - t0)
+    prof.executed_thread_instructions = launched.thread_instructions
+    return prof
+
+
+class _FanOut:
+    """Several tracers (one per simulated SM) behind the one tracer slot of a launch."""
+
+    def __init__(self, tracers):
+        self.tracers = tracers
+
+    def wave(self, ctx, ctas):
+        waves = [w for w in (t.wave(ctx, ctas) for t in self.tracers) if w is not None]
+        if not waves:
+            return None
+        return waves[0] if len(waves) == 1 else _FanWave(waves)
+
+
+class _FanWave:
+    def __init__(self, waves):
+        self.waves = waves
+
+    def step(self, *a):
+        for w in self.waves:
+            w.step(*a)
+
+
+def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_all, mstats_all, counters,
+              params, wall) -> Profile:
+    n_traced = sum(len(cs) for cs in per_sm)
+    scale = G / max(n_traced, 1)
+    sm_cycles = max(r.cycles for r in results)
+    cycles = int(sm_cycles + params.kernel_launch)
+    stalls = {k: float(sum(r.stalls[i] for r in results)) for i, k in enumerate(STALL_REASONS)}
+    mix: dict = {}
+    flops: dict = {}
+    warp_i = thread_i = 0
+    for st in stats_all:
+        warp_i += st.warp_instructions
+        thread_i += st.thread_instructions
+        for k, v in st.by_class.items():
+            mix[k] = mix.get(k, 0) + v
+        for k, v in st.flops.items():
+            flops[k] = flops.get(k, 0.0) + v
+    mix = {k: int(round(v * scale)) for k, v in sorted(mix.items(), key=lambda kv: -kv[1])}
+    flops = {k: float(v * scale) for k, v in flops.items()}
+    resident = sum(r.warp_cycles_resident for r in results)
+    sm_time = sum(r.cycles for r in results)
+    achieved = resident / (sm_time * spec.max_warps_per_sm) if sm_time else 0.0
+    requests = sum(m.requests for m in mstats_all)
+    sectors = sum(m.sectors for m in mstats_all)
+    sh_req = sum(m.shared_requests for m in mstats_all)
+    sh_wf = sum(m.shared_wavefronts for m in mstats_all)
+    sh_ideal = sum(m.shared_ideal for m in mstats_all)
+    bank = {"requests": sh_req, "wavefronts": sh_wf, "ideal_wavefronts": sh_ideal, "conflicts": sh_wf - sh_ideal,
+            "wavefronts_per_request": round(sh_wf / sh_req, 3) if sh_req else 0.0}
+    l1h, l1m = counters.get("l1_hits", 0), counters.get("l1_misses", 0)
+    l2h, l2m = counters.get("l2_hits", 0), counters.get("l2_misses", 0)
+    rates = {"l1": l1h / (l1h + l1m) if l1h + l1m else 0.0, "l2": l2h / (l2h + l2m) if l2h + l2m else 0.0}
+    dram = int(round((counters.get("dram_bytes_read", 0) + counters.get("dram_bytes_written", 0)) * scale))
+    kind = max(flops, key=flops.get) if flops else "fp32"
+    peak_key = {"fp32": "fp32", "fp64": "fp64", "fp16": "fp16", "tensor": "fp16_tensor"}.get(kind, "fp32")
+    return Profile(
+        kernel=name, gpu=spec.name, grid=grid3, block=block3, policy=policy, cycles=cycles,
+        seconds=cycles / spec.clock_hz, stalls=stalls, instruction_mix=mix,
+        warp_instructions=int(round(warp_i * scale)), thread_instructions=int(round(thread_i * scale)),
+        achieved_occupancy=achieved, theoretical_occupancy=occ.theoretical, occupancy=occ,
+        sectors_per_request=sectors / requests if requests else 0.0, bank_conflicts=bank, cache_hit_rates=rates,
+        dram_bytes=dram, flops=flops, ctas=G, simulated_ctas=n_traced, simulated_sms=len(results),
+        waves=G / (occ.ctas_per_sm * spec.sm_count), peak_flops=float(spec.peak_flops.get(peak_key, 0.0)),
+        dram_bytes_per_s_peak=float(spec.dram_bytes_per_s), counters=counters, wall_seconds=wall,
+    )

@@ -1,0 +1,343 @@
+"""One streaming multiprocessor, cycle by cycle where something happens.
+
+The SM runs the CTAs given to it (up to `ctas_per_sm` at once; a finished CTA's slot takes the
+next one after `cta_launch` cycles). Each resident warp sits in one of four sub-partitions
+(scheduler id = hardware warp slot % 4). Every cycle each sub-partition's scheduler issues at
+most one instruction from an eligible warp, chosen by the policy:
+
+* "gto" (greedy then oldest): the warp that issued last, while it stays eligible; else the oldest;
+* "lrr" (loose round robin): the next eligible warp after the one that issued last.
+
+A warp is eligible when its next instruction is fetched (a taken branch costs `fetch_redirect`
+cycles), it is not waiting at a barrier or sleeping, its operands are ready (scoreboard: RAW on
+the registers it reads, WAW on those it writes), the functional-unit pipe of its class on its
+sub-partition accepts an instruction (issue interval), and for memory instructions the SM's L1
+queue is not backed up (memory throttle). Each cycle every resident warp is in exactly one state:
+"selected" (it issued) or one stall reason (see STALL_REASONS); the simulation jumps over cycles
+where nothing changes and charges the skipped cycles to each warp's state at once.
+
+Memory instructions occupy the SM-wide L1/shared data stage for their wavefronts (bank conflicts,
+sectors), then L2 and DRAM bandwidth servers (this SM's share: the GPU's bandwidth divided by the
+number of active SMs). A load's result is ready after its level's latency plus the time it queued.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "synchronization",
+                 "memory_throttle", "memory_dependency", "execution_dependency", "sleeping", "texture",
+                 "constant")
+(SELECTED, NOT_SELECTED, PIPE_BUSY, FETCH, SYNC, THROTTLE, MEM_DEP, EXEC_DEP, SLEEPING, TEXTURE,
+ CONSTANT) = range(len(STALL_REASONS))
+
+# what a register's pending producer makes a waiting consumer stall on
+DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
+
+# memory kinds of a warp-instruction (SmWork.mkind)
+MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE = range(6)
+
+
+@dataclass
+class SmWork:
+    """The instruction streams of the warps one SM runs, ready for `simulate`.
+
+    Per warp (index w): `cta_of[w]` (position of its CTA in `cta_order`), `start[w]:end[w]` its
+    warp-instructions in the flat arrays below, in program order.
+    Per warp-instruction (flat index i): pipe id, issue cycles on the pipe, result latency (for
+    memory instructions: the latency of the level that served it), registers read and written
+    (small ints), result kind (DEP_*), flags, and for memory instructions: L1 wavefronts, L2 and
+    DRAM sectors (reads and writes), memory kind (MK_*).
+    """
+
+    cta_order: list[int]  # CTA ids in the order the SM runs them
+    warps_of_cta: list[list[int]]
+    start: list[int]
+    end: list[int]
+    pipe: list[int]
+    issue: list[float]
+    latency: list[int]
+    reads: list[tuple]
+    writes: list[tuple]
+    dep_kind: list[int]
+    barrier: list[bool]
+    taken: list[bool]  # the next instruction of the warp is not at pc+1
+    sleep: list[int]
+    bank_extra: list[int]
+    mkind: list[int]
+    wavefronts: list[int]
+    l2_sectors: list[int]
+    dram_read: list[int]
+    dram_write: list[int]
+    n_pipes: int
+
+
+@dataclass
+class SmResult:
+    cycles: int
+    stalls: np.ndarray  # warp-cycles per STALL_REASONS entry
+    issued: int
+    warp_cycles_resident: float  # sum over cycles of resident warps
+    cta_finish: list[int] = field(default_factory=list)
+    l1_busy: float = 0.0
+    l2_busy: float = 0.0
+    dram_busy: float = 0.0
+
+
+INF = float("inf")
+
+
+class _Warp:
+    __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
+                 "regs", "done", "last_mem")
+
+    def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
+        self.w = w
+        self.cta = cta
+        self.slot = slot
+        self.sub = sub
+        self.pos = start
+        self.end = end
+        self.ready = 0.0  # operands of the next instruction are ready at
+        self.ready_kind = EXEC_DEP
+        self.fetch = now  # the next instruction is fetched at
+        self.sleep = 0.0
+        self.at_bar = False
+        self.regs: dict = {}  # register -> (ready time, DEP_* kind of its producer)
+        self.done = False
+        self.last_mem = 0.0  # completion of its latest memory access (a CTA ends when they drain)
+
+
+class SmSim:
+    """The state of one SM while it runs `work` (see the module docstring)."""
+
+    def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
+                 l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64):
+        if policy not in ("gto", "lrr"):
+            raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
+        self.w = work
+        self.gto = policy == "gto"
+        self.S = subpartitions
+        self.params = params
+        self.barrier_latency = barrier_latency + params.barrier_extra
+        self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
+        self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
+        self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        self.sub_warps: list[list[_Warp]] = [[] for _ in range(subpartitions)]
+        self.last_issued: list = [None] * subpartitions
+        self.stalls = [0.0] * len(STALL_REASONS)
+        self.l1_free = self.l2_free = self.dram_free = 0.0
+        self.l1_busy = self.l2_busy = self.dram_busy = 0.0
+        self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
+        self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
+        self.warp_slots = list(range(max_warps))
+        self.cta_warps: dict[int, list[_Warp]] = {}
+        self.cta_finish = [0] * len(work.cta_order)
+        self.t = 0.0
+        self.issued = 0
+        self.resident = 0.0
+        self.n_live = 0
+
+    # ------------------------------------------------------------------ CTAs
+    def launch_ready(self) -> None:
+        while self.pending and self.slot_open and min(self.slot_open) <= self.t:
+            self.slot_open.remove(min(self.slot_open))
+            c = self.pending.pop()
+            ws = []
+            for w in self.w.warps_of_cta[c]:
+                if self.w.start[w] >= self.w.end[w]:
+                    continue
+                slot = self.warp_slots.pop(0)
+                wp = _Warp(w, c, slot, slot % self.S, self.w.start[w], self.w.end[w], self.t)
+                self.head_ready(wp)
+                ws.append(wp)
+                self.sub_warps[wp.sub].append(wp)
+                self.n_live += 1
+            self.cta_warps[c] = ws
+            if not ws:
+                self.finish_cta(c, self.t)
+
+    def finish_cta(self, c: int, when: float) -> None:
+        self.cta_finish[c] = int(round(when))
+        del self.cta_warps[c]
+        self.slot_open.append(when + self.params.cta_launch)
+
+    def retire(self, wp: _Warp, when: float) -> None:
+        wp.done = True
+        self.n_live -= 1
+        self.sub_warps[wp.sub].remove(wp)
+        self.warp_slots.append(wp.slot)
+        self.warp_slots.sort()
+        ws = self.cta_warps[wp.cta]
+        if all(x.done for x in ws):
+            self.finish_cta(wp.cta, max([when] + [x.last_mem for x in ws]))
+        else:
+            self.check_barrier(wp.cta, when)
+
+    def check_barrier(self, c: int, when: float) -> None:
+        ws = self.cta_warps.get(c)
+        if not ws:
+            return
+        waiting = [x for x in ws if not x.done]
+        if waiting and all(x.at_bar for x in waiting):
+            release = when + self.barrier_latency
+            for x in waiting:
+                x.at_bar = False
+                if x.fetch < release:
+                    x.fetch = release
+
+    # ------------------------------------------------------------------ warps
+    def head_ready(self, wp: _Warp) -> None:
+        """Scoreboard: when the registers the next instruction reads (RAW) and writes (WAW) are ready."""
+        i = wp.pos
+        best, kind = 0.0, EXEC_DEP
+        regs = wp.regs
+        for r in self.w.reads[i]:
+            got = regs.get(r)
+            if got is not None and got[0] > best:
+                best, kind = got
+        for r in self.w.writes[i]:
+            got = regs.get(r)
+            if got is not None and got[0] > best:
+                best, kind = got
+        wp.ready = best
+        wp.ready_kind = kind
+
+    def state(self, wp: _Warp, t: float, pf: list) -> tuple[int, float]:
+        """(stall reason, cycle it lasts until) of a warp at cycle t; NOT_SELECTED: eligible."""
+        if wp.at_bar:
+            return SYNC, INF
+        if wp.fetch > t:
+            return FETCH, wp.fetch
+        if wp.sleep > t:
+            return SLEEPING, wp.sleep
+        if wp.ready > t:
+            return wp.ready_kind, wp.ready
+        i = wp.pos
+        p = self.w.pipe[i]
+        if pf[p] > t:
+            return (TEXTURE if self.w.mkind[i] == MK_TEX else PIPE_BUSY), pf[p]
+        if self.w.mkind[i] and self.l1_free - t > self.params.lsu_queue_cycles:
+            return THROTTLE, self.l1_free - self.params.lsu_queue_cycles
+        return NOT_SELECTED, t + 1
+
+    def issue(self, wp: _Warp, s: int, t: float, finished: list) -> None:
+        W = self.w
+        i = wp.pos
+        self.last_issued[s] = wp
+        self.pipe_free[s][W.pipe[i]] = t + W.issue[i]
+        self.issued += 1
+        done_at = t + W.latency[i]
+        if W.mkind[i]:
+            done_at = self.memory(i, t)
+            if done_at > wp.last_mem:
+                wp.last_mem = done_at
+        kind = W.dep_kind[i]
+        for r in W.writes[i]:
+            wp.regs[r] = (done_at, kind)
+        if W.sleep[i]:
+            wp.sleep = t + W.sleep[i]
+        wp.pos = i + 1
+        if wp.pos >= wp.end:
+            finished.append(wp)
+            return
+        wp.fetch = t + 1 + W.bank_extra[i] + (self.params.fetch_redirect if W.taken[i] else 0)
+        self.head_ready(wp)
+        if W.barrier[i]:
+            wp.at_bar = True
+
+    def memory(self, i: int, t: float) -> float:
+        """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
+        W = self.w
+        start = self.l1_free if self.l1_free > t else t
+        wf = W.wavefronts[i] * self.params.l1_wavefront_cycles
+        self.l1_free = start + wf
+        self.l1_busy += wf
+        done_at = start + wf + W.latency[i]
+        n2 = W.l2_sectors[i]
+        if n2:
+            s2 = self.l2_free if self.l2_free > start else start
+            self.l2_free = s2 + n2 * self.l2_cyc
+            self.l2_busy += n2 * self.l2_cyc
+            done_at += s2 - start
+        nd = W.dram_read[i] + W.dram_write[i]
+        if nd:
+            sd = self.dram_free if self.dram_free > start else start
+            self.dram_free = sd + nd * self.dram_cyc
+            self.dram_busy += nd * self.dram_cyc
+            if W.dram_read[i]:
+                done_at += (sd - start) + W.dram_read[i] * self.dram_cyc
+        return done_at
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> SmResult:
+        stalls = self.stalls
+        self.launch_ready()
+        finished: list[_Warp] = []
+        barrier_ctas: set = set()
+        states: list = []
+        while self.n_live or self.pending:
+            t = self.t
+            if not self.n_live:
+                self.t = max(t, min(self.slot_open))
+                self.launch_ready()
+                continue
+            any_issue = False
+            t_next = INF
+            for s in range(self.S):
+                warps = self.sub_warps[s]
+                if not warps:
+                    continue
+                pf = self.pipe_free[s]
+                lw = self.last_issued[s]
+                if lw is not None and not lw.done and lw.sub == s:
+                    k = warps.index(lw)
+                    order = warps[k:] + warps[:k] if self.gto else warps[k + 1:] + warps[:k + 1]
+                    if self.gto:
+                        order = [lw] + [x for x in warps if x is not lw]
+                else:
+                    order = warps
+                chosen = None
+                for wp in order:
+                    reason, until = self.state(wp, t, pf)
+                    if reason == NOT_SELECTED and chosen is None:
+                        chosen = wp
+                        continue
+                    if until < t_next:
+                        t_next = until
+                    states.append(reason)
+                if chosen is not None:
+                    any_issue = True
+                    states.append(SELECTED)
+                    bar_before = chosen.at_bar
+                    self.issue(chosen, s, t, finished)
+                    if chosen.at_bar and not bar_before:
+                        barrier_ctas.add(chosen.cta)
+            if any_issue:
+                dt = 1.0
+            else:
+                nxt = t_next
+                if self.pending and self.slot_open:
+                    nxt = min(nxt, min(self.slot_open))
+                dt = max(1.0, nxt - t) if nxt != INF else 1.0
+            for reason in states:
+                stalls[reason] += dt
+            self.resident += len(states) * dt
+            states.clear()
+            for c in barrier_ctas:
+                self.check_barrier(c, t + 1)
+            barrier_ctas.clear()
+            for wp in finished:
+                self.retire(wp, t + 1)
+            finished.clear()
+            self.t = t + dt
+            if self.pending:
+                self.launch_ready()
+        end = max([self.t] + [float(x) for x in self.cta_finish])
+        return SmResult(int(round(end)), np.array(stalls), self.issued, self.resident, self.cta_finish,
+                        self.l1_busy, self.l2_busy, self.dram_busy)
+
+
+def simulate(work: SmWork, **kw) -> SmResult:
+    return SmSim(work, **kw).run()

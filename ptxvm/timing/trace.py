@@ -1,0 +1,324 @@
+"""From the engine's event trace to the SM model's input.
+
+Two passes over `engine.trace.Trace` (the warps of the CTAs one SM runs):
+
+1. `memory_pass`: every memory step, in the engine's order, goes through the memory model
+   (ptxvm.timing.memory: coalescing, bank conflicts, L1/L2/DRAM caches, constant cache,
+   atomics), vectorized over the step's warps. It yields, per warp-instruction, the level that
+   served it (latency), L1 wavefronts, L2 and DRAM sectors.
+2. `build_work`: the steps regrouped per warp in program order, with everything the SM loop
+   needs per warp-instruction (pipe, issue cycles, latency, registers as small ints, taken
+   branches, barriers) as plain lists, plus the instruction statistics of the trace.
+
+This module reads the trace's record types and nothing else of the engine.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..engine.trace import Trace
+from ..engine.trace_info import SPACE_CODES, InstrInfo, MemInfo
+from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
+from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE, MK_TEX,
+                 SmWork)
+
+# op class -> pipe (GpuSpec.pipes names, plus "tex")
+PIPE_OF_CLASS = {"fp32": "fp32", "int": "int", "fp64": "fp64", "sfu": "sfu", "tensor": "tensor", "lsu": "lsu",
+                 "branch": "branch", "half": "half", "conv": "conv", "uniform": "uniform", "barrier": "branch",
+                 "sync": "branch", "tex": "tex", "shfl": "lsu", "sleep": "branch", "nop": "int"}
+_CODE_SPACE = {v: k for k, v in SPACE_CODES.items()}
+_LANE_BITS = np.uint32(1) << np.arange(32, dtype=np.uint32)
+
+
+@dataclass
+class MemStep:
+    """Memory results of one trace step, one entry per warp of the step."""
+
+    mkind: np.ndarray
+    latency: np.ndarray
+    wavefronts: np.ndarray
+    l2_sectors: np.ndarray
+    dram_read: np.ndarray
+    dram_write: np.ndarray
+    dep: np.ndarray
+
+
+@dataclass
+class MemStats:
+    requests: int = 0  # global/local load and store requests (warp-instructions with an active lane)
+    sectors: int = 0
+    shared_requests: int = 0
+    shared_wavefronts: int = 0
+    shared_ideal: int = 0
+    by_space: Counter = field(default_factory=Counter)
+
+
+def lane_mask_matrix(active: np.ndarray) -> np.ndarray:
+    """uint32 lane masks -> (warps, 32) bool."""
+    return (active[:, None] & _LANE_BITS) != 0
+
+
+def _policy(mem: MemInfo) -> Policy:
+    op = CacheOp(mem.cache_op) if mem.cache_op else (CacheOp.WB if mem.store else CacheOp.CA)
+    if mem.store and op in (CacheOp.CA, CacheOp.LU, CacheOp.CV):
+        op = CacheOp.WB
+    if not mem.store and op in (CacheOp.WB, CacheOp.WT):
+        op = CacheOp.CA
+    l1 = EvictPriority.NO_ALLOCATE if mem.l1_evict == "no_allocate" else EvictPriority("evict_" + mem.l1_evict)
+    l2 = EvictPriority("evict_" + mem.l2_evict)
+    return Policy(op=op, l1=l1, l2=l2, prefetch=mem.prefetch, nc=mem.nc)
+
+
+def memory_pass(trace: Trace, hier) -> tuple[dict[int, MemStep], MemStats]:
+    """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy)."""
+    out: dict[int, MemStep] = {}
+    stats = MemStats()
+    p = hier.params
+    for k, step in enumerate(trace.steps):
+        if step.addr is None:
+            continue
+        info = trace.info(step.pc)
+        mem = info.mem
+        if mem is None or info.op_class == "uniform":
+            continue
+        n = step.warps.size
+        res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                      np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+        act = lane_mask_matrix(step.active)
+        if mem.space == "generic":
+            codes = step.space if step.space is not None else np.zeros(n, np.uint8)
+            for code in np.unique(codes):
+                sel = np.flatnonzero(codes == code)
+                _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats)
+        else:
+            _access(hier, p, mem, mem.space, step.addr, act, res, slice(None), stats)
+        out[k] = res
+    return out, stats
+
+
+def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats) -> None:
+    size = mem.bytes_per_lane
+    live = act.any(axis=1)
+    if space == "shared":
+        if mem.atomic:
+            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED)
+        else:
+            lat = hier.shared(addr, act, size, write=mem.store)
+        waves = hier.last.get("wavefronts") if not mem.atomic else None
+        if waves is None:
+            from .memory import bank_conflicts
+
+            waves = bank_conflicts(addr, act, mem.size if mem.atomic else size)
+        stats.shared_requests += int(live.sum())
+        stats.shared_wavefronts += int(waves.sum())
+        stats.shared_ideal += int(_ideal_wavefronts(act, size).sum())
+        res.mkind[sel] = np.where(live, MK_SHARED if not mem.store or mem.atomic else MK_STORE, MK_NONE)
+        res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
+        res.wavefronts[sel] = waves
+        res.dep[sel] = DEP_EXEC
+        stats.by_space["shared"] += int(live.sum())
+        return
+    if space in ("const", "param"):
+        lat = hier.const_load(addr, act, size)
+        res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
+        res.latency[sel] = lat
+        res.wavefronts[sel] = 1
+        res.dep[sel] = np.where(lat > p.lat_const_hit, DEP_CONST, DEP_EXEC)
+        stats.by_space["const"] += int(live.sum())
+        return
+    kind = Space.LOCAL if space == "local" else Space.GLOBAL
+    c = coalesce(addr, act, size)
+    stats.requests += int(c.requests.sum())
+    stats.sectors += int(c.n_sectors.sum())
+    stats.by_space[space] += int(live.sum())
+    if mem.atomic:
+        lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL)
+        res.mkind[sel] = np.where(live, MK_GLOBAL, MK_NONE)
+        res.latency[sel] = lat
+        res.wavefronts[sel] = c.n_lines
+        res.l2_sectors[sel] = c.n_sectors
+        res.dep[sel] = DEP_MEM
+        return
+    policy = _policy(mem)
+    if mem.store:
+        before = hier.l2.stats["write_misses"]
+        hier.store(c, kind=kind, policy=policy)
+        new = hier.l2.stats["write_misses"] - before  # sectors newly dirty in L2: written back to DRAM later
+        total = max(int(c.n_sectors.sum()), 1)
+        res.mkind[sel] = np.where(live, MK_STORE, MK_NONE)
+        res.latency[sel] = p.lat_l2
+        res.wavefronts[sel] = c.n_lines
+        res.l2_sectors[sel] = c.n_sectors
+        res.dram_write[sel] = np.round(c.n_sectors * (new / total)).astype(np.int64)
+        res.dep[sel] = DEP_EXEC
+        return
+    hier.load(c, kind=kind, policy=policy)
+    last = hier.last
+    level = last["level"]
+    base = np.array([p.lat_l1, p.lat_l2, p.lat_dram], np.float64)[level]
+    res.mkind[sel] = np.where(live, MK_GLOBAL, MK_NONE)
+    res.latency[sel] = base
+    res.wavefronts[sel] = c.n_lines
+    res.l2_sectors[sel] = last["l2_bytes"] // p.sector
+    res.dram_read[sel] = last["dram_bytes"] // p.sector
+    res.dep[sel] = DEP_MEM
+
+
+def _ideal_wavefronts(act: np.ndarray, size: int) -> np.ndarray:
+    """Wavefronts a conflict-free access of `size` bytes per lane needs (one per 128-B phase)."""
+    from .memory import lanes_per_phase
+
+    per = lanes_per_phase(size)
+    phases = -(-32 // per)
+    return act.reshape(act.shape[0], phases, -1).any(axis=2).sum(axis=1)
+
+
+# ---------------------------------------------------------------------------- per-warp streams
+
+
+@dataclass
+class TraceStats:
+    warp_instructions: int = 0
+    thread_instructions: int = 0
+    by_class: Counter = field(default_factory=Counter)  # op class -> warp-instructions
+    flops: Counter = field(default_factory=Counter)  # flop kind -> flops
+    divergent: int = 0  # warp-instructions with some lanes of the warp masked off
+
+
+def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: list[int]) -> tuple[SmWork, TraceStats]:
+    """The SM input for the traced warps, CTAs run in `cta_order` (CTA ids)."""
+    cta, widx, lanes = trace.warps()
+    n_rows = cta.size
+    steps = trace.steps
+    counts = np.array([s.warps.size for s in steps], dtype=np.int64)
+    total = int(counts.sum())
+    row = np.concatenate([s.warps for s in steps]) if steps else np.zeros(0, np.int64)
+    pc = np.repeat(np.array([s.pc for s in steps], dtype=np.int64), counts)
+    active = np.concatenate([s.active for s in steps]) if steps else np.zeros(0, np.uint32)
+    mkind = np.zeros(total, np.int8)
+    mlat = np.zeros(total)
+    wavefronts = np.zeros(total)
+    l2s = np.zeros(total, np.int64)
+    drd = np.zeros(total, np.int64)
+    dwr = np.zeros(total, np.int64)
+    dep = np.full(total, -1, np.int8)
+    offs = np.concatenate([[0], np.cumsum(counts)])
+    for k, r in mem.items():
+        a, b = offs[k], offs[k + 1]
+        mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
+        l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
+    order = np.argsort(row, kind="stable")
+    row, pc, active = row[order], pc[order], active[order]
+    mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
+    per_row = np.bincount(row, minlength=n_rows)
+    start = np.concatenate([[0], np.cumsum(per_row)])
+    taken = np.zeros(total, bool)
+    if total > 1:
+        taken[:-1] = (pc[1:] != pc[:-1] + 1) & (row[1:] == row[:-1])
+
+    table = _StaticTable(trace, gpu, params, np.unique(pc))
+    pipe = table.pipe[pc]
+    issue = table.issue[pc]
+    latency = np.where(mkind > 0, mlat, table.latency[pc])
+    dep_kind = np.where(dep >= 0, dep, table.dep[pc])
+    # the text/const-miss cases: memory kinds decide
+    dep_kind = np.where(mkind == MK_TEX, DEP_TEX, dep_kind)
+
+    stats = _stats(trace, pc, active, lanes[row] if n_rows else lanes, table)
+    position = {c: i for i, c in enumerate(cta_order)}
+    warps_of_cta: list[list[int]] = [[] for _ in cta_order]
+    for w in range(n_rows):
+        k = position.get(int(cta[w]))
+        if k is not None:
+            warps_of_cta[k].append(w)
+    work = SmWork(
+        cta_order=list(cta_order), warps_of_cta=warps_of_cta,
+        start=start[:-1].tolist(), end=start[1:].tolist(),
+        pipe=pipe.tolist(), issue=issue.tolist(), latency=latency.tolist(),
+        reads=[table.reads[p] for p in pc.tolist()], writes=[table.writes[p] for p in pc.tolist()],
+        dep_kind=dep_kind.tolist(), barrier=table.barrier[pc].tolist(), taken=taken.tolist(),
+        sleep=table.sleep[pc].tolist(), bank_extra=table.bank_extra[pc].tolist(), mkind=mkind.tolist(),
+        wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
+        n_pipes=len(table.pipe_names),
+    )
+    return work, stats
+
+
+def _stats(trace: Trace, pc: np.ndarray, active: np.ndarray, lanes: np.ndarray, table) -> TraceStats:
+    st = TraceStats()
+    st.warp_instructions = int(pc.size)
+    nact = _popcount(active)
+    st.thread_instructions = int(nact.sum())
+    full = np.where(lanes >= 32, np.uint32(0xFFFFFFFF), (np.uint64(1) << lanes.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
+    st.divergent = int(np.count_nonzero(active != full))
+    by_pc_warps = np.bincount(pc, minlength=table.size)
+    by_pc_threads = np.bincount(pc, weights=nact, minlength=table.size)
+    for p in np.flatnonzero(by_pc_warps):
+        info = trace.info(int(p))
+        st.by_class[info.op_class] += int(by_pc_warps[p])
+        if info.flops:
+            st.flops[info.flop_kind] += float(info.flops * by_pc_threads[p])
+    return st
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.uint32)
+    return np.unpackbits(x.view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1) if x.size else np.zeros(0, np.int64)
+
+
+_REG_NUMBER = re.compile(r"(\d+)$")
+
+
+class _StaticTable:
+    """Per-PC arrays (indexed by pc) of what the SM loop needs from the instruction."""
+
+    def __init__(self, trace: Trace, gpu, params, pcs: np.ndarray):
+        n = int(pcs.max()) + 1 if pcs.size else 1
+        self.size = n
+        self.pipe_names = list(gpu.pipes) + ["tex"]
+        pipe_id = {name: i for i, name in enumerate(self.pipe_names)}
+        self.pipe = np.zeros(n, np.int64)
+        self.issue = np.ones(n)
+        self.latency = np.ones(n)
+        self.dep = np.full(n, DEP_EXEC, np.int8)
+        self.barrier = np.zeros(n, bool)
+        self.sleep = np.zeros(n, np.int64)
+        self.bank_extra = np.zeros(n, np.int64)
+        self.reads: dict[int, tuple] = {}
+        self.writes: dict[int, tuple] = {}
+        reg_id: dict[str, int] = {}
+        lsu = gpu.pipes["lsu"]
+        for p in pcs.tolist():
+            info: InstrInfo = trace.info(p)
+            name = PIPE_OF_CLASS.get(info.op_class, "int")
+            pipe = gpu.pipes.get(name, lsu)
+            self.pipe[p] = pipe_id[name]
+            self.issue[p] = pipe.issue_interval * info.sass
+            lat = pipe.latency * info.sass
+            if info.op_class == "uniform":
+                lat = gpu.latency["const_hit"]
+            elif info.op_class in ("barrier", "sync"):
+                lat = gpu.latency["barrier"]
+            elif info.op_class == "branch":
+                lat = gpu.latency["branch"]
+            elif info.op_class == "shfl":
+                lat = gpu.latency["shared"]
+            elif info.op_class == "tex":
+                lat = gpu.latency["tex_hit"]
+                self.dep[p] = DEP_TEX
+            if info.sreg:
+                lat = max(lat, params.sreg_latency)
+            self.latency[p] = lat
+            self.barrier[p] = info.is_barrier
+            self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
+            self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
+            self.writes[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.writes)
+            if params.reg_banks > 1 and info.op_class in ("fp32", "int", "fp64", "half") and len(info.reads) >= 3:
+                banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
+                                if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
+                self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
