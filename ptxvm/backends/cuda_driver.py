@@ -168,7 +168,8 @@ class Runtime:
         image = ptx.encode() + b"\0"
         if self.core is not None:
             code = ptx.encode()
-            oc = self.core.ObjectCode.from_ptx(code, name=name) if _takes_name(self.core) else self.core.ObjectCode.from_ptx(code)
+            make = self.core.ObjectCode.from_ptx
+            oc = self._wrap(lambda: make(code, name=name) if _takes_name(self.core) else make(code), "ObjectCode.from_ptx")
             return Loaded(self, None, object_code=oc)
         d = self.driver
         module = self.check(d.cuModuleLoadDataEx(image, 0, [], []), "cuModuleLoadDataEx")
