@@ -176,8 +176,11 @@ class Runtime:
         return Loaded(self, module)
 
     def library(self, loaded: Loaded):
+        """The CUlibrary (cuda.core >= 0.2) or CUmodule holding the module's code."""
         if loaded.library is None:
-            loaded.library = _handle(loaded.object_code)
+            d = self.driver
+            h = _handle(loaded.object_code)
+            loaded.library = h if isinstance(h, (d.CUmodule, d.CUlibrary)) else d.CUlibrary(int(h))
         return loaded.library
 
     def core_kernel(self, loaded: Loaded, name: str):
@@ -194,7 +197,10 @@ class Runtime:
         d = self.driver
         if loaded.object_code is not None:
             h = _handle(self.core_kernel(loaded, name))
-            f = self.check(d.cuKernelGetFunction(h), "cuKernelGetFunction") if isinstance(h, getattr(d, "CUkernel", ())) else h
+            if not isinstance(h, d.CUfunction):
+                h = h if isinstance(h, d.CUkernel) else d.CUkernel(int(h))
+                h = self.check(d.cuKernelGetFunction(h), "cuKernelGetFunction")
+            f = h
         else:
             f = self.check(d.cuModuleGetFunction(loaded.library, name.encode()), "cuModuleGetFunction")
         loaded.functions[name] = f
@@ -204,7 +210,7 @@ class Runtime:
         """(device address, size in bytes) of a .global or .const variable."""
         d = self.driver
         lib = self.library(loaded)
-        if isinstance(lib, getattr(d, "CUlibrary", ())):
+        if isinstance(lib, d.CUlibrary):
             ptr, size = self.check(d.cuLibraryGetGlobal(lib, name.encode()), "cuLibraryGetGlobal")
         else:
             ptr, size = self.check(d.cuModuleGetGlobal(lib, name.encode()), "cuModuleGetGlobal")
