@@ -1,7 +1,8 @@
 """Atomic read-modify-write over lanes, serialised in lane order where lanes collide.
 
 PTX lets colliding atomics happen in any order; ptxvm picks lane order (lower thread slot
-first), which is one of the hardware's legal orders. Three paths:
+first), which is one of the hardware's legal orders; every update is rounded on its own, as each
+is a separate atomic operation (docs/hardware-notes.md, "Colliding atomics"). Three paths:
 * no value returned (red, or atom into `_`): NumPy's unbuffered `ufunc.at` applies every lane's
   update in order, including repeated indices;
 * integer add with values returned: an exclusive running sum per address (exact modulo 2^n);
@@ -10,6 +11,8 @@ first), which is one of the hardware's legal orders. Three paths:
 from __future__ import annotations
 
 import numpy as np
+
+from ..numerics import ieee32
 
 OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
 
@@ -63,13 +66,90 @@ def combiner(op: str, ptx_type: str) -> Combiner:
     raise ValueError(f"unknown atomic operation {op}")
 
 
+def element_combiner(op: str, t: str, ftz: bool = False) -> Combiner:
+    """The per-element update of atom/red on element type `t` (raw bits for f16/bf16/x2 and b128
+    pairs; float32/float64 views for f32/f64). `ftz`: atom.add.f32 on global memory, which
+    flushes subnormal inputs and results (ISA 9.7.13.5; canonical NaN as every f32 add)."""
+    if t == "f32" and op == "add":
+        return Combiner(op, lambda old, b: ieee32.add(old.view(np.uint32), b.view(np.uint32), ftz=ftz).view(np.float32))
+    if t == "f64" and op == "add":
+        return Combiner(op, _f64_add)
+    if t in HALF_TYPES:
+        return _half_combiner(op, t)
+    if t == "b128":
+        return Combiner(op, _exch128 if op == "exch" else _cas128)
+    return combiner(op, t)
+
+
+HALF_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
+
+
+def _half_combiner(op: str, t: str) -> Combiner:
+    from ..semantics import Spec, lane_function
+
+    if op == "add":  # .noftz: subnormals kept, round to nearest even
+        fn = lane_function(Spec("add", {"rnd": "rn"}, {"type": t}, ("rn", t)))
+    elif op in ("min", "max"):
+        fn = lane_function(Spec(op, {}, {"type": t}, (t,)))
+    else:
+        raise ValueError(f"atom.{op} does not take .{t}")
+    return Combiner(op, lambda old, b: np.asarray(fn(old, b)).astype(old.dtype, copy=False))
+
+
+_F64_EXP = np.uint64(0x7FF0000000000000)
+_F64_FRAC = np.uint64(0x000FFFFFFFFFFFFF)
+
+
+def _f64_nan(bits):
+    return ((bits & _F64_EXP) == _F64_EXP) & ((bits & _F64_FRAC) != 0)
+
+
+def _f64_add(old, b):
+    """atom.add.f64: a NaN operand comes back as it is (not quieted; the H200 returns the source
+    operand's signalling NaN unchanged), the operand b's first."""
+    with np.errstate(all="ignore"):
+        s = old + b
+    ob, bb = old.view(np.uint64), b.view(np.uint64)
+    out = np.where(_f64_nan(bb), bb, np.where(_f64_nan(ob), ob, s.view(np.uint64)))
+    return out.view(np.float64)
+
+
+def _cas128(old, b, c):
+    """Rows of (lo, hi) uint64 pairs: c where old equals b in both halves."""
+    hit = np.all(old == b, axis=-1, keepdims=True)
+    return np.where(hit, c, old)
+
+
+def _exch128(old, b):
+    return b
+
+
+def apply128(words: np.ndarray, idx: np.ndarray, comb: Combiner, vals: list) -> np.ndarray:
+    """atom.{cas,exch}.b128 on `words` (uint64), lane i on words[idx[i]], words[idx[i] + 1];
+    vals are (n, 2) arrays. Returns the (n, 2) old values."""
+    idx = idx.astype(np.intp)
+    order, sidx, _, _, rank = _segments(idx)
+    old = np.empty((idx.size, 2), np.uint64)
+    svals = [v[order] for v in vals]
+    by_rank = np.argsort(rank, kind="stable")
+    pos = 0
+    for c in np.bincount(rank):
+        sel = by_rank[pos : pos + c]
+        pos += c
+        where = np.stack([sidx[sel], sidx[sel] + 1], axis=1)
+        o = words[where]
+        words[where] = comb.fn(o, *[v[sel] for v in svals])
+        old[order[sel]] = o
+    return old
+
+
 def apply(view: np.ndarray, idx: np.ndarray, comb: Combiner, vals: list, need_old: bool):
     """Apply the atomic for every lane; returns each lane's old value when `need_old`."""
     idx = idx.astype(np.intp)
     if not need_old and comb.ufunc is not None:
         comb.ufunc.at(view, idx, vals[0])
         return None
-    if comb.op == "add" and view.dtype.kind in "ui":
+    if comb.op == "add" and comb.ufunc is np.add and view.dtype.kind in "ui":
         return _int_add(view, idx, vals[0])
     return _rounds(view, idx, comb, vals)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..semantics.dtypes import numpy_dtype, storage_dtype
 from ..syntax import ast
-from . import atomics
+from . import atomics, wide
 from .memory import (CLUSTER_RANK_SHIFT, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
                      AccessFault, classify_generic, cluster_target)
 from .machine import Fault, Op
@@ -222,7 +222,7 @@ def _value_type(m) -> str:
 def lower_ld(lowerer, instr, m, scope):
     t = _value_type(m)
     if t == "b128":
-        raise LoweringError(".b128 loads are not supported yet")
+        return [_traced(op, *rest) for op, *rest in [_lower_ld128(lowerer, instr, m, scope)]]
     dt = storage_dtype(t)
     dst = instr.operands[0]
     hint, addr_of = address_reader(lowerer, instr.operands[1], scope)
@@ -256,7 +256,7 @@ def lower_st(lowerer, instr, m, scope):
         return lower_st_async(lowerer, instr, m, scope)
     t = _value_type(m)
     if t == "b128":
-        raise LoweringError(".b128 stores are not supported yet")
+        return [_traced(op, *rest) for op, *rest in [_lower_st128(lowerer, instr, m, scope)]]
     dt = storage_dtype(t)
     hint, addr_of = address_reader(lowerer, instr.operands[0], scope)
     acc = access_for(lowerer, m, hint)
@@ -278,6 +278,48 @@ def lower_st(lowerer, instr, m, scope):
             raise _fault(e, lanes, ctx) from None
 
     return [_traced(Op(run, side_effects=True), addr_of, acc)]
+
+
+def _lower_ld128(lowerer, instr, m, scope):
+    """ld.b128 (and .v2.b128): each value as a (lo, hi) pair of u64 in memory."""
+    dst = instr.operands[0]
+    hint, addr_of = address_reader(lowerer, instr.operands[1], scope)
+    acc = access_for(lowerer, m, hint)
+    elements = dst.elements if isinstance(dst, ast.VectorOperand) else (dst,)
+    writers = [lowerer.writer(e, "b128", scope) for e in elements]
+    words = 2 * len(elements)
+
+    def run(ctx, lanes):
+        n = ctx.n if lanes is None else lanes.size
+        addr = np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,))
+        try:
+            vals = acc.load(ctx, lanes, np.ascontiguousarray(addr), np.dtype(np.uint64), words)
+        except AccessFault as e:
+            raise _fault(e, lanes, ctx) from None
+        vals = np.asarray(vals).reshape(n, words)
+        for i, w in enumerate(writers):
+            w(ctx, lanes, wide.join(vals[:, 2 * i : 2 * i + 2]))
+
+    return Op(run, side_effects=True), addr_of, acc
+
+
+def _lower_st128(lowerer, instr, m, scope):
+    hint, addr_of = address_reader(lowerer, instr.operands[0], scope)
+    acc = access_for(lowerer, m, hint)
+    src = instr.operands[1]
+    elements = src.elements if isinstance(src, ast.VectorOperand) else (src,)
+    readers = [lowerer.reader(e, "b128", scope) for e in elements]
+
+    def run(ctx, lanes):
+        n = ctx.n if lanes is None else lanes.size
+        addr = np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,))
+        vals = np.concatenate([wide.halves(r(ctx, lanes), n) for r in readers], axis=1)
+        try:
+            acc.store(ctx, lanes, np.ascontiguousarray(addr), vals, np.dtype(np.uint64), vals.shape[1])
+        except AccessFault as e:
+            raise _fault(e, lanes, ctx) from None
+
+    return Op(run, side_effects=True), addr_of, acc
 
 
 # ---------------------------------------------------------------------------- address conversion
@@ -344,37 +386,100 @@ def lower_atom(lowerer, instr, m, scope):
 
         return lower_red_async(lowerer, instr, m, scope)
     returns = instr.opcode == "atom"
-    t = _value_type(m)
+    t, count = _atomic_type(m, instr)
     op = m.values.get("op")
     if not isinstance(op, str):
         op = next((x for x in instr.modifiers if x in atomics.OPS), None)
     if op is None:
         raise LoweringError("atomic operation not recognised")
-    if t in ("b128",) or any(x.startswith("v") and x[1:].isdigit() for x in instr.modifiers) or t.endswith("x2") or t in ("f16", "bf16"):
-        raise LoweringError(f"atomic .{t}/vector forms are not supported yet")
     operands = list(instr.operands)
-    dst = lowerer.writer(operands.pop(0), t, scope) if returns else None
+    dst = _atomic_writer(lowerer, operands.pop(0), t, scope) if returns else None
     hint, addr_of = address_reader(lowerer, operands.pop(0), scope)
     acc = access_for(lowerer, m, hint)
-    srcs = [lowerer.reader(o, t, scope) for o in operands[:2]]
-    value_dt = numpy_dtype(t)
-    combine = atomics.combiner(op, t)
+    srcs = [_atomic_reader(lowerer, o, t, scope) for o in operands[:2]]
+    value_dt = np.dtype(np.uint64) if t == "b128" else numpy_dtype(t)
+    width = 16 if t == "b128" else value_dt.itemsize
+    f32_add = t == "f32" and op == "add"
+    combine = atomics.element_combiner(op, t)
+    combine_ftz = atomics.element_combiner(op, t, ftz=True) if f32_add else combine
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
+        n = group.size
         addr = np.asarray(addr_of(ctx, lanes))
         if addr.ndim == 0:
-            addr = np.full(group.size, addr, dtype=np.uint64)
+            addr = np.full(n, addr, dtype=np.uint64)
         try:
-            buf, offsets = acc.offsets(ctx, group, addr, value_dt.itemsize)
+            buf, offsets = acc.offsets(ctx, group, addr, width * count)
         except AccessFault as e:
             raise _fault(e, group, ctx) from None
-        vals = [np.broadcast_to(np.asarray(s(ctx, group)), (group.size,)).astype(value_dt) for s in srcs]
-        old = atomics.apply(buf.view(value_dt), offsets // np.uint64(value_dt.itemsize), combine, vals, need_old=returns)
+        vals = [s(ctx, group, n) for s in srcs]
+        if t == "b128":
+            old = atomics.apply128(buf.view(np.uint64), offsets // np.uint64(8), combine, vals)
+        else:
+            comb = combine_ftz if f32_add and _global_target(acc, addr) else combine
+            idx = offsets // np.uint64(width)
+            if count > 1:  # vector atomics: each element is its own atomic (ISA 9.7.13.5)
+                idx = (idx[:, None] + np.arange(count, dtype=np.uint64)).reshape(-1)
+                vals = [v.reshape(-1) for v in vals]
+            old = atomics.apply(buf.view(value_dt), idx, comb, [v.astype(value_dt, copy=False) for v in vals],
+                                need_old=returns)
+            if old is not None and count > 1:
+                old = old.reshape(n, count)
         if returns:
             dst(ctx, lanes, old)
 
     return [_traced(Op(run, side_effects=True), addr_of, acc)]
+
+
+def _atomic_type(m, instr) -> tuple[str, int]:
+    """(element type, vector length) of atom/red: .v2/.v4/.v8 forms name the element type in
+    their own slots (.f32, .half_word_type, .packed_type)."""
+    t = None
+    for slot in ("type", "half_word_type", "packed_type"):
+        if m.types.get(slot) is not None:
+            t = m.types[slot].name
+            break
+    t = t or _value_type(m)
+    vec = next((x for x in instr.modifiers if x in ("v2", "v4", "v8")), None)
+    return t, int(vec[1:]) if vec else 1
+
+
+def _atomic_reader(lowerer, node, t, scope):
+    """reader(ctx, group, n) -> (n,) values, (n, k) for a vector operand, (n, 2) u64 for .b128."""
+    if isinstance(node, ast.VectorOperand):
+        rs = [lowerer.reader(e, t, scope) for e in node.elements]
+        dt = numpy_dtype(t)
+        return lambda ctx, g, n: np.stack([np.broadcast_to(np.asarray(r(ctx, g)), (n,)).astype(dt, copy=False)
+                                           for r in rs], axis=1)
+    r = lowerer.reader(node, t, scope)
+    if t == "b128":
+        return lambda ctx, g, n: wide.halves(r(ctx, g), n)
+    dt = numpy_dtype(t)
+    return lambda ctx, g, n: np.broadcast_to(np.asarray(r(ctx, g)), (n,)).astype(dt)
+
+
+def _atomic_writer(lowerer, node, t, scope):
+    if isinstance(node, ast.VectorOperand):
+        ws = [lowerer.writer(e, t, scope) for e in node.elements]
+        dt = numpy_dtype(t)
+
+        def write(ctx, lanes, old):
+            for i, w in enumerate(ws):
+                w(ctx, lanes, np.ascontiguousarray(old[:, i]).view(dt))
+        return write
+    w = lowerer.writer(node, t, scope)
+    if t == "b128":
+        return lambda ctx, lanes, old: w(ctx, lanes, wide.join(old))
+    dt = numpy_dtype(t)
+    return lambda ctx, lanes, old: w(ctx, lanes, old.view(dt))
+
+
+def _global_target(acc, addr) -> bool:
+    """Whether an atomic goes to global memory (atom.add.f32 flushes subnormals there only)."""
+    if isinstance(acc, SpaceAccess):
+        return acc.space == "global"
+    return not classify_generic(addr).any()
 
 
 def _traced(op: Op, addr_of, acc) -> Op:
