@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Turn the microbenchmark results into the GPU descriptions' numbers.
+
+    python benchmarks/timing/calibrate.py benchmarks/timing/results/micro_h200.json [--date 2026-11-22]
+
+Reads the JSON that tools/device/timing_micro.py wrote on the H200 and rewrites
+ptxvm/timing/gpus/h200.json (every measured field gets "source": "measured on H200 <date>: <how>")
+and, for what does not depend on the memory system (the SM's pipes, shared memory, L1, barriers,
+atomics in shared memory), ptxvm/timing/gpus/h100.json with "measured on H200 <date>, same SM as
+H100 (transferred)". Fields the benchmarks do not measure keep their spec/estimate source.
+The raw numbers also go under "measured" in h200.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+GPUS = os.path.join(ROOT, "ptxvm", "timing", "gpus")
+
+
+def _points(items, name):
+    v = items.get(name, {})
+    return v.get("points", []) if isinstance(v, dict) else []
+
+
+def derive(micro: dict) -> tuple[dict, dict, dict]:
+    """(latency: key -> (cycles, how), pipes: class -> (lat, issue, how), other: field -> (value, how))."""
+    it = micro["items"]
+    lat, pipes, other = {}, {}, {}
+
+    clock = it.get("clock", {})
+    if "mhz" in clock:
+        other["clock_mhz_measured"] = (clock["mhz"], "%clock64 against %globaltimer over ~0.2 s, one thread")
+
+    sh = it.get("chase_shared", {})
+    if "stride1" in sh:
+        lat["shared"] = (sh["stride1"], "pointer chase in shared memory (ld.shared.u32, address = loaded value)")
+
+    sweep = _points(it, "chase_sweep")
+    l1 = [p["cycles_per_load"] for p in sweep if p["op"] == "chase_ca" and p["size_kib"] <= 64]
+    if l1:
+        lat["l1_hit"] = (min(l1), "pointer chase ld.global.ca.u64, footprint <= 64 KiB, 128-B stride (min)")
+    l2 = [p["cycles_per_load"] for p in sweep if p["op"] == "chase_cg" and 512 <= p["size_kib"] <= 4096]
+    if l2:
+        lat["l2_hit"] = (statistics.median(l2), "pointer chase ld.global.cg.u64, footprint 0.5-4 MiB, warm (median)")
+
+    dram = [p["cold_cycles_per_load"] for p in _points(it, "chase_dram") if p["stride"] == 4096 + 128]
+    if dram:
+        lat["dram"] = (statistics.median(dram), "cold pointer chase (L2 flushed by a 2 GiB copy), 4224-B stride")
+
+    const = _points(it, "chase_const")
+    hit = [p["cycles_per_load_warm"] for p in const if p["span_bytes"] <= 256]
+    if hit:
+        lat["const_hit"] = (min(hit), "ld.const chase over 256 B, warm")
+    miss = [p["cycles_per_load_first"] for p in const if p["span_bytes"] >= 65536]
+    if miss:
+        lat["const_miss"] = (max(miss), "ld.const chase over 64 KiB with >= 256-B stride, first touch")
+
+    at = it.get("atomics", {})
+    if "latency_global" in at:
+        lat["atomic_global"] = (at["latency_global"], "dependent atom.global.add chain, one thread")
+    if "latency_shared" in at:
+        lat["atomic_shared"] = (at["latency_shared"], "dependent atom.shared.add chain, one thread")
+
+    ctl = it.get("control", {})
+    bar = ctl.get("barrier", {})
+    if "256" in bar:
+        lat["barrier"] = (bar["256"], "bar.sync in a loop, 256 threads (cycles per barrier)")
+    br = ctl.get("branch", {})
+    if "taken" in br and "not_taken" in br:
+        lat["branch"] = (max(1.0, br["taken"] - br["not_taken"] + 1.0),
+                         "loop of predicated bra.uni: taken minus not-taken cycles per iteration, plus 1")
+
+    inst = it.get("inst", {})
+
+    def ok(op):
+        return op in inst and "latency_cycles" in inst[op]
+
+    fadd_lat = inst["fadd"]["latency_cycles"] if ok("fadd") else 4.0
+    iadd_lat = inst["iadd"]["latency_cycles"] if ok("iadd") else 4.0
+    if ok("ffma"):
+        pipes["fp32"] = (inst["ffma"]["latency_cycles"], inst["ffma"]["issue_interval"], "fma.rn.f32 chains")
+    if ok("iadd"):
+        pipes["int"] = (inst["iadd"]["latency_cycles"], inst["iadd"]["issue_interval"], "add.u32 chains")
+    if ok("dfma"):
+        pipes["fp64"] = (inst["dfma"]["latency_cycles"], inst["dfma"]["issue_interval"], "fma.rn.f64 chains")
+    if ok("ex2"):
+        pipes["sfu"] = (inst["ex2"]["latency_cycles"] - fadd_lat, inst["ex2"]["issue_interval"],
+                        "ex2.approx.ftz.f32 chains (each step also has an add.f32, subtracted from the latency)")
+    if ok("hfma2"):
+        pipes["half"] = (inst["hfma2"]["latency_cycles"], inst["hfma2"]["issue_interval"], "fma.rn.f16x2 chains")
+    if ok("cvt"):
+        pipes["conv"] = ((inst["cvt"]["latency_cycles"] - fadd_lat) / 2, inst["cvt"]["issue_interval"] / 2,
+                         "cvt.rzi.s32.f32 + cvt.rn.f32.s32 pairs (per cvt; the add.f32 of each step subtracted)")
+    mma = it.get("mma", {})
+    thr = [v["issue_interval_per_subpartition"] for k, v in mma.items() if k.startswith("warps")]
+    if "latency_cycles" in mma and thr:
+        pipes["tensor"] = (mma["latency_cycles"], min(thr),
+                           "mma.sync.m16n8k16.row.col.f32.f16.f16.f32: dependent chain; 4-16 warps/SM x 4 chains (best)")
+    banks = it.get("banks", {})
+    b1 = banks.get("block1024", {}).get("1")
+    if b1 and "shared" in lat:
+        pipes["lsu"] = (lat["shared"][0], b1 * 4 / 32,
+                        "shared loads: latency from the chase; issue from 32 warps of conflict-free dependent loads")
+
+    if ok("shfl"):
+        other["shfl_latency"] = (inst["shfl"]["latency_cycles"] - iadd_lat, "shfl.sync.bfly chain (add.u32 subtracted)")
+
+    bw = it.get("bw_dram", {})
+    best = [v["bytes_per_s"] for v in bw.values() if isinstance(v, dict) and "bytes_per_s" in v]
+    if best:
+        other["dram_bytes_per_s"] = (max(best), "1 GiB float4 device copy (read + write bytes / min time of 10)")
+    l2bw = it.get("bw_l2", {})
+    l2best = [v["bytes_per_s"] for v in l2bw.values() if isinstance(v, dict) and "bytes_per_s" in v]
+    if l2best and "mhz" in clock:
+        other["l2_bytes_per_clk"] = (max(l2best) / (clock["mhz"] * 1e6),
+                                     "ld.global.cg.v4 reads of a 4-32 MiB L2-resident array by 264 CTAs (best)")
+    dev = micro.get("device", {})
+    if dev.get("l2CacheSize"):
+        other["l2_bytes"] = (int(dev["l2CacheSize"]), "cudaDeviceProp.l2CacheSize")
+    return lat, pipes, other
+
+
+SAME_SM = ("shared", "l1_hit", "atomic_shared", "barrier", "branch", "const_hit")
+
+
+def apply(spec: dict, lat, pipes, other, source: str, transfer: bool) -> dict:
+    note = source + (", same SM as H100 (transferred)" if transfer else "")
+    for key, (v, how) in lat.items():
+        if transfer and key not in SAME_SM:
+            continue
+        spec["latency"][key] = {"value": max(1, int(round(v))), "source": f"{note}: {how}"}
+    for cls, (l, ii, how) in pipes.items():
+        spec["pipes"][cls] = {"latency": max(1, int(round(l))), "issue_interval": round(float(ii), 3),
+                              "source": f"{note}: {how}"}
+    if not transfer:
+        for key in ("dram_bytes_per_s", "l2_bytes_per_clk", "l2_bytes"):
+            if key in other:
+                v, how = other[key]
+                spec[key] = {"value": round(v, 1) if isinstance(v, float) else v, "source": f"{source}: {how}"}
+    return spec
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("micro_json")
+    ap.add_argument("--date", default=None)
+    args = ap.parse_args(argv)
+    with open(args.micro_json) as f:
+        micro = json.load(f)
+    date = args.date or micro.get("date", "")[:10]
+    lat, pipes, other = derive(micro)
+    for name, transfer in (("h200", False), ("h100", True)):
+        path = os.path.join(GPUS, name + ".json")
+        with open(path) as f:
+            spec = json.load(f)
+        spec = apply(spec, lat, pipes, other, f"measured on H200 {date}", transfer)
+        if not transfer:
+            spec["measured"] = {
+                "date": date,
+                "raw": os.path.relpath(os.path.abspath(args.micro_json), ROOT),
+                "derived": {k: round(v[0], 3) if isinstance(v[0], float) else v[0]
+                            for k, v in {**lat, **other}.items()},
+                "pipes": {k: {"latency": round(v[0], 2), "issue_interval": round(v[1], 3)} for k, v in pipes.items()},
+            }
+        with open(path, "w") as f:
+            json.dump(spec, f, indent=1)
+            f.write("\n")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
