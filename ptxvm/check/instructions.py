@@ -360,6 +360,26 @@ def _power_of_two(plan: Plan, assigned) -> list[Result]:
     return out
 
 
+def _sparsity_selector(plan: Plan, assigned) -> list[Result]:
+    """mma.sp: the selector picks which lanes of each quad hold metadata; its range depends on
+    how much metadata the shape needs (as ptxas 13 checks, which also lets m16n8k32 .f16 take
+    0..3 where the ISA says 0..1, with an .f32 accumulator)."""
+    v = plan.match.values
+    if not v.get("spvariant") or v.get("kind"):
+        return []
+    from ..semantics.families.matrix import sparse_meta
+    n = sparse_meta(v["shape"], v["atype"]).selectors
+    if v["shape"] == "m16n8k32" and v["atype"] == "f16" and v["dtype"] == "f32":
+        n = 4
+    out = []
+    for ro, shape, j in assigned:
+        val = _int_value(shape)
+        if ro.spec.name == "f" and val is not None and not 0 <= val < n:
+            out.append((j, f"sparsity selector {val} is out of range [0..{n - 1}] for "
+                           f".{v['shape']}.{v['atype']}", "error"))
+    return out
+
+
 def _generic_only(plan: Plan, assigned) -> list[Result]:
     """prefetchu takes a generic address: a register, or a .global variable (not a .shared one)."""
     return [(j, f"prefetchu needs a generic address: '{NAME}' is a .{shape[1][1].space} variable", "error")
@@ -372,7 +392,7 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "prefetchu": (_generic_only,),
     "bfe": (_ranges(b=range(0, 256), c=range(0, 256)),),
     "bfi": (_ranges(c=range(0, 256), d=range(0, 256)),),
-    "mma": (_ranges(f=range(0, 2)),),
+    "mma": (_sparsity_selector,),
     "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),),
     "mbarrier": (_ranges(phaseParity=(0, 1)), _mbarrier_count),
     "fence": (_size_128,),

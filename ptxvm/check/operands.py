@@ -152,6 +152,8 @@ class OperandRules:
             return []  # reported once by the names rule
         if kind in _SCALAR_KINDS:
             if tag == "vec" and Kind.VEC in ro.spec.alt:
+                if self.matrix:
+                    return self.register_fragment(shape[1])  # wgmma: A in registers, not a descriptor
                 return self.packed_vector(ro, shape)
             if tag == "addr" and Kind.ADDR in ro.spec.alt:
                 return []
@@ -388,6 +390,8 @@ class OperandRules:
         if tag == "vec":
             elems = shape[1]
             if count == 1 and len(elems) > 1 and Kind.VEC in spec.alt:
+                if self.matrix:
+                    return self.register_fragment(elems)  # wgmma: A in registers instead of a descriptor
                 return self.packed_vector(ro, shape)  # mov.b64 d, {a, b} (no .vec: packing)
             out = []
             if count is not None and len(elems) != count:
@@ -542,6 +546,15 @@ class OperandRules:
             # (a .u32 for a .tf32 element, a .b32 for two .f16 ...); see vector() for .tf32
             return (t.kind is _P) == (rt.kind is _P) and rt.bits == t.bits
         return operand_type_ok(t, rt, relaxed=self.relaxed)
+
+    def register_fragment(self, elems) -> list[str]:
+        """wgmma.mma_async with A in registers: four 32-bit registers per thread, any shape."""
+        if len(elems) != 4:
+            return [f"A in registers is a vector of 4 registers, not {len(elems)}"]
+        for e in elems:
+            if e[0] != "reg" or (e[1].ptype is not None and (e[1].ptype.bits != 32 or e[1].ptype.kind is _P)):
+                return ["A in registers takes 32-bit registers"]
+        return []
 
     def packed_vector(self, ro, shape) -> list[str]:
         """mov.b64 d, {a, b} / mov.b64 {a, b}, d: elements that together make the instruction type."""

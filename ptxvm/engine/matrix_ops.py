@@ -116,8 +116,10 @@ def lower_mma(lowerer, instr, m, scope):
     if m is None:
         raise LoweringError("mma form not recognised")
     v = m.values
-    if any(k in v for k in ("kind", "block_scale", "spvariant")) or instr.opcode != "mma":
-        raise LoweringError("mma.sp, .kind and .block_scale forms are not supported")
+    if any(k in v for k in ("kind", "block_scale")) or instr.opcode != "mma":
+        raise LoweringError("mma .kind and .block_scale forms (sm_100/sm_120) are not supported")
+    if v.get("spvariant"):
+        return lower_mma_sp(lowerer, instr, m, scope)
     shape, at, bt, ct, dt = v["shape"], v["atype"], v["btype"], v["ctype"], v["dtype"]
     A, B, C, D = L.mma_fragments(shape, at, bt, ct, dt, v["alayout"], v["blayout"])
     d, a, b, c = instr.operands[:4]
@@ -136,6 +138,47 @@ def lower_mma(lowerer, instr, m, scope):
         cm = to_matrix(rc.read(ctx, slots, valid), C, ed["c"])
         dm = N.mma(am, bm, cm, shape, at, bt, ct, dt, satfinite=satfinite, bitop=bitop)
         wd.write(ctx, slots, valid, from_matrix(dm, D, wd.dtype))
+
+    return _collective(lowerer, scope, body, None)
+
+
+def _selector(lowerer, node, meta: L.SparseMeta) -> int:
+    from .operands import literal
+    try:
+        sel = int(literal(node.expr if isinstance(node, ast.Immediate) else node, "u32"))
+    except Exception:  # noqa: BLE001
+        raise LoweringError("mma.sp: the sparsity selector must be an integer constant") from None
+    if not 0 <= sel < meta.selectors:
+        raise LoweringError(f"mma.sp: sparsity selector {sel} out of range 0..{meta.selectors - 1} for this shape")
+    return sel
+
+
+def lower_mma_sp(lowerer, instr, m, scope):
+    """mma.sp / mma.sp::ordered_metadata: A compressed (the kept half of each metadata group),
+    e the metadata register, f the sparsity selector (which lanes of each quad hold metadata)."""
+    v = m.values
+    shape, at, bt, ct, dt = v["shape"], v["atype"], v["btype"], v["ctype"], v["dtype"]
+    A, B, C, D = L.mma_sp_fragments(shape, at, bt, ct, dt)
+    meta = L.sparse_meta(shape, at)
+    d, a, b, c, e, f = instr.operands[:6]
+    ra = RegVector(lowerer, a, scope, A.reg_bits, A.nregs)
+    rb = RegVector(lowerer, b, scope, B.reg_bits, B.nregs)
+    rc = RegVector(lowerer, c, scope, C.reg_bits, C.nregs)
+    re_ = RegVector(lowerer, e, scope, 32)
+    wd = RegVector(lowerer, d, scope, D.reg_bits, D.nregs, write=True)
+    sel = _selector(lowerer, f, meta)
+    satfinite = bool(v.get("satfinite"))
+    ed = {x: _ELEM_DTYPE[L.BITS[t]] for x, t in (("a", at), ("b", bt), ("c", ct), ("d", dt))}
+
+    def body(ctx, lanes, mask, present):
+        slots, valid = warp_slots(ctx, lanes)
+        am = to_matrix(ra.read(ctx, slots, valid), A, ed["a"])[:, 0]
+        bm = to_matrix(rb.read(ctx, slots, valid), B, ed["b"])[:, 0]
+        cm = to_matrix(rc.read(ctx, slots, valid), C, ed["c"])[:, 0]
+        nib = L.sparse_nibbles(re_.read(ctx, slots, valid)[:, :, 0], meta, sel)
+        cols = L.sparse_columns(nib, meta, L.BITS[at])
+        dm = N.mma_sp(am, bm, cm, cols, shape, at, bt, ct, dt, satfinite=satfinite)
+        wd.write(ctx, slots, valid, from_matrix(dm[:, None], D, wd.dtype))
 
     return _collective(lowerer, scope, body, None)
 

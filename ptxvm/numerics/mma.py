@@ -290,3 +290,19 @@ def wmma(a, b, c, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
     if atype == "f64":
         return dmma(a, b, c, Rounding.from_ptx(rnd) if rnd else Rounding.RN)
     return mma(a, b, c, shape, atype, btype, ctype, dtype, satfinite=satfinite, bitop=bitop)
+
+
+def mma_sp(a, b, c, cols, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
+           satfinite: bool = False) -> np.ndarray:
+    """D of mma.sp: a [W, M, K/2] the kept elements, cols [W, M, K/2] the dense k each one
+    multiplies (from the metadata); row m is a dense product of its kept elements with the rows
+    of B they select, so the rows of B no element selects take no part (not even a NaN)."""
+    W = np.arange(b.shape[0])[:, None, None]
+    bsel = b[W, cols]                        # [W, M, K/2, N]
+    d = mma(a[:, :, None, :], bsel, c[:, :, None, :], shape, atype, btype, ctype, dtype, satfinite=satfinite)
+    return d[:, :, 0, :]
+
+
+def wgmma_float(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray:
+    """Floating-point wgmma.mma_async (sm_90a): one fused step over all of K and D, as HMMA."""
+    return hmma(a, b, c, atype, btype, ctype, dtype)

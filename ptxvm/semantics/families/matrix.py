@@ -254,3 +254,100 @@ def wmma_fragment(shape: str, which: str, t: str, layout: str = "row", itype: st
     rep = nregs // have
     g, r, c = (np.tile(x, (1, rep)) for x in (g, r, c))
     return Fragment(rows, cols, BITS[t], nregs, base.reg_bits, g, r, c)
+
+
+# ------------------------------------------------------------------------------------ mma.sp
+# A is stored compressed: its M x K/2 kept elements sit in the dense A fragment of an M x K/2
+# matrix. Each row of the dense A splits into metadata groups (4 elements of 8 or 16 bits, 2 tf32
+# elements, 8 int4 elements); a group keeps half of its elements and one 4-bit nibble names them:
+# two 2-bit indices, the first for the group's first kept element(s). tf32 indices count 16-bit
+# halves (0b0100: element 0, 0b1110: element 1); int4 indices count pairs of elements (4:8).
+# Nibble G of row g (+8 for the lower half) is in lane 4g + sel * T + G // 4 at bit 4 (G % 4)
+# (+16 for rows 8..15), T = the number of lanes per quad that hold metadata (1, 2 or 4; the
+# sparsity selector sel picks which).
+
+SP_GROUP = {16: 4, 8: 4, 32: 2, 4: 8}  # element bits -> elements per metadata group
+
+
+@dataclass(frozen=True)
+class SparseMeta:
+    """How the metadata of one mma.sp form is laid out."""
+
+    rows: int
+    k: int
+    group: int      # dense elements per metadata group
+    kept: int       # compressed elements per group (group // 2)
+    nibbles: int    # metadata nibbles per row
+    threads: int    # lanes per quad that hold metadata (the selector range is 4 // threads)
+    pair: int       # dense elements named by one index (2 for int4, else 1); tf32 uses halves
+
+    @property
+    def selectors(self) -> int:
+        return 4 // self.threads
+
+
+@lru_cache(maxsize=None)
+def sparse_meta(shape: str, atype: str) -> SparseMeta:
+    M, N, K = parse_shape(shape)
+    bits = BITS[atype]
+    group = SP_GROUP[bits]
+    nib = K // group
+    return SparseMeta(M, K, group, group // 2, nib, nib // 4, 2 if bits == 4 else 1)
+
+
+def sparse_nibble_positions(meta: SparseMeta, sel: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lane, bit) of the nibble of each (row, group): arrays [M, nibbles]."""
+    r = np.arange(meta.rows)[:, None]
+    G = np.arange(meta.nibbles)[None, :]
+    lane = 4 * (r % 8) + sel * meta.threads + G // 4
+    bit = 4 * (G % 4) + 16 * (r // 8)
+    return np.broadcast_to(lane, (meta.rows, meta.nibbles)), np.broadcast_to(bit, (meta.rows, meta.nibbles))
+
+
+def sparse_nibbles(e: np.ndarray, meta: SparseMeta, sel: int) -> np.ndarray:
+    """Metadata registers [W, 32] -> nibbles [W, M, nibbles]."""
+    lane, bit = sparse_nibble_positions(meta, sel)
+    return ((e[:, lane].astype(np.uint64) >> bit.astype(np.uint64)) & np.uint64(15)).astype(np.int64)
+
+
+def sparse_columns(nib: np.ndarray, meta: SparseMeta, bits: int) -> np.ndarray:
+    """Nibbles [W, M, groups] -> the dense k of every compressed element [W, M, K/2]."""
+    j = np.arange(meta.k // 2)
+    G = j // meta.kept
+    w = j % meta.kept
+    n = nib[..., G]
+    if bits == 32:  # tf32: one kept element, the index counts 16-bit halves
+        return meta.group * G + ((n & 3) >> 1)
+    which = w // meta.pair
+    idx = (n >> (2 * which)) & 3
+    return meta.group * G + meta.pair * idx + w % meta.pair
+
+
+def sparse_encode(cols: np.ndarray, meta: SparseMeta, bits: int) -> np.ndarray:
+    """The inverse for well-formed patterns: kept positions within each group [W, M, groups, 2]
+    (index units: elements, halves' pairs for tf32 as element 0/1, pairs for int4) -> nibbles."""
+    if bits == 32:
+        return np.where(cols[..., 0] == 0, 0b0100, 0b1110)
+    return cols[..., 0] | (cols[..., 1] << 2)
+
+
+def sparse_registers(nib: np.ndarray, meta: SparseMeta, sel: int, fill: np.ndarray | None = None) -> np.ndarray:
+    """Nibbles [W, M, groups] -> metadata registers [W, 32] (other lanes' bits from `fill`)."""
+    W = nib.shape[0]
+    e = np.zeros((W, 32), np.uint64) if fill is None else fill.astype(np.uint64).copy()
+    lane, bit = sparse_nibble_positions(meta, sel)
+    mask = np.zeros((W, 32), np.uint64)
+    vals = np.zeros((W, 32), np.uint64)
+    for r in range(meta.rows):
+        for G in range(meta.nibbles):
+            l, b = lane[r, G], np.uint64(bit[r, G])
+            mask[:, l] |= np.uint64(15) << b
+            vals[:, l] |= nib[:, r, G].astype(np.uint64) << b
+    return ((e & ~mask) | vals).astype(np.uint32)
+
+
+@lru_cache(maxsize=None)
+def mma_sp_fragments(shape: str, atype: str, btype: str, ctype: str, dtype: str):
+    """(A compressed, B, C, D) fragments of mma.sp: A is the dense A fragment of M x K/2."""
+    M, N, K = parse_shape(shape)
+    return _a(M, K // 2, BITS[atype]), _b(K, N, BITS[btype]), _cd(M, N, BITS[ctype]), _cd(M, N, BITS[dtype])

@@ -1,0 +1,231 @@
+"""Warpgroup MMA (ISA 9.7.15, sm_90a): wgmma.fence, wgmma.commit_group, wgmma.wait_group and
+wgmma.mma_async.
+
+wgmma.mma_async runs for a warpgroup (four consecutive warps of a CTA, threads 128i..128i+127)
+once all its threads have reached it. A comes from registers (the mma.m16n8kK A fragment of
+each warp, warp w holding rows 16w..16w+15) or from shared memory through a matrix descriptor;
+B always from a descriptor (ptxvm.semantics.families.wgmma places the elements). D is both the
+accumulator and the destination (scale-d false: D = A*B).
+
+The engine completes each wgmma.mma_async when the warpgroup issues it: reading D or changing
+the operands before wgmma.wait_group is undefined in the ISA, and a program that waits sees what
+the hardware gives it. commit_group and wait_group therefore have nothing left to wait for;
+fence orders nothing further.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..numerics import mma as N
+from ..semantics.families import matrix as L
+from ..semantics.families import wgmma as G
+from ..syntax import ast
+from .machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op
+from .matrix_ops import RegVector, pack, unpack
+from .memory import AccessFault
+from .operands import LoweringError, literal
+
+_ELEM = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "b1": 1, "f32": 32, "s32": 32}
+_DT = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8, 1: np.uint8}
+
+
+# ------------------------------------------------------------------------------ rendezvous
+
+def _threads_per_cta(ctx) -> int:
+    return int(ctx.n // (int(ctx.cta_slot[-1]) + 1)) if ctx.n else 0
+
+
+def _gather_warpgroups(ctx, lanes, pc):
+    """The lanes of complete warpgroups that can run now; the others wait at pc."""
+    ctx.materialize_pcs()
+    group = ctx.lanes_or_live(lanes)
+    waiting = np.flatnonzero((ctx.status == AT_WARP_SYNC) & (ctx.pc == pc))
+    if waiting.size:
+        group = np.union1d(group, waiting)
+    T = _threads_per_cta(ctx)
+    t = ctx.thread_linear[group]
+    base = group - (t % 128)
+    uniq, inv, counts = np.unique(base, return_inverse=True, return_counts=True)
+    full = counts == np.minimum(128, T - (ctx.thread_linear[uniq] // 128) * 128)
+    ready = full[inv]
+    if not ready.all():
+        for b in uniq[~full]:
+            n = int(min(128, T - (ctx.thread_linear[b] // 128) * 128))
+            members = np.arange(b, b + n)
+            if (ctx.status[members] == EXITED).any():
+                raise Fault("wgmma: a thread of the warpgroup has exited", int(members[np.argmax(ctx.status[members] == EXITED)]))
+        wait = group[~ready]
+        ctx.status[wait] = AT_WARP_SYNC
+        ctx.pc[wait] = pc
+    run = group[ready]
+    ctx.status[run] = RUNNABLE
+    return run
+
+
+def _warpgroup_collective(body):
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        if op.guard is not None:
+            slot, neg = op.guard
+            gl = ctx.lanes_or_live(lanes)
+            g = ctx.regs[slot][gl]
+            g = ~g if neg else g
+            ctx.materialize_pcs()
+            ctx.pc[gl[~g]] = pc + 1
+            lanes = gl[g]
+            if lanes.size == 0:
+                return
+        ready = _gather_warpgroups(ctx, lanes, pc)
+        if ready.size:
+            body(ctx, ready)
+            ctx.pc[ready] = pc + 1
+
+    op.run = run
+    return [op]
+
+
+def _slots(ctx, lanes):
+    """([G, 128] thread slots of each warpgroup among lanes, valid mask)."""
+    base = np.unique(lanes - (ctx.thread_linear[lanes] % 128))
+    T = _threads_per_cta(ctx)
+    n = np.minimum(128, T - (ctx.thread_linear[base] // 128) * 128)
+    j = np.arange(128)
+    valid = j[None, :] < n[:, None]
+    slots = np.where(valid, base[:, None] + j[None, :], base[:, None])
+    return slots, valid
+
+
+# ------------------------------------------------------------------------------ operands
+
+def _imm(node, what) -> int:
+    try:
+        return int(literal(node.expr if isinstance(node, ast.Immediate) else node, "s32"))
+    except Exception:  # noqa: BLE001
+        raise LoweringError(f"wgmma: {what} must be an integer constant") from None
+
+
+def _is_vector(node) -> bool:
+    return isinstance(node, ast.VectorOperand)
+
+
+def shared_matrix(ctx, cta, desc: G.Descriptor, rows: int, k: int, bits: int, mn_major: bool) -> np.ndarray:
+    """[rows, k] element bits read through a descriptor from the shared memory of CTA slot `cta`."""
+    addr = G.element_offsets(rows, k, bits, desc, mn_major).astype(np.uint64)
+    nbytes = max(1, bits // 8)
+    flat = addr.ravel()
+    owner = np.full(flat.size, cta, np.int64)
+    val = np.zeros(flat.size, np.uint64)
+    try:
+        for b in range(nbytes):
+            got = ctx.shared.load(flat + np.uint64(b), owner, np.dtype(np.uint8))
+            val |= got.astype(np.uint64) << np.uint64(8 * b)
+    except AccessFault as e:
+        raise Fault(f"wgmma: matrix descriptor reads outside shared memory ({e.reason})", 0, e.address) from None
+    if bits < 8:
+        kk = np.broadcast_to(np.arange(k)[None, :], (rows, k)).ravel()
+        pos = (kk * bits) % 8 if not mn_major else (np.broadcast_to(np.arange(rows)[:, None], (rows, k)).ravel() * bits) % 8
+        val = (val >> pos.astype(np.uint64)) & np.uint64((1 << bits) - 1)
+    return val.reshape(rows, k)
+
+
+def _negate(mat, t):
+    if t in ("f16", "bf16"):
+        return mat ^ np.uint64(0x8000)
+    if t == "tf32":
+        return mat ^ np.uint64(0x80000000)
+    if t in ("e4m3", "e5m2"):
+        return mat ^ np.uint64(0x80)
+    return mat
+
+
+def lower_wgmma(lowerer, instr, m, scope):
+    mods = set(instr.modifiers)
+    if mods & {"fence", "commit_group", "wait_group"}:
+        if "wait_group" in mods:
+            n = _imm(instr.operands[0], "the wait_group count")
+            if n < 0:
+                raise LoweringError("wgmma.wait_group: the count must not be negative")
+        return _warpgroup_collective(lambda ctx, lanes: None)
+    if m is None or "mma_async" not in mods:
+        raise LoweringError("wgmma form not recognised")
+    v = m.values
+    if "sp" in mods:
+        raise LoweringError("wgmma.mma_async.sp is not supported")
+    shape, dt, at, bt = v["shape"], v["dtype"], v["atype"], v["btype"]
+    Mm, Nn, K = L.parse_shape(shape)
+    ops = list(instr.operands)
+    d_node, a_node, b_node, sd_node = ops[:4]
+    rest = ops[4:]
+    a_regs = _is_vector(a_node)
+    scale_a = scale_b = 1
+    trans_a = trans_b = 0
+    if at not in ("s8", "u8", "b1"):
+        scale_a, scale_b = _imm(rest[0], "imm-scale-a"), _imm(rest[1], "imm-scale-b")
+        rest = rest[2:]
+        if at in ("f16", "bf16"):
+            if a_regs:
+                trans_b = _imm(rest[0], "imm-trans-b")
+            else:
+                trans_a, trans_b = _imm(rest[0], "imm-trans-a"), _imm(rest[1], "imm-trans-b")
+    abits, dbits = _ELEM[at], 16 if dt == "f16" else 32
+    nd = Nn // 4 if dt == "f16" else Nn // 2
+    wd_r = RegVector(lowerer, d_node, scope, 32, nd)
+    wd_w = RegVector(lowerer, d_node, scope, 32, nd, write=True)
+    na = 16 * K * abits // (32 * 32)
+    ra = RegVector(lowerer, a_node, scope, 32, na) if a_regs else None
+    a_desc = None if a_regs else lowerer.reader(a_node, "b64", scope)
+    b_desc = lowerer.reader(b_node, "b64", scope)
+    scale_d = lowerer.reader(sd_node, "pred", scope)
+    arow, acol = G.a_fragment_positions(K, abits)
+    drow, dcol = G.d_fragment_positions(Nn)
+    satfinite = bool(v.get("satfinite"))
+    edt = {16: np.uint16, 32: np.uint32}
+
+    def body(ctx, lanes):
+        slots, valid = _slots(ctx, lanes)
+        Gn = slots.shape[0]
+        lead = slots[:, 0]
+        cta = ctx.cta_slot[lead]
+        bdesc = np.broadcast_to(np.asarray(b_desc(ctx, lead)).astype(np.uint64), (Gn,))
+        sd = np.broadcast_to(np.asarray(scale_d(ctx, lead)).astype(bool), (Gn,))
+        if a_regs:
+            el = unpack(ra.read(ctx, slots, valid), abits, 32 // abits)  # [G, 128, E]
+            A = np.zeros((Gn, 64, K), np.uint64)
+            A[:, arow, acol] = el
+        else:
+            adesc = np.broadcast_to(np.asarray(a_desc(ctx, lead)).astype(np.uint64), (Gn,))
+            A = np.stack([shared_matrix(ctx, int(cta[g]), G.Descriptor.decode(int(adesc[g])), 64, K, abits, bool(trans_a))
+                          for g in range(Gn)])
+        Bt = np.stack([shared_matrix(ctx, int(cta[g]), G.Descriptor.decode(int(bdesc[g])), Nn, K, abits, bool(trans_b))
+                       for g in range(Gn)])
+        B = np.swapaxes(Bt, 1, 2)
+        if scale_a == -1:
+            A = _negate(A, at)
+        if scale_b == -1:
+            B = _negate(B, bt)
+        dre = unpack(wd_r.read(ctx, slots, valid), dbits, 32 // dbits)  # [G, 128, N/2]
+        C = np.zeros((Gn, 64, Nn), np.uint64)
+        C[:, drow, dcol] = dre
+        C = np.where(sd[:, None, None], C, 0)
+        edtype = L.BITS.get(at, abits)
+        a_ = A.astype(_DT[max(8, edtype)] if edtype >= 8 else np.uint8)
+        b_ = B.astype(a_.dtype)
+        ct = {"f16": "f16", "f32": "f32", "s32": "s32"}[dt]
+        Dm = wgmma_numerics(a_, b_, C.astype(edt.get(dbits, np.uint32)), shape, at, bt, ct, dt, satfinite)
+        out = Dm[:, drow, dcol].astype(np.uint64)  # [G, 128, N/2]
+        wd_w.write(ctx, slots, valid, pack(out, dbits, 32 // dbits, np.uint32))
+
+    return _warpgroup_collective(body)
+
+
+def wgmma_numerics(a, b, c, shape, at, bt, ct, dt, satfinite):
+    """D = A*B + C for one wgmma.mma_async (matrices of element bits)."""
+    if at == "b1":
+        return N.bmma(a, b, c, "and")
+    if at in ("s8", "u8"):
+        return N.imma(a, b, c, at, bt, satfinite)
+    return N.wgmma_float(a, b, c, at, bt, ct, dt)
+
+
+LOWERINGS = {"wgmma": lower_wgmma}
