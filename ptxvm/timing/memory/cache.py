@@ -1,10 +1,9 @@
 """A sectored, set-associative cache with LRU replacement and eviction priorities.
 
 State is a handful of (sets, ways) arrays: the line tag, a bit mask of valid sectors, a bit
-mask of dirty sectors, the eviction priority class and the time of last use. The victim of a
-set is its invalid way if any, else the way with the lowest (priority class, last use):
-evict_first lines go before evict_normal ones, which go before evict_last ones, LRU within a
-class.
+mask of dirty sectors and a replacement key = priority class << 48 | time of last use (-1 for
+an empty way). The victim of a set is the way with the lowest key: an empty way, else
+evict_first lines before evict_normal ones before evict_last ones, LRU within a class.
 
 An access is a sequence of sector addresses, processed with exact sequential LRU semantics but
 vectorized: consecutive sectors of one line become one line operation (a sector mask), and the
@@ -24,6 +23,8 @@ from .ops import CacheOp, EvictPriority
 
 FIRST, NORMAL, LAST = 0, 1, 2
 _KEEP = -1
+_CLASS = 48  # key = class << _CLASS | stamp
+_STAMP = (1 << _CLASS) - 1
 _POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 _HASH = np.uint64(0x9E3779B97F4A7C15)
 
@@ -65,19 +66,43 @@ class SectoredCache:
         self._line_shift = np.uint64(line.bit_length() - 1)
         self._sector_shift = np.uint64(sector.bit_length() - 1)
         self._spl = line // sector
-        shape = (partitions * self.n_sets, assoc)
-        self.tags = np.full(shape, -1, np.int64)
-        self.valid = np.zeros(shape, np.uint8)
-        self.dirty = np.zeros(shape, np.uint8)
-        self.prio = np.full(shape, NORMAL, np.int64)
-        self.stamp = np.zeros(shape, np.int64)
+        n = partitions * self.n_sets * assoc
+        # Flat (set * assoc + way) arrays; the (sets, ways) views below are for reading.
+        self._tag = np.full(n, -1, np.int64)
+        self._valid = np.zeros(n, np.uint8)
+        self._dirty = np.zeros(n, np.uint8)
+        self._key = np.full(n, -1, np.int64)
         self.clock = 0
+        self._modes: dict = {}
         self.stats = dict.fromkeys(
             ("read_hits", "read_misses", "write_hits", "write_misses", "evictions",
              "writeback_sectors", "invalidated_sectors"), 0)
 
+    @property
+    def tags(self) -> np.ndarray:
+        return self._tag.reshape(-1, self.assoc)
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self._valid.reshape(-1, self.assoc)
+
+    @property
+    def dirty(self) -> np.ndarray:
+        return self._dirty.reshape(-1, self.assoc)
+
+    @property
+    def prio(self) -> np.ndarray:
+        return np.where(self._key < 0, NORMAL, self._key >> _CLASS).reshape(-1, self.assoc)
+
     # ---- policy -------------------------------------------------------------------------
     def mode(self, *, write: bool, op: CacheOp, evict: EvictPriority) -> _Mode:
+        k = (write, op, evict)
+        m = self._modes.get(k)
+        if m is None:
+            m = self._modes[k] = self._mode(write, op, evict)
+        return m
+
+    def _mode(self, write: bool, op: CacheOp, evict: EvictPriority) -> _Mode:
         l1 = self.level == "L1"
         if l1 and op is CacheOp.CG and not write:
             return _Mode(lookup=False, allocate=False)
@@ -106,12 +131,10 @@ class SectoredCache:
         if not m.lookup or self.n_sets == 0 or len(addrs) == 0:
             hits = np.zeros(len(addrs), bool)
         else:
-            part = np.broadcast_to(np.asarray(0 if partition is None else partition, np.int64),
-                                   addrs.shape)
-            hits = self._access(addrs, part, m)
+            hits = self._access(addrs, self._parts(partition, len(addrs)), m)
         if record:
             kind = "write" if write else "read"
-            n_hit = int(hits.sum())
+            n_hit = int(np.count_nonzero(hits))
             self.stats[kind + "_hits"] += n_hit
             self.stats[kind + "_misses"] += len(hits) - n_hit
         return hits
@@ -121,123 +144,162 @@ class SectoredCache:
         addrs = np.asarray(sector_addrs, dtype=np.uint64).ravel()
         if self.n_sets == 0 or len(addrs) == 0:
             return np.zeros(len(addrs), bool)
-        part = np.broadcast_to(np.asarray(0 if partition is None else partition, np.int64), addrs.shape)
         line = (addrs >> self._line_shift).astype(np.int64)
-        sets = self._set_index(line, part)
-        way_tags = self.tags[sets]
-        match = way_tags == line[:, None]
-        way = match.argmax(axis=1)
+        sets = self._set_index(line, self._parts(partition, len(addrs)))
+        match = self.tags[sets] == line[:, None]
+        fi = sets * self.assoc + match.argmax(axis=1)
         bit = ((addrs >> self._sector_shift) & np.uint64(self._spl - 1)).astype(np.uint8)
-        v = self.valid[sets, way]
-        return match.any(axis=1) & (((v >> bit) & 1) == 1)
+        return match.any(axis=1) & (((self._valid[fi] >> bit) & 1) == 1)
 
     def dirty_sectors(self) -> int:
-        return int(_POP8[self.dirty].sum())
+        return int(_POP8[self._dirty].sum())
 
     def flush(self) -> int:
         """Write back every dirty sector (returns how many) and keep the lines clean."""
         n = self.dirty_sectors()
-        self.dirty[:] = 0
+        self._dirty[:] = 0
         self.stats["writeback_sectors"] += n
         return n
 
     def invalidate_all(self) -> None:
-        self.tags[:] = -1
-        self.valid[:] = 0
-        self.dirty[:] = 0
+        self._tag[:] = -1
+        self._valid[:] = 0
+        self._dirty[:] = 0
+        self._key[:] = -1
 
     # ---- internals ----------------------------------------------------------------------
-    def _set_index(self, line: np.ndarray, part: np.ndarray) -> np.ndarray:
+    def _parts(self, partition, n: int):
+        if partition is None or np.ndim(partition) == 0:
+            p = 0 if partition is None else int(partition)
+            if not 0 <= p < self.partitions:
+                raise ValueError(f"partition {p} out of range 0..{self.partitions - 1}")
+            return p
+        return np.asarray(partition, np.int64).reshape(n)
+
+    def _set_index(self, line: np.ndarray, part) -> np.ndarray:
         if self.hashed:
             h = (line.astype(np.uint64) * _HASH) >> np.uint64(24)
             idx = (h % np.uint64(self.n_sets)).astype(np.int64)
         else:
             idx = line % self.n_sets
-        return part * self.n_sets + idx
+        return idx + part * self.n_sets if np.ndim(part) or part else idx
 
-    def _access(self, addrs: np.ndarray, part: np.ndarray, m: _Mode) -> np.ndarray:
+    def _access(self, addrs: np.ndarray, part, m: _Mode) -> np.ndarray:
         line = (addrs >> self._line_shift).astype(np.int64)
         bit = ((addrs >> self._sector_shift) & np.uint64(self._spl - 1)).astype(np.uint8)
         n = len(addrs)
         # A line operation covers a run of increasing sectors of one line (same partition).
-        brk = np.ones(n, bool)
-        brk[1:] = (line[1:] != line[:-1]) | (bit[1:] <= bit[:-1]) | (part[1:] != part[:-1])
+        brk = np.empty(n, bool)
+        brk[0] = True
+        np.not_equal(line[1:], line[:-1], out=brk[1:])
+        brk[1:] |= bit[1:] <= bit[:-1]
+        if np.ndim(part):
+            brk[1:] |= part[1:] != part[:-1]
         starts = np.flatnonzero(brk)
-        op_of = np.cumsum(brk) - 1
         op_line = line[starts]
         op_mask = np.bitwise_or.reduceat(np.left_shift(np.uint8(1), bit), starts).astype(np.uint8)
-        op_set = self._set_index(op_line, part[starts])
-        hit_bits = np.zeros(len(starts), np.uint8)
-        for idx in _rounds(op_set):
-            hit_bits[idx] = self._round(op_set[idx], op_line[idx], op_mask[idx],
-                                        self.clock + idx, m)
-        self.clock += len(starts)
-        return ((hit_bits[op_of] >> bit) & 1).astype(bool)
+        op_set = self._set_index(op_line, part[starts] if np.ndim(part) else part)
+        n_ops = len(starts)
+        if n_ops == n:
+            op_of = None
+        else:
+            op_of = np.cumsum(brk) - 1
+        rounds = _rounds(op_set)
+        if rounds is None:
+            hit_bits = self._round(op_set, op_line, op_mask, self.clock + np.arange(n_ops), m)
+        else:
+            hit_bits = np.empty(n_ops, np.uint8)
+            for idx in rounds:
+                hit_bits[idx] = self._round(op_set[idx], op_line[idx], op_mask[idx],
+                                            self.clock + idx, m)
+        self.clock += n_ops
+        if op_of is not None:
+            hit_bits = hit_bits[op_of]
+        return ((hit_bits >> bit) & 1).astype(bool)
 
     def _round(self, s, t, mask, stamp, m: _Mode) -> np.ndarray:
-        way_tags = self.tags[s]
+        a = self.assoc
+        base = s * a
+        way_tags = self._tag[(base[:, None] + np.arange(a))] if a > 1 else self._tag[base][:, None]
         match = way_tags == t[:, None]
         hit = match.any(axis=1)
-        way = match.argmax(axis=1)
-        old_valid = np.where(hit, self.valid[s, way], 0).astype(np.uint8)
+        fi = base + match.argmax(axis=1)
+        old_valid = self._valid[fi]
+        old_valid[~hit] = 0
         hit_bits = old_valid & mask
         if m.invalidate:
-            self._drop(s[hit], way[hit], mask[hit])
+            self._drop(fi[hit], mask[hit])
             return np.zeros(len(s), np.uint8)
-        touch = hit.copy()
-        if m.allocate and not hit.all():
+        all_hit = bool(hit.all())
+        if all_hit:
+            pass
+        elif m.allocate:
             miss = ~hit
-            way[miss] = self._victims(s[miss], way_tags[miss])
-            touch[:] = True
-        s, w, mk, st, h = s[touch], way[touch], mask[touch], stamp[touch], hit[touch]
-        valid = old_valid[touch] | (mk if m.allocate else np.uint8(0))
-        dirty = np.where(h, self.dirty[s, w], 0).astype(np.uint8)
-        if m.mark_dirty:
-            dirty |= mk
-        self.tags[s, w] = t[touch]
-        self.valid[s, w] = valid
-        self.dirty[s, w] = dirty
-        self.stamp[s, w] = st
-        if m.hit_prio == _KEEP:
-            self.prio[s, w] = np.where(h, self.prio[s, w], m.fill_prio)
+            fi[miss] = self._victims(base[miss])
         else:
-            self.prio[s, w] = np.where(h, m.hit_prio, m.fill_prio)
+            fi, t, mask, stamp, old_valid, hit = fi[hit], t[hit], mask[hit], stamp[hit], old_valid[hit], hit[hit]
+            all_hit = True
+        if m.allocate:
+            self._valid[fi] = old_valid | mask
+        if not all_hit:
+            self._tag[fi] = t
+        if m.mark_dirty:
+            dirty = self._dirty[fi]
+            if not all_hit:
+                dirty[~hit] = 0
+            self._dirty[fi] = dirty | mask
+        elif not all_hit:
+            self._dirty[fi[~hit]] = 0
+        if m.hit_prio == _KEEP:
+            cls = self._key[fi] >> _CLASS
+            if not all_hit:
+                cls[~hit] = m.fill_prio
+        elif all_hit or m.hit_prio == m.fill_prio:
+            cls = m.hit_prio
+        else:
+            cls = np.where(hit, m.hit_prio, m.fill_prio)
+        self._key[fi] = stamp | (np.asarray(cls, np.int64) << _CLASS)
         return hit_bits
 
-    def _victims(self, s: np.ndarray, way_tags: np.ndarray) -> np.ndarray:
-        score = (self.prio[s] << 48) | self.stamp[s]
-        score = np.where(way_tags < 0, -1, score)
-        vic = score.argmin(axis=1)
-        rows = np.arange(len(s))
-        evicted = way_tags[rows, vic] >= 0
-        self.stats["evictions"] += int(evicted.sum())
-        self.stats["writeback_sectors"] += int(_POP8[self.dirty[s, vic][evicted]].sum())
+    def _victims(self, base: np.ndarray) -> np.ndarray:
+        a = self.assoc
+        ways = base[:, None] + np.arange(a)
+        vic = base + self._key[ways].argmin(axis=1)
+        evicted = vic[self._tag[vic] >= 0]
+        if len(evicted):
+            self.stats["evictions"] += len(evicted)
+            self.stats["writeback_sectors"] += int(_POP8[self._dirty[evicted]].sum())
         return vic
 
-    def _drop(self, s, w, mask) -> None:
-        v = self.valid[s, w]
+    def _drop(self, fi, mask) -> None:
+        v = self._valid[fi]
         self.stats["invalidated_sectors"] += int(_POP8[v & mask].sum())
         nv = v & ~mask
-        self.valid[s, w] = nv
-        self.dirty[s, w] &= ~mask
-        self.tags[s, w] = np.where(nv == 0, -1, self.tags[s, w])
+        self._valid[fi] = nv
+        self._dirty[fi] &= ~mask
+        gone = fi[nv == 0]
+        self._tag[gone] = -1
+        self._key[gone] = -1
 
 
 def _rounds(op_set: np.ndarray):
-    """Index arrays, one per round: round r = the r-th operation of each set, in order."""
+    """None when every operation is in a different set (one round); otherwise index arrays,
+    one per round: round r = the r-th operation of each set, in order."""
     n = len(op_set)
-    order = np.argsort(op_set, kind="stable")
+    if n == 1:
+        return None
+    # (set, position) keys are unique, so the fast unstable sort keeps positions in order
+    order = np.argsort(op_set * n + np.arange(n))
     ss = op_set[order]
-    first = np.ones(n, bool)
-    first[1:] = ss[1:] != ss[:-1]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(ss[1:], ss[:-1], out=first[1:])
+    if first.all():
+        return None
     pos = np.arange(n)
     rank_sorted = pos - np.maximum.accumulate(np.where(first, pos, 0))
-    if rank_sorted.max(initial=0) == 0:
-        yield pos
-        return
-    rank = np.empty(n, np.int64)
+    rank = np.empty(n, np.uint16 if rank_sorted.max() < 2**16 else np.int64)
     rank[order] = rank_sorted
-    by_round = np.argsort(rank, kind="stable")
+    by_round = np.argsort(rank, kind="stable")  # radix sort for 16-bit keys
     bounds = np.concatenate(([0], np.cumsum(np.bincount(rank))))
-    for r in range(len(bounds) - 1):
-        yield by_round[bounds[r]:bounds[r + 1]]
+    return [by_round[bounds[r]:bounds[r + 1]] for r in range(len(bounds) - 1)]
