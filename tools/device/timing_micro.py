@@ -199,6 +199,38 @@ def m_bw_dram(b):
     return res
 
 
+def m_bw_dram_rw(b):
+    cp, np = b.cp, b.np
+    n = (1 << 30) // 16
+    buf = cp.ones(n * 4, dtype=cp.float32)
+    res = {}
+    for label, fn in (("read", lambda: b.k("bw_readonly")((132 * 16,), (256,), (buf, np.int64(n), b.sink))),
+                      ("write", lambda: b.k("bw_writeonly")((132 * 16,), (256,), (buf, np.int64(n))))):
+        t = b.events_ms(fn)
+        t["bytes"] = n * 16
+        t["bytes_per_s"] = t["bytes"] / (t["min_ms"] * 1e-3)
+        res[label] = t
+    del buf
+    return res
+
+
+def m_bw_l1(b):
+    cp, np = b.cp, b.np
+    res = {}
+    for kib in (16, 64):
+        n4 = kib * 1024 // 16
+        src = cp.ones(132 * n4 * 4, dtype=cp.float32)
+        for _ in range(2):
+            b.out.fill(0)
+            b.k("bw_l1")((132,), (1024,), (src, np.int32(n4), np.int32(64), b.out, b.sink))
+        cp.cuda.runtime.deviceSynchronize()
+        o = b.out[:264].get()
+        cyc = float(statistics.median(o[0::2]))
+        res[f"{kib}KiB"] = {"cycles_median": cyc, "bytes_per_clk_per_sm": float(o[1]) / cyc}
+        del src
+    return res
+
+
 def m_bw_l2(b):
     cp, np = b.cp, b.np
     res = {}
@@ -364,7 +396,7 @@ ITEMS = {
     "clock": m_clock, "chase_sweep": m_chase_sweep, "chase_dram": m_chase_dram,
     "chase_shared": m_chase_shared, "chase_const": m_chase_const, "inst": m_inst, "mma": m_mma,
     "control": m_control, "banks": m_banks, "atomics": m_atomics, "bw_dram": m_bw_dram,
-    "bw_l2": m_bw_l2, "bw_shared": m_bw_shared,
+    "bw_l2": m_bw_l2, "bw_shared": m_bw_shared, "bw_dram_rw": m_bw_dram_rw, "bw_l1": m_bw_l1,
 }
 
 

@@ -95,6 +95,41 @@ extern "C" __global__ void bw_read(const float4 *src, long long n, int reps, flo
     if (acc == 1234.5f) sink[0] = acc;
 }
 
+// Read-only and write-only streams (grid-stride, float4).
+extern "C" __global__ void bw_readonly(const float4 *src, long long n, float *sink) {
+    float acc = 0.f;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float4 v = src[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 1234.5f) sink[0] = acc;
+}
+extern "C" __global__ void bw_writeonly(float4 *dst, long long n) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        dst[i] = make_float4(1.f, 2.f, 3.f, 4.f);
+}
+// L1 bandwidth: each block re-reads its own `n4` float4 (L1-resident) `reps` times with .ca.
+extern "C" __global__ void bw_l1(const float4 *src, int n4, int reps, long long *out, float *sink) {
+    const float4 *p = src + (long long)blockIdx.x * n4;
+    float acc = 0.f;
+    for (int i = threadIdx.x; i < n4; i += blockDim.x) acc += __ldca(p + i).x;
+    __syncthreads();
+    long long t0 = clk();
+    for (int r = 0; r < reps; r++)
+        for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+            float4 v;
+            asm volatile("ld.global.ca.v4.f32 {%0,%1,%2,%3}, [%4];"
+                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p + i));
+            acc += v.x + v.w;
+        }
+    __syncthreads();
+    long long t1 = clk();
+    if (threadIdx.x == 0) { out[2 * blockIdx.x] = t1 - t0; out[2 * blockIdx.x + 1] = 16LL * n4 * reps; }
+    if (acc == 1234.5f) sink[0] = acc;
+}
+
 // Shared-memory bandwidth: every thread reads float4 words from shared memory `reps` times.
 extern "C" __global__ void bw_shared(int reps, long long *out, float *sink) {
     __shared__ float4 s[1024];
