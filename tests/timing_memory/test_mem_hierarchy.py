@@ -185,3 +185,63 @@ def test_shared_latency_grows_by_wavefront(gpu):
     assert (c["shared_wavefronts"], c["shared_bank_conflicts"]) == (33, 31)
 
 
+
+
+def test_nc_and_texture_paths_share_the_unified_l1(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(0, 2)
+    m.load(c, kind=Space.NC)
+    assert m.load(c, kind=Space.TEX)[0] == gpu.latency["tex_hit"]
+    k = m.counters()
+    assert (k["nc_load_requests"], k["tex_load_requests"], k["l1_hits"]) == (2, 2, 8)
+    own = MemoryHierarchy(fake_gpu(measured={"tex_cache_bytes": 8192}), 1)
+    own.load(c, kind=Space.NC)
+    assert own.load(c, kind=Space.TEX)[0] > gpu.latency["tex_hit"]   # its own (cold) cache
+
+
+def test_local_stores_allocate_in_l1_for_spill_reloads(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(1 << 56, 2)
+    m.store(c, kind=Space.LOCAL)
+    assert m.load(c, kind=Space.LOCAL)[0] == gpu.latency["l1_hit"]
+
+
+def test_store_no_allocate_and_streaming_store(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    m.store(rows(0, 2), l2_evict=EvictPriority.NO_ALLOCATE)
+    assert m.l2.dirty_sectors() == 0 and m.counters()["dram_bytes_written"] == 8 * 32
+    m.store(rows(8192, 1), op=CacheOp.CS)
+    assert (m.l2.prio[m.l2.tags >= 0] == 0).all()                  # evict_first lines
+
+
+def test_policy_from_ptx_qualifiers(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    c = rows(0, 1)
+    m.load(c, policy=parse_qualifiers([".global", ".cg", ".L2::256B"]))
+    k = m.counters()
+    assert k["l1_bypass_sectors"] == 4 and k["dram_bytes_read"] == 256
+    with pytest.raises(ValueError, match="store cache operator"):
+        m.load(c, op=CacheOp.WT)
+    with pytest.raises(ValueError, match="shared"):
+        m.load(c, kind=Space.SHARED)
+
+
+def test_traffic_counters_are_consistent_on_a_random_mix(gpu):
+    rng = np.random.default_rng(3)
+    m = MemoryHierarchy(gpu, 2)
+    ops = [CacheOp.CA, CacheOp.CG, CacheOp.CS, CacheOp.LU, CacheOp.CV]
+    for i in range(40):
+        addr = (rng.integers(0, 1 << 16, (8, 1)) * 64 + rng.integers(0, 256, (8, 32)) * 4).astype(np.uint64)
+        act = rng.random((8, 32)) < 0.9
+        c = coalesce(addr, act, 4)
+        if i % 3 == 2:
+            m.store(c, sm=rng.integers(0, 2, 8))
+        else:
+            m.load(c, op=ops[i % 5], sm=rng.integers(0, 2, 8), now=i * 100.0)
+    k = m.counters()
+    assert k["l1_hits"] + k["l1_misses"] + k["l1_bypass_sectors"] == k["load_sectors"]
+    assert k["l2_hits"] + k["l2_misses"] == k["l1_misses"] + k["l1_bypass_sectors"]
+    assert k["dram_bytes_read"] == 32 * k["l2_misses"]
+    assert k["sectors"] == k["load_sectors"] + k["store_sectors"]
+    m.flush()
+    assert m.counters()["dram_bytes_written"] == 32 * m.l2.stats["writeback_sectors"]

@@ -71,18 +71,16 @@ class MemoryHierarchy:
             raise ValueError(f"load: .{op.value} is a store cache operator")
         c = _as_coalesced(sectors)
         p = self.params
-        sm_w = self._sm(sm, c.n_warps)
         l1 = self.tex if kind is Space.TEX else self.l1
         bypass = op in (CacheOp.CG, CacheOp.CV) and kind is not Space.TEX
-        l1_hit = l1.access(c.sectors, write=False, op=op, evict=evict, partition=sm_w[c.warp],
-                           record=not bypass)
+        l1_hit = l1.access(c.sectors, write=False, op=op, evict=evict,
+                           partition=self._part(sm, c), record=not bypass)
         level = np.full(len(c.sectors), L1, np.int64)
         miss = np.flatnonzero(~l1_hit)
         l2_hit, dram_sectors = self._l2_read(c.sectors[miss], c.warp[miss], c.n_warps,
                                              op, l2_evict, prefetch)
         level[miss] = np.where(l2_hit, L2, DRAM)
-        worst = np.full(c.n_warps, L1 if not bypass else L2, np.int64)
-        np.maximum.at(worst, c.warp, level)
+        worst = _per_warp_max(level, c, L2 if bypass else L1)
         hit_lat = p.lat_tex if kind is Space.TEX else p.lat_l1
         lat = np.array([hit_lat, p.lat_l2, p.lat_dram], np.float64)[worst]
         lat += np.maximum(c.n_lines - 1, 0) * p.l1_wavefront_cycles
@@ -91,8 +89,9 @@ class MemoryHierarchy:
         lat = np.where(c.requests > 0, lat, 0.0)
 
         n = self._n
-        n["requests"] += int(c.requests.sum())
-        n[kind.value + "_load_requests"] += int(c.requests.sum())
+        n_req = int(c.requests.sum())
+        n["requests"] += n_req
+        n[kind.value + "_load_requests"] += n_req
         n["sectors"] += len(c.sectors)
         n["load_sectors"] += len(c.sectors)
         n["l1_wavefronts"] += int(c.n_lines.sum())
@@ -100,7 +99,7 @@ class MemoryHierarchy:
         if bypass:
             n["l1_bypass_sectors"] += len(c.sectors)
         else:
-            n["l1_hits"] += int(l1_hit.sum())
+            n["l1_hits"] += len(l1_hit) - len(miss)
             n["l1_misses"] += len(miss)
         self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
                      "latency": lat}
@@ -165,7 +164,7 @@ class MemoryHierarchy:
                              f"(shared stores: shared(..., write=True))")
         c = _as_coalesced(sectors)
         p = self.params
-        part = self._sm(sm, c.n_warps)[c.warp]
+        part = self._part(sm, c)
         if kind is Space.LOCAL:
             self.l1.access(c.sectors, write=False, evict=evict, partition=part, record=False)
         else:
@@ -221,8 +220,7 @@ class MemoryHierarchy:
         first = np.ones(len(lines), bool)
         first[1:] = (lines[1:] != lines[:-1]) | (c.warp[1:] != c.warp[:-1])
         lines, lwarp = lines[first] << np.uint64(6), c.warp[first]
-        sm_w = self._sm(sm, c.n_warps)
-        hit = self.const.access(lines, partition=sm_w[lwarp])
+        hit = self.const.access(lines, partition=self._part(sm, c, lwarp))
         mwarp = lwarp[~hit]
         fetch = (lines[~hit][:, None] + np.array([0, 32], np.uint64)).ravel()
         l2_hit, dram = self._l2_read(fetch, np.repeat(mwarp, 2), c.n_warps, CacheOp.CA,
@@ -260,8 +258,7 @@ class MemoryHierarchy:
             n["shared_wavefronts"] += int(waves.sum())
         elif space is Space.GLOBAL:
             c = coalesce(addresses, active, size)
-            part = self._sm(sm, c.n_warps)[c.warp]
-            self.l1.access(c.sectors, op=CacheOp.CV, partition=part, record=False)
+            self.l1.access(c.sectors, op=CacheOp.CV, partition=self._part(sm, c), record=False)
             wb = self.l2.stats["writeback_sectors"]
             hit = self.l2.access(c.sectors, write=True)
             dram = np.bincount(c.warp[~hit], minlength=c.n_warps)
@@ -302,11 +299,25 @@ class MemoryHierarchy:
         n["dram_busy_cycles"] = self.dram_queue.busy_cycles
         return n
 
-    def _sm(self, sm, n_warps: int) -> np.ndarray:
-        s = np.broadcast_to(np.asarray(sm, np.int64), (n_warps,))
+    def _part(self, sm, c: Coalesced, warp_of=None):
+        """The L1 partition of each sector (a scalar when all warps are on one SM)."""
+        if np.ndim(sm) == 0:
+            if not 0 <= int(sm) < self.simulated_sms:
+                raise ValueError(f"sm index {sm} out of range 0..{self.simulated_sms - 1}")
+            return int(sm)
+        s = np.asarray(sm, np.int64).reshape(c.n_warps)
         if len(s) and (s.min() < 0 or s.max() >= self.simulated_sms):
             raise ValueError(f"sm index out of range 0..{self.simulated_sms - 1}")
-        return s
+        return s[c.warp if warp_of is None else warp_of]
+
+
+def _per_warp_max(level: np.ndarray, c: Coalesced, floor: int) -> np.ndarray:
+    """Per warp, the largest `level` of its sectors (at least `floor`)."""
+    worst = np.full(c.n_warps, floor, np.int64)
+    has = c.n_sectors > 0
+    if len(level):
+        worst[has] = np.maximum(np.maximum.reduceat(level, c.offsets[:-1][has]), floor)
+    return worst
 
 
 def _as_coalesced(sectors) -> Coalesced:
