@@ -8,6 +8,6 @@ export PYTHONPATH=$PWD
 python3 -c "import cupy; print(cupy.__version__)" > "$R/env.txt" 2>&1
 timeout 120 python3 tools/device/timing_micro.py --out "$R/micro.json" > "$R/micro.log" 2>&1; echo "micro rc=$?" >> "$R/status.txt"
 timeout 120 python3 tools/device/timing_suite.py --out "$R/suite.json" --reps 25 > "$R/suite.log" 2>&1; echo "suite rc=$?" >> "$R/status.txt"
-# Anything left out by a timeout above, once more on its own (the JSON files keep what finished).
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >> "$R/nvidia_smi.txt" 2>&1
+nvidia-smi -q -d CLOCK,PERFORMANCE >> "$R/nvidia_smi.txt" 2>&1
 ls -la "$R" >> "$R/status.txt"
