@@ -42,7 +42,7 @@ class MemoryHierarchy:
         self.simulated_sms = simulated
         self.params: MemoryParams = params_from_gpu(
             gpu, shared_bytes_per_sm=shared_bytes_per_sm, carveout_kib=carveout_kib,
-        ).scaled(simulated / n_active_sms)
+        ).scaled(simulated, n_active_sms)
         p = self.params
         self.l1 = SectoredCache(p.l1_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
         self.l2 = SectoredCache(p.l2_bytes, p.line, p.sector, p.l2_assoc, level="L2", hashed=True)

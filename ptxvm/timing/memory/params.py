@@ -22,6 +22,7 @@ OPTIONAL = {
     "shared_atomic_serial_cycles": 2.0,  # in-SM, per further lane on the same address
     "const_cache_bytes": 2048,          # per-SM L1 constant cache (64-B lines)
     "tex_cache_bytes": 0,               # 0: texture path shares the unified L1TEX
+    "sm_l2_bytes_per_clk": 64.0,        # one SM's link to L2 (caps what a few SMs can pull)
 }
 
 
@@ -60,13 +61,16 @@ class MemoryParams:
     shared_atomic_serial_cycles: float
     const_cache_bytes: int
     tex_cache_bytes: int
+    sm_l2_bytes_per_clk: float
 
-    def scaled(self, fraction: float) -> "MemoryParams":
-        """The L2 capacity and the chip-wide bandwidths as seen by `fraction` of the active
-        SMs (when only some of them are simulated)."""
+    def scaled(self, simulated: int, active: int) -> "MemoryParams":
+        """The L2 capacity and the chip-wide bandwidths as seen by `simulated` of the `active`
+        SMs: their share, and no more than their own links to L2 carry."""
+        fraction = simulated / active
+        link = self.sm_l2_bytes_per_clk * simulated
         return replace(self, l2_bytes=int(self.l2_bytes * fraction),
-                       dram_bytes_per_clk=self.dram_bytes_per_clk * fraction,
-                       l2_bytes_per_clk=self.l2_bytes_per_clk * fraction)
+                       dram_bytes_per_clk=min(self.dram_bytes_per_clk * fraction, link),
+                       l2_bytes_per_clk=min(self.l2_bytes_per_clk * fraction, link))
 
 
 def pick_carveout(gpu, shared_bytes_per_sm: int) -> int:
