@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
-    "DeviceArray", "texture_object", "surface_object", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
+    "DeviceArray", "texture_object", "surface_object", "tensor_map", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
 
@@ -59,28 +59,53 @@ def load(path_or_text: Union[str, os.PathLike], *, verify: bool = True, device: 
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,
-                   read_mode="element", border_color=None, srgb=False, dims=None):
+                   read_mode="element", border_color=None, srgb=False, dims=None, layered=False, cubemap=False,
+                   mipmap_filter_mode="point", mipmap_level_bias=0.0, min_mipmap_level_clamp=0.0,
+                   max_mipmap_level_clamp=None, max_anisotropy=0, seamless_cubemap=False,
+                   disable_trilinear_optimization=False):
     """A texture object over a copy of `array` (a cudaTextureObject_t over a CUDA array); pass it (or
     its `.handle`) as a .u64 kernel argument.
 
-    Layout `[depth][height][width][channel]`; `dims` (1, 2, 3) says how many axes are spatial
-    (default: 1D, 2D, 2D with 1/2/4 channels for a 3-axis array, 3D with channels for 4 axes).
+    Layout `[layer][depth][height][width][channel]`; `dims` (1, 2, 3) says how many axes are
+    spatial (default: 1D, 2D, 2D with 1/2/4 channels for a 3-axis array, 3D with channels for 4
+    axes; 2 for layered and cube textures). `layered=True`: a 1D/2D layered texture (the first axis
+    is the layer, as cudaArrayLayered); `cubemap=True`: six square faces +x, -x, +y, -y, +z, -z as
+    layers (with `layered=True`, a cubemap array of 6 faces per cube). A list of arrays is a
+    mipmapped texture (level 0 first, each level half the size of the one before, at least 1).
     Element types u8, s8, u16, s16, u32, s32, f16, f32; 1, 2 or 4 channels. address_mode: wrap,
-    clamp, mirror or border, or one per dimension; filter_mode: point or linear; read_mode:
-    element or normalized_float. Layered, cube, mipmapped and sRGB textures are not supported."""
+    clamp, mirror or border, or one per dimension; filter_mode and mipmap_filter_mode: point or
+    linear; read_mode: element or normalized_float; the other settings as cudaTextureDesc's.
+    sRGB textures are not supported."""
     from .engine.device import default_device
 
-    return default_device().texture_object(array, address_mode=address_mode, filter_mode=filter_mode,
-                                           normalized_coords=normalized_coords, read_mode=read_mode,
-                                           border_color=border_color, srgb=srgb, dims=dims)
+    return default_device().texture_object(
+        array, address_mode=address_mode, filter_mode=filter_mode, normalized_coords=normalized_coords,
+        read_mode=read_mode, border_color=border_color, srgb=srgb, dims=dims, layered=layered, cubemap=cubemap,
+        mipmap_filter_mode=mipmap_filter_mode, mipmap_level_bias=mipmap_level_bias,
+        min_mipmap_level_clamp=min_mipmap_level_clamp, max_mipmap_level_clamp=max_mipmap_level_clamp,
+        max_anisotropy=max_anisotropy, seamless_cubemap=seamless_cubemap,
+        disable_trilinear_optimization=disable_trilinear_optimization)
 
 
-def surface_object(array, *, dims=None):
+def surface_object(array, *, dims=None, layered=False, cubemap=False, normalized=False):
     """A surface object over `array` itself (a writeable C-contiguous NumPy array, read and written in
-    place by suld/sust/sured); same layouts as texture_object."""
+    place by suld/sust/sured); same layouts as texture_object. `normalized=True`: 8/16-bit integer
+    samples are UNORM/SNORM for formatted stores (sust.p)."""
     from .engine.device import default_device
 
-    return default_device().surface_object(array, dims=dims)
+    return default_device().surface_object(array, dims=dims, layered=layered, cubemap=cubemap, normalized=normalized)
+
+
+def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="none", oob_fill="none",
+               l2_promotion="none", dtype=None, shape=None, strides=None):
+    """A tiled tensor map (CUtensorMap, as cuTensorMapEncodeTiled makes one) over `array` (NumPy,
+    copied to the device, or a DeviceArray), for cp.async.bulk.tensor: pass it as a
+    `.param .align 64 .b8 [128]` argument (__grid_constant__) or copy it to global memory.
+    Shapes, boxes and strides in NumPy order; see ptxvm/engine/tensor_map.py."""
+    from .engine.tensor_map import tensor_map as _tm
+
+    return _tm(array, box, element_strides=element_strides, swizzle=swizzle, interleave=interleave,
+               oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
 
 
 def to_device(a):
@@ -106,6 +131,10 @@ def __getattr__(name):
         from .engine.launch import LaunchStats
 
         return LaunchStats
+    if name == "TensorMap":
+        from .engine.tensor_map import TensorMap
+
+        return TensorMap
     if name == "DeviceArray":
         from .engine.device import DeviceArray
 

@@ -1,11 +1,12 @@
-"""Texture and surface instructions (ISA 9.7.10, 9.7.11) in unified mode: tex, tld4, txq, suld,
-sust, sured, suq, istypep. The texture or surface is an object handle in a register
-(`[%rd1, {x, y}]`); `engine/texture.py` holds the objects and the sampling math.
+"""Texture and surface instructions (ISA 9.7.10, 9.7.11): tex, tld4, txq, suld, sust, sured, suq,
+istypep. The texture, sampler or surface is an object handle in a register (`[%rd1, {x, y}]`), a
+.texref/.samplerref/.surfref variable (`[tex_ref, {x}]`, `[tex_ref, smp, {x}]` in independent
+mode: its 8-byte slot holds the handle Module.bind_texture / bind_sampler / bind_surface put
+there) or such a kernel parameter. `engine/texture.py` holds the objects, texture_sample.py the
+sampling.
 
-Not supported (a clear error at run time): .texref/.surfref/.samplerref variables (independent
-mode), array/cube/multisample geometries, offsets and depth compare, sust.p/sured.p (formatted
-stores), mipmapped textures (so .level/.grad sample the only level, as CUDA does for a texture
-without mipmaps).
+Not supported (a clear error when lowered): multisample geometries (.2dms, .a2dms: CUDA cannot make
+such textures), .f16/.f16x2 results, tld4 on 3D textures.
 """
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ import numpy as np
 
 from ..syntax import ast
 from .machine import Fault, Op
+from .memory_ops import SpaceAccess
 from .operands import LoweringError
 from .texture import lookup
+from .texture_format import formatted_store, reduce_formatted
 
-_NCOORD = {"1d": 1, "2d": 2, "3d": 4}
+# geometry -> (coordinate elements read as the coordinate type, layer index first?)
+_COORDS = {"1d": (1, False), "2d": (2, False), "3d": (3, False), "a1d": (1, True), "a2d": (2, True),
+           "cube": (3, False), "acube": (3, True)}
 _GEOMS = ("1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms", "a2dms")
 # OpenCL channel types / orders, which the ISA names for txq and suq
 _CL_TYPE = {("u", 1, False): 0x10DA, ("u", 2, False): 0x10DB, ("u", 4, False): 0x10DC,
@@ -25,10 +30,6 @@ _CL_TYPE = {("u", 1, False): 0x10DA, ("u", 2, False): 0x10DB, ("u", 4, False): 0
             ("f", 2, False): 0x10DD, ("f", 4, False): 0x10DE, ("f", 2, True): 0x10DD, ("f", 4, True): 0x10DE}
 _CL_ORDER = {1: 0x10B0, 2: 0x10B2, 4: 0x10B5}
 _ADDR_CODE = {"wrap": 0, "clamp": 1, "mirror": 2, "border": 3}
-
-
-def _mods(instr):
-    return list(instr.modifiers)
 
 
 def _find(mods, choices):
@@ -46,94 +47,189 @@ def _bcast(v, n, dt=None):
     return np.broadcast_to(a, (n,))
 
 
-def _bracket(lowerer, node, scope, ctype, ncoord):
-    """(handle reader, coordinate readers) of `[a, {c...}]` / `[a]`."""
+def _elements(node):
+    return list(node.elements) if isinstance(node, ast.VectorOperand) else [node]
+
+
+def handle_reader(lowerer, node, scope):
+    """(reader of the 64-bit handle, name for messages) of a texture/sampler/surface operand: a
+    register, or a .texref/.samplerref/.surfref variable or parameter (its slot is read)."""
     if isinstance(node, ast.Address):
-        if node.offset is not None or not isinstance(node.base, ast.Register):
-            raise LoweringError("only texture/surface object handles in registers are supported (unified mode)")
-        return lowerer.reader(node.base, "u64", scope), []
-    if not isinstance(node, ast.BracketList):
-        raise LoweringError("expected [handle, {coordinates}]")
-    els = list(node.elements)
-    if len(els) == 3:
-        raise LoweringError("independent texture mode (a separate sampler) is not supported")
-    h = els[0]
-    if not isinstance(h, ast.Register):
-        raise LoweringError("only texture/surface object handles in registers are supported (.texref/.surfref "
-                            "variables are not)")
-    handle = lowerer.reader(h, "u64", scope)
-    if len(els) == 1:
-        return handle, []
-    c = els[1]
-    coords = list(c.elements) if isinstance(c, ast.VectorOperand) else [c]
-    coords = coords[:ncoord] if ncoord else coords
-    return handle, [lowerer.reader(x, ctype, scope) for x in coords]
+        if node.offset is not None:
+            raise LoweringError("a texture/surface operand takes no offset")
+        node = node.base
+    name = getattr(node, "name", None)
+    if isinstance(node, ast.Register):
+        sym = lowerer.register(node, scope)
+    elif isinstance(node, ast.SymbolRef):
+        sym = lowerer.lookup(node.name, scope)
+    else:
+        raise LoweringError("expected a texture, sampler or surface (a register or a .texref/.samplerref/"
+                            ".surfref name)")
+    if sym is None:
+        raise LoweringError(f"unknown texture/sampler/surface {name}")
+    if sym.space in ("reg", "sreg"):
+        return lowerer.reader(node, "u64", scope), None
+    space = {"global": "global", "kparam": "kparam", "fparam": "fparam"}.get(sym.space)
+    if space is None:
+        raise LoweringError(f"{name} is not a texture, sampler or surface reference")
+    addr = lowerer.address_of(sym, 0, "u64")
+    acc = SpaceAccess(space, in_entry=True)
+    u64 = np.dtype(np.uint64)
+
+    def read(ctx, lanes):
+        a = np.broadcast_to(np.asarray(addr(ctx, lanes), np.uint64), (_count(ctx, lanes),))
+        return acc.load(ctx, lanes, np.ascontiguousarray(a[:1]), u64)
+
+    return read, (f"{sym.type or 'reference'} {name}" if sym.space == "global" else f"parameter {name}")
+
+
+class _Operand:
+    """The bracket `[t, {c}]` / `[t, s, {c}]` / `[t]`: handle readers and coordinate elements."""
+
+    def __init__(self, lowerer, node, scope):
+        if isinstance(node, ast.Address):
+            els = [node]
+        elif isinstance(node, ast.BracketList):
+            els = list(node.elements)
+        else:
+            raise LoweringError("expected [texture, {coordinates}]")
+        self.handle, self.what = handle_reader(lowerer, els[0], scope)
+        self.sampler = None
+        if len(els) == 3:
+            self.sampler, self.sampler_what = handle_reader(lowerer, els[1], scope)
+        self.coords = _elements(els[-1]) if len(els) > 1 else []
+
+    def texture(self, ctx, lanes):
+        tex = lookup(ctx, self.handle(ctx, lanes), "texture", self.what or "")
+        if self.sampler is not None:
+            smp = lookup(ctx, self.sampler(ctx, lanes), "sampler", self.sampler_what or "")
+            tex = tex.with_sampler(smp)
+        return tex
+
+    def object(self, ctx, lanes, kind=None):
+        return lookup(ctx, self.handle(ctx, lanes), kind, self.what or "")
+
+
+def _coordinates(lowerer, op, geom, ctype, scope):
+    """(layer reader or None, coordinate readers) of a geometry."""
+    count, layered = _COORDS[geom]
+    els = op.coords
+    need = count + layered
+    if len(els) < need:
+        raise LoweringError(f"{geom} needs {need} coordinate elements, got {len(els)}")
+    layer = lowerer.reader(els[0], "u32", scope) if layered else None
+    return layer, [lowerer.reader(e, ctype, scope) for e in els[layered: layered + count]]
 
 
 def _dest(lowerer, node, scope, t, count):
     pred = None
     if isinstance(node, ast.PredPair):
         node, pred = node.first, node.second
-    els = list(node.elements) if isinstance(node, ast.VectorOperand) else [node]
-    return [lowerer.writer(e, t, scope) for e in els[:count]], (lowerer.writer(pred, "pred", scope) if pred else None)
+    return [lowerer.writer(e, t, scope) for e in _elements(node)[:count]], \
+        (lowerer.writer(pred, "pred", scope) if pred else None)
+
+
+def _read_all(readers, ctx, lanes, n, dt=None):
+    return None if readers is None else [_bcast(r(ctx, lanes), n, dt) for r in readers]
+
+
+def _write(writers, pred, ctx, lanes, vals, n):
+    vals = vals.view(np.uint32) if vals.dtype.itemsize == 4 else vals
+    for i, w in enumerate(writers):
+        w(ctx, lanes, np.ascontiguousarray(vals[:, i]))
+    if pred is not None:  # every texel is resident
+        pred(ctx, lanes, np.ones(n, bool))
+
+
+def _extras(lowerer, instr, scope, first, dims, level, grad):
+    """Readers of the operands after the bracket: lod, gradients, offsets, depth compare."""
+    ops = list(instr.operands[first:])
+    lod = gx = gy = offs = cmp = None
+    if level:
+        if not ops:
+            raise LoweringError(".level needs a level-of-detail operand")
+        lod = lowerer.reader(ops.pop(0), "f32", scope)
+    if grad:
+        if len(ops) < 2:
+            raise LoweringError(".grad needs two gradient vectors")
+        gx = [lowerer.reader(e, "f32", scope) for e in _elements(ops.pop(0))[:dims]]
+        gy = [lowerer.reader(e, "f32", scope) for e in _elements(ops.pop(0))[:dims]]
+    if ops and isinstance(ops[0], ast.VectorOperand):
+        offs = [lowerer.reader(e, "s32", scope) for e in _elements(ops.pop(0))[:dims]]
+    if ops:
+        cmp = lowerer.reader(ops.pop(0), "f32", scope)
+    if ops:
+        raise LoweringError("too many operands")
+    return lod, (gx, gy) if grad else None, offs, cmp
 
 
 # ---------------------------------------------------------------------------- tex / tld4
 
 
 def lower_tex(lowerer, instr, m, scope):
-    mods = _mods(instr)
+    mods = list(instr.modifiers)
     geom = _find(mods, _GEOMS)
-    if geom not in _NCOORD:
-        raise LoweringError(f"tex.{geom} is not supported (1d, 2d and 3d are)")
+    if geom in ("2dms", "a2dms"):
+        raise LoweringError(f"tex.{geom}: multisample textures are not supported (CUDA cannot create them)")
     types = [x for x in mods if x in ("u32", "s32", "f32", "f16", "f16x2")]
     if len(types) < 2 or types[0] in ("f16", "f16x2"):
         raise LoweringError("tex with .f16/.f16x2 results is not supported")
-    dtype, ctype = types[0], types[-1]
-    extra = 1 if "level" in mods else 2 if "grad" in mods else 0
-    if len(instr.operands) > 2 + extra:
-        raise LoweringError("tex offsets and depth compare are not supported")
-    dims = int(geom[0])
-    handle, coords = _bracket(lowerer, instr.operands[1], scope, ctype, dims)
+    ctype = types[-1]
+    dims = _COORDS[geom][0]
+    op = _Operand(lowerer, instr.operands[1], scope)
+    layer, coords = _coordinates(lowerer, op, geom, ctype, scope)
+    lod, grad, offs, cmp = _extras(lowerer, instr, scope, 2, dims, "level" in mods, "grad" in mods)
     writers, pred = _dest(lowerer, instr.operands[0], scope, "b32", 4)
+    base = "base" in mods
 
     def run(ctx, lanes):
         n = _count(ctx, lanes)
-        tex = lookup(ctx, handle(ctx, lanes), "texture")
-        if tex.dims != dims:
-            raise Fault(f"tex.{geom} on a {tex.dims}D texture")
-        cs = [_bcast(r(ctx, lanes), n) for r in coords]
-        vals = tex.fetch_int(cs) if ctype == "s32" else tex.sample(cs)
-        vals = vals.view(np.uint32) if vals.dtype.itemsize == 4 else vals
-        for i, w in enumerate(writers):
-            w(ctx, lanes, np.ascontiguousarray(vals[:, i]))
-        if pred is not None:
-            pred(ctx, lanes, np.ones(n, bool))
+        tex = op.texture(ctx, lanes)
+        _check_geometry(tex, geom)
+        cs = _read_all(coords, ctx, lanes, n)
+        lay = None if layer is None else _bcast(layer(ctx, lanes), n)
+        o = _read_all(offs, ctx, lanes, n, np.int32)
+        c = None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32)
+        lv = None if lod is None else _bcast(lod(ctx, lanes), n, np.float32)
+        if base:
+            lv = np.zeros(n, np.float32)
+        if ctype == "s32":
+            vals = tex.fetch_int(cs, layer=lay, lod=lv, offsets=o)
+        else:
+            g = None if grad is None else (_read_all(grad[0], ctx, lanes, n, np.float32),
+                                           _read_all(grad[1], ctx, lanes, n, np.float32))
+            vals = tex.sample(cs, layer=lay, lod=lv, grad=g, offsets=o, compare=c)
+        _write(writers, pred, ctx, lanes, vals, n)
 
     return [Op(run, side_effects=True)]
 
 
+def _check_geometry(tex, geom):
+    if tex.geometry != geom:
+        raise Fault(f"tex/tld4.{geom} on a {tex.geometry} texture")
+
+
 def lower_tld4(lowerer, instr, m, scope):
-    mods = _mods(instr)
+    mods = list(instr.modifiers)
     comp = "rgba".index(_find(mods, ("r", "g", "b", "a")))
-    if _find(mods, _GEOMS) != "2d":
-        raise LoweringError("tld4 supports .2d only")
-    if len(instr.operands) > 2:
-        raise LoweringError("tld4 offsets and depth compare are not supported")
-    handle, coords = _bracket(lowerer, instr.operands[1], scope, "f32", 2)
+    geom = _find(mods, _GEOMS)
+    if geom not in ("2d", "a2d", "cube", "acube"):
+        raise LoweringError(f"tld4.{geom} is not supported (2d, a2d, cube, acube are)")
+    op = _Operand(lowerer, instr.operands[1], scope)
+    layer, coords = _coordinates(lowerer, op, geom, "f32", scope)
+    _, _, offs, cmp = _extras(lowerer, instr, scope, 2, 2, False, False)
     writers, pred = _dest(lowerer, instr.operands[0], scope, "b32", 4)
 
     def run(ctx, lanes):
         n = _count(ctx, lanes)
-        tex = lookup(ctx, handle(ctx, lanes), "texture")
-        if tex.dims != 2:
-            raise Fault("tld4.2d on a texture that is not 2D")
-        vals = tex.gather([_bcast(r(ctx, lanes), n) for r in coords], comp)
-        vals = vals.view(np.uint32)
-        for i, w in enumerate(writers):
-            w(ctx, lanes, np.ascontiguousarray(vals[:, i]))
-        if pred is not None:
-            pred(ctx, lanes, np.ones(n, bool))
+        tex = op.texture(ctx, lanes)
+        _check_geometry(tex, geom)
+        vals = tex.gather(_read_all(coords, ctx, lanes, n), comp,
+                          layer=None if layer is None else _bcast(layer(ctx, lanes), n),
+                          offsets=_read_all(offs, ctx, lanes, n, np.int32),
+                          compare=None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32))
+        _write(writers, pred, ctx, lanes, vals, n)
 
     return [Op(run, side_effects=True)]
 
@@ -141,9 +237,20 @@ def lower_tld4(lowerer, instr, m, scope):
 # ---------------------------------------------------------------------------- queries
 
 
-def _query(obj, q):
+def _query(obj, q, level=0):
+    if obj.kind == "sampler":
+        if q == "filter_mode":
+            return {"point": 0, "linear": 1}[obj.filter_mode]
+        if q.startswith("addr_mode_"):
+            return _ADDR_CODE[obj.address_mode[int(q[-1])]]
+        if q == "force_unnormalized_coords":
+            return int(obj.force_unnormalized_coords)
+        raise Fault(f"txq.{q} asks a sampler for what only a texture has")
     if q in ("width", "height", "depth"):
-        return getattr(obj, q)
+        i = ("width", "height", "depth").index(q)
+        if i >= obj.dims:
+            return 0
+        return obj.level_size(level)[i] if obj.kind == "texture" else obj.size[i]
     if q == "channel_data_type":
         norm = getattr(obj, "read_mode", "element") == "normalized_float"
         return _CL_TYPE[(obj.dtype.kind, obj.dtype.itemsize, norm)]
@@ -158,79 +265,95 @@ def _query(obj, q):
     if q.startswith("addr_mode_"):
         return _ADDR_CODE[obj.address_mode[int(q[-1])]]
     if q == "num_mipmap_levels":
-        return 1
-    if q in ("array_size", "num_samples", "memory_layout"):
+        return getattr(obj, "num_levels", 1) if getattr(obj, "mipmapped", False) else 0
+    if q == "array_size":
+        return obj.array_size
+    if q in ("num_samples", "memory_layout"):
         return 0
     raise LoweringError(f"query .{q} is not supported")
 
 
 def lower_txq(lowerer, instr, m, scope):
-    mods = _mods(instr)
-    if "level" in mods:
-        raise LoweringError("txq.level needs mipmapped textures, which are not supported")
-    q = next(x for x in mods if x not in ("b32",))
-    kind = "surface" if instr.opcode == "suq" else "texture"
-    handle, _ = _bracket(lowerer, instr.operands[1], scope, "s32", 0)
+    mods = list(instr.modifiers)
+    q = next(x for x in mods if x not in ("b32", "level"))
+    kind = "surface" if instr.opcode == "suq" else None
+    op = _Operand(lowerer, instr.operands[1], scope)
+    lod = lowerer.reader(instr.operands[2], "s32", scope) if "level" in mods else None
     dst = lowerer.writer(instr.operands[0], "b32", scope)
 
     def run(ctx, lanes):
-        obj = lookup(ctx, handle(ctx, lanes), kind)
-        dst(ctx, lanes, np.full(_count(ctx, lanes), _query(obj, q), np.uint32))
+        n = _count(ctx, lanes)
+        obj = op.object(ctx, lanes, kind)
+        if lod is None:
+            dst(ctx, lanes, np.full(n, _query(obj, q), np.uint32))
+            return
+        ks = _bcast(lod(ctx, lanes), n, np.int32)
+        out = np.array([_query(obj, q, int(k)) if 0 <= k < getattr(obj, "num_levels", 1) else 0 for k in ks],
+                       np.uint32)
+        dst(ctx, lanes, out)
 
     return [Op(run, side_effects=True)]
 
 
 def lower_istypep(lowerer, instr, m, scope):
-    """istypep asks whether an address is that of a .texref/.samplerref/.surfref variable; a texture or
-    surface object handle is not one (an H200 answers false for both kinds of handle), and this
-    engine has no such variables, so the answer is always false."""
+    """istypep asks whether an operand is a .texref/.samplerref/.surfref: true for such a variable
+    or parameter named in the instruction, false for a register (an object handle: an H200 answers
+    false for both kinds of handle)."""
+    want = next(x for x in instr.modifiers if x in ("texref", "samplerref", "surfref"))
+    node = instr.operands[1]
+    sym = lowerer.register(node, scope) if isinstance(node, ast.Register) else None
+    answer = bool(sym is not None and sym.space not in ("reg", "sreg") and sym.type == want)
     dst = lowerer.writer(instr.operands[0], "pred", scope)
-    lowerer.reader(instr.operands[1], "u64", scope)
-    return [Op(lambda ctx, lanes: dst(ctx, lanes, np.zeros(_count(ctx, lanes), bool)))]
+    return [Op(lambda ctx, lanes: dst(ctx, lanes, np.full(_count(ctx, lanes), answer)))]
 
 
 # ---------------------------------------------------------------------------- surfaces
 
 
-def _surface_shape(mods, ops_type_choices):
+def _surface_shape(mods, type_choices):
     geom = _find(mods, ("1d", "2d", "3d", "a1d", "a2d"))
-    if geom not in _NCOORD:
-        raise LoweringError(f"surface geometry .{geom} is not supported (1d, 2d and 3d are)")
-    t = _find(mods, ops_type_choices)
+    t = _find(mods, type_choices)
     vec = _find(mods, ("v2", "v4"))
     count = int(vec[1:]) if vec else 1
     mode = _find(mods, ("trap", "clamp", "zero")) or "trap"
-    return int(geom[0]), t, count, mode
+    return geom, t, count, mode
 
 
-def _offsets(ctx, lanes, surf, dims, coords, size, mode):
+def _offsets(ctx, lanes, surf, geom, layer, coords, size, mode, sample_x=False):
     n = _count(ctx, lanes)
-    if surf.dims != dims:
-        raise Fault(f"a {dims}D surface instruction on a {surf.dims}D surface")
+    if surf.geometry != geom and not (geom == "a2d" and surf.geometry in ("cube", "acube")):
+        raise Fault(f"a .{geom} surface instruction on a {surf.geometry} surface")
     cs = [_bcast(r(ctx, lanes), n).astype(np.int64) for r in coords]
-    off, ok = surf.byte_offsets(cs, size, mode)
+    lay = None if layer is None else _bcast(layer(ctx, lanes), n).astype(np.int64)
+    off, ok = surf.byte_offsets(cs, size, mode, layer=lay, sample_x=sample_x)
     if mode == "trap" and not ok.all():
         bad = int(np.flatnonzero(~ok)[0])
         lane = int(ctx.lanes_or_live(lanes)[bad])
-        raise Fault(f"surface access out of range (.trap) at coordinates {[int(c[bad]) for c in cs]}", lane)
+        where = [int(c[bad]) for c in cs] + ([] if lay is None else [f"layer {int(lay[bad])}"])
+        raise Fault(f"surface access out of range (.trap) at coordinates {where}", lane)
     return off, ok
 
 
+def _surface_operand(lowerer, node, geom, scope):
+    op = _Operand(lowerer, node, scope)
+    layer, coords = _coordinates(lowerer, op, geom, "s32", scope)
+    return op, layer, coords
+
+
 def lower_suld(lowerer, instr, m, scope):
-    mods = _mods(instr)
+    mods = list(instr.modifiers)
     if "p" in mods:
-        raise LoweringError("suld.p (formatted loads) is not supported")
-    dims, t, count, mode = _surface_shape(mods, ("b8", "b16", "b32", "b64"))
+        raise LoweringError("suld.p does not exist on sm_90 (ptxas: not a known instruction)")
+    geom, t, count, mode = _surface_shape(mods, ("b8", "b16", "b32", "b64"))
     size = int(t[1:]) // 8
     dt = np.dtype(f"u{size}")
-    handle, coords = _bracket(lowerer, instr.operands[1], scope, "s32", dims)
+    op, layer, coords = _surface_operand(lowerer, instr.operands[1], geom, scope)
     writers, _ = _dest(lowerer, instr.operands[0], scope, t, count)
 
     def run(ctx, lanes):
-        surf = lookup(ctx, handle(ctx, lanes), "surface")
-        off, ok = _offsets(ctx, lanes, surf, dims, coords, size * count, mode)
-        idx = off[:, None] + np.arange(size * count)[None, :]
-        raw = surf.raw[idx]
+        surf = op.object(ctx, lanes, "surface")
+        off, ok = _offsets(ctx, lanes, surf, geom, layer, coords, size * count, mode)
+        raw = surf.raw[off[:, None] + np.arange(size * count)[None, :]]
         if mode == "zero":
             raw[~ok] = 0
         vals = np.ascontiguousarray(raw).view(dt).reshape(-1, count)
@@ -241,26 +364,28 @@ def lower_suld(lowerer, instr, m, scope):
 
 
 def lower_sust(lowerer, instr, m, scope):
-    mods = _mods(instr)
-    if "p" in mods:
-        raise LoweringError("sust.p (formatted stores) is not supported")
-    dims, t, count, mode = _surface_shape(mods, ("b8", "b16", "b32", "b64"))
+    mods = list(instr.modifiers)
+    formatted = "p" in mods
+    geom, t, count, mode = _surface_shape(mods, ("b8", "b16", "b32", "b64"))
     size = int(t[1:]) // 8
     dt = np.dtype(f"u{size}")
-    handle, coords = _bracket(lowerer, instr.operands[0], scope, "s32", dims)
-    src = instr.operands[1]
-    els = list(src.elements) if isinstance(src, ast.VectorOperand) else [src]
-    readers = [lowerer.reader(e, t, scope) for e in els[:count]]
+    op, layer, coords = _surface_operand(lowerer, instr.operands[0], geom, scope)
+    readers = [lowerer.reader(e, t, scope) for e in _elements(instr.operands[1])[:count]]
 
     def run(ctx, lanes):
         n = _count(ctx, lanes)
-        surf = lookup(ctx, handle(ctx, lanes), "surface")
-        off, ok = _offsets(ctx, lanes, surf, dims, coords, size * count, mode)
+        surf = op.object(ctx, lanes, "surface")
         vals = np.stack([_bcast(r(ctx, lanes), n, dt) for r in readers], axis=1)
-        raw = np.ascontiguousarray(vals).view(np.uint8).reshape(n, size * count)
+        if formatted:
+            raw = formatted_store(surf, vals)
+            width = surf.bytes_per_texel
+        else:
+            raw = np.ascontiguousarray(vals).view(np.uint8).reshape(n, size * count)
+            width = size * count
+        off, ok = _offsets(ctx, lanes, surf, geom, layer, coords, width, mode, sample_x=formatted)
         if mode == "zero":  # a store out of range is dropped
             off, raw = off[ok], raw[ok]
-        surf.raw[off[:, None] + np.arange(size * count)[None, :]] = raw
+        surf.raw[off[:, None] + np.arange(width)[None, :]] = raw
 
     return [Op(run, side_effects=True)]
 
@@ -269,26 +394,26 @@ _RED = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_a
 
 
 def lower_sured(lowerer, instr, m, scope):
-    mods = _mods(instr)
-    if "p" in mods:
-        raise LoweringError("sured.p (formatted reductions) is not supported")
-    op = _find(mods, tuple(_RED))
-    dims, t, _, mode = _surface_shape(mods, ("u32", "s32", "b32", "u64", "s64"))
+    mods = list(instr.modifiers)
+    formatted = "p" in mods
+    op_name = _find(mods, tuple(_RED))
+    geom, t, _, mode = _surface_shape(mods, ("u32", "s32", "b32", "u64", "s64", "b64"))
     size = int(t[1:]) // 8
-    dt = np.dtype(("i" if t[0] == "s" else "u") + str(size))
-    handle, coords = _bracket(lowerer, instr.operands[0], scope, "s32", dims)
+    op, layer, coords = _surface_operand(lowerer, instr.operands[0], geom, scope)
     reader = lowerer.reader(instr.operands[1], t, scope)
+    dt = np.dtype(("i" if t[0] == "s" else "u") + str(size))
 
     def run(ctx, lanes):
         n = _count(ctx, lanes)
-        surf = lookup(ctx, handle(ctx, lanes), "surface")
-        off, ok = _offsets(ctx, lanes, surf, dims, coords, size, mode)
-        vals = _bcast(reader(ctx, lanes), n, dt)
+        surf = op.object(ctx, lanes, "surface")
+        vdt = reduce_formatted(surf, size) if formatted else dt
+        off, ok = _offsets(ctx, lanes, surf, geom, layer, coords, size, mode, sample_x=formatted)
+        vals = _bcast(reader(ctx, lanes), n, vdt)
         if mode == "zero":
             off, vals = off[ok], vals[ok]
         if np.any(off % size):
             raise Fault("misaligned surface reduction")
-        _RED[op].at(surf.raw.view(dt), off // size, vals)
+        _RED[op_name].at(surf.raw.view(vdt), off // size, vals)
 
     return [Op(run, side_effects=True)]
 

@@ -1,0 +1,121 @@
+"""The arithmetic of texture filtering as an H200 does it (measured; docs/hardware-notes.md).
+
+* A filter position x (texel units) becomes x - 0.5 in fixed point with 8 fraction bits, rounded to
+  nearest with ties up: integer part i (the low texel) and weight a in 1/256 units.
+* The corner weights of the footprint are integers in 1/256 units (`corner_weights`).
+* The blend: the texels that carry weight are aligned to the largest one's binary exponent e
+  (|v| < 2^e) and truncated toward zero to multiples of 2^(e-g), g = the texel format's significand
+  bits plus four guard bits (28 for f32, 15 for f16); the weighted sum of those is exact, and is
+  rounded once to the texel format, to nearest with ties away from zero (`blend`).
+* Normalized-integer texels are filtered in 16-bit fixed point (`unorm16`, `blend_unorm`).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+FRACTION_BITS = 8
+ONE = 1 << FRACTION_BITS
+GUARD_BITS = 4
+
+
+def fixed_point(x):
+    """(low texel index, weight in 1/256) of linear filtering at texel-space positions x."""
+    t = np.floor((np.asarray(x, np.float64) - 0.5) * ONE + 0.5)
+    t = clip_index(t)
+    return t >> FRACTION_BITS, t & (ONE - 1)
+
+
+def floor_index(x):
+    return clip_index(np.floor(np.asarray(x, np.float64)))
+
+
+def clip_index(f):
+    f = np.nan_to_num(np.asarray(f, np.float64), nan=0.0)
+    return np.clip(f, -(2 ** 40), 2 ** 40).astype(np.int64)
+
+
+def round_half(x):
+    return np.floor(x + 0.5)
+
+
+def corner_weights(weights):
+    """Integer weights (1/256 units) of the 2^d corners of a footprint, corners in
+    itertools.product((0, 1), repeat=d) order (first dimension slowest). In 2D the product of the two
+    high weights is rounded to 1/256 and the other corners derived from it, so they sum to one; 3D
+    nests the same rule (the 2D weights of x, y, then each split by z)."""
+    ws = [np.asarray(w, np.int64) for w in weights]
+    if len(ws) == 1:
+        a = ws[0]
+        return [ONE - a, a]
+    if len(ws) == 2:
+        return _weights_2d(*ws)
+    a, b, c = ws
+    out = []
+    for wxy in _weights_2d(a, b):
+        hi = round_half(wxy * c / ONE).astype(np.int64)
+        out += [wxy - hi, hi]
+    return out
+
+
+def _weights_2d(a, b):
+    ab = round_half(a * b / ONE).astype(np.int64)
+    return [ONE - a - b + ab, b - ab, a - ab, ab]
+
+
+def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32):
+    """values: (n, c, k) texel values (float, exact in float64); weights: (n, k) integer weights in
+    units of 2^-scale_bits summing to one. The filtered values, rounded to out_dtype."""
+    v = np.asarray(values, np.float64)
+    w = np.asarray(weights, np.int64)[:, None, :]
+    live = np.where(w != 0, np.abs(v), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1, keepdims=True)
+        e = np.frexp(top)[1]
+        q = np.ldexp(1.0, e - (np.finfo(out_dtype).nmant + 1 + GUARD_BITS))
+        s = np.sum(np.where(w != 0, np.trunc(v / q) * w, 0.0), axis=-1)
+        exact = s * np.ldexp(q[..., 0], -scale_bits)
+        nonfinite = ~np.isfinite(np.where(w != 0, v, 0.0)).all(axis=-1)
+        if nonfinite.any():  # inf / NaN texels: the plain weighted sum
+            plain = np.sum(np.where(w != 0, v * w, 0.0), axis=-1) / (1 << scale_bits)
+            exact = np.where(nonfinite, plain, exact)
+    return round_nearest_away(exact, out_dtype)
+
+
+def round_nearest_away(x, dtype=np.float32):
+    """Round float64 values (exact) to dtype, to nearest with ties away from zero."""
+    x = np.asarray(x, np.float64)
+    dtype = np.dtype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = x.astype(dtype)
+        rf = r.astype(np.float64)
+        toward = np.where(np.abs(rf) > np.abs(x), np.nextafter(r, dtype.type(0)), r)
+        away = np.nextafter(toward, np.copysign(dtype.type(np.inf), x).astype(dtype))
+        tie = np.isfinite(x) & (x == (toward.astype(np.float64) + away.astype(np.float64)) / 2)
+    return np.where(tie, away, r)
+
+
+
+def unorm_scale(dtype) -> int:
+    """The 16-bit fixed-point scale of a normalized-integer format: 65535 unsigned, 32767 signed."""
+    return 32767 if np.dtype(dtype).kind == "i" else 65535
+
+
+def unorm16(data):
+    """Normalized-integer texels in 16-bit fixed point as the filter sees them (float64): 8-bit
+    values scaled exactly to the 16-bit range (u8: v * 65535/255 = v * 257; s8: v * 32767/127,
+    not rounded), 16-bit values as they are; the most negative value reads as -max."""
+    d = np.asarray(data)
+    info = np.iinfo(d.dtype)
+    v = np.maximum(d.astype(np.float64), -info.max)
+    return v if d.dtype.itemsize == 2 else v * (unorm_scale(d.dtype) / info.max)
+
+
+def blend_unorm(values, weights, signed=False):
+    """Filtered normalized-integer texels: the exact weighted sum of the 16-bit fixed-point texels
+    rounded to a 16-bit value (half up), as float32 (value / 65535, or / 32767 when signed)."""
+    w = np.asarray(weights, np.int64)[:, None, :]
+    num = np.sum(np.asarray(values, np.float64) * w, axis=-1)
+    q = np.floor(num / ONE + 0.5)
+    return (q / (32767 if signed else 65535)).astype(np.float32)

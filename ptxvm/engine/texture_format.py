@@ -1,0 +1,45 @@
+"""Formatted surface access (sust.p, sured.p): a vector of 32-bit values converted to the surface's
+sample format. The source is f32 for float and normalized formats, u32 for unsigned and s32 for
+signed integer formats (ISA 9.7.11.2). Source elements beyond the surface's channels are ignored;
+channels the source does not give are written as 0 (the ISA leaves them unpredictable)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def formatted_store(surf, vals: np.ndarray) -> np.ndarray:
+    """(n, bytes per sample) of the samples that 32-bit source vectors `vals` (n, count) become."""
+    n, count = vals.shape
+    ch = surf.channels
+    src = np.zeros((n, ch), np.uint32)
+    src[:, : min(ch, count)] = vals[:, :ch].astype(np.uint32)
+    out = convert(surf.dtype, src, getattr(surf, "normalized", False))
+    return np.ascontiguousarray(out).view(np.uint8).reshape(n, surf.bytes_per_texel)
+
+
+def convert(dtype, bits: np.ndarray, normalized: bool) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        f = bits.view(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return f.astype(dtype)
+    info = np.iinfo(dtype)
+    if normalized:
+        f = bits.view(np.float32).astype(np.float64)
+        lo = -1.0 if dtype.kind == "i" else 0.0
+        f = np.clip(np.nan_to_num(f, nan=0.0), lo, 1.0) * info.max
+        return np.round(f).astype(dtype)
+    if dtype.itemsize == 4:
+        return bits.view(dtype)
+    v = bits.view(np.int32 if dtype.kind == "i" else np.uint32).astype(np.int64)
+    return np.clip(v, info.min, info.max).astype(dtype)
+
+
+def reduce_formatted(surf, size: int) -> np.dtype:
+    """The element type sured.p reduces on: the surface's own 32- or 64-bit integer type."""
+    from .machine import Fault
+
+    if surf.dtype.kind not in "iu" or getattr(surf, "normalized", False) or surf.channels != 1 \
+            or surf.dtype.itemsize != size:
+        raise Fault(f"sured.p needs a one-channel {8 * size}-bit integer surface, not {surf.channels} x {surf.dtype}")
+    return surf.dtype

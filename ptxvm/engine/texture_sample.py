@@ -1,0 +1,301 @@
+"""Sampling a TextureObject: layers, cube faces, mip levels, address modes, point and linear filters,
+offsets and depth compare. All functions take whole lanes groups (NumPy arrays, one entry per
+thread); texture_filter.py holds the fixed-point filter arithmetic.
+
+Follows the CUDA programming guide's texture-fetching appendix and an H200's answers
+(tests/goldens/kernels/texture_probes.npz, texture_ext.npz; docs/hardware-notes.md).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import texture_filter as F
+
+# cube faces (+x, -x, +y, -y, +z, -z): (major axis, sign, s axis, s sign, t axis, t sign), the
+# programming guide's table (OpenGL's)
+_FACES = ((0, 1, 2, -1, 1, -1), (0, -1, 2, 1, 1, -1), (1, 1, 0, 1, 2, 1),
+          (1, -1, 0, 1, 2, -1), (2, 1, 0, 1, 1, -1), (2, -1, 0, -1, 1, -1))
+
+
+# ---------------------------------------------------------------------------- coordinates
+
+
+def cube_coords(x, y, z):
+    """(face 0..5, s, t) of direction vectors: the major axis picks the face (ties: z over y over x),
+    the other two divided by its magnitude map to [0, 1] face coordinates."""
+    v = [np.asarray(c, np.float32) for c in (x, y, z)]
+    ax = [np.abs(c) for c in v]
+    major = np.where((ax[2] >= ax[1]) & (ax[2] >= ax[0]), 2, np.where(ax[1] >= ax[0], 1, 0))
+    ma = np.choose(major, v)
+    face = 2 * major + (ma < 0)
+    s = np.zeros_like(v[0])
+    t = np.zeros_like(v[0])
+    for f, (_, _, sa, ss, ta, ts) in enumerate(_FACES):
+        m = face == f
+        s = np.where(m, ss * v[sa], s)
+        t = np.where(m, ts * v[ta], t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.float32(0.5) / np.abs(ma)
+        s = s * inv + np.float32(0.5)
+        t = t * inv + np.float32(0.5)
+    return face.astype(np.int64), [s.astype(np.float32), t.astype(np.float32)]
+
+
+def layer_index(tex, layer) -> np.ndarray:
+    """The layer an array index selects (unsigned, clamped to the last layer)."""
+    idx = np.asarray(layer).astype(np.int64) & 0xFFFFFFFF
+    per = 6 if tex.geometry == "acube" else 1
+    count = tex.layers // per
+    return np.minimum(idx, count - 1) * per
+
+
+def _scaled(tex, x, d, k):
+    """Texel-space positions along dimension d at mip level k."""
+    x = np.asarray(x, np.float32)
+    size = tex.level_size(k)[d]
+    if tex.normalized_coords:
+        return (x * np.float32(size)).astype(np.float64)
+    return x.astype(np.float64) * (size / tex.size[d])
+
+
+def _index(tex, i, d, k):
+    """(texel indices inside level k, in-range mask or None) after dimension d's address mode."""
+    n = tex.level_size(k)[d]
+    mode = tex.address_mode[d]
+    if not tex.normalized_coords and mode in ("wrap", "mirror"):
+        mode = "clamp"
+    if mode == "clamp":
+        return np.clip(i, 0, n - 1), None
+    if mode == "border":
+        return np.clip(i, 0, n - 1), (i >= 0) & (i < n)
+    if mode == "wrap":
+        return np.mod(i, n), None
+    m = np.mod(i, 2 * n)
+    return np.where(m >= n, 2 * n - 1 - m, m), None
+
+
+def _texels(tex, k, layer, idx, oks, values=None):
+    """(n, 4) texel values of level k at integer indices (one array per dimension) in `layer`."""
+    vals_all = tex.values[k] if values is None else values
+    sel = (layer,) + tuple(idx[d] for d in reversed(range(tex.dims)))
+    vals = vals_all[sel]
+    n = vals.shape[0]
+    out = np.zeros((n, 4), vals.dtype)
+    out[:, : tex.channels] = vals
+    ok = None
+    for o in oks:
+        if o is not None:
+            ok = o if ok is None else ok & o
+    if ok is not None:
+        if vals.dtype == np.float32:
+            border = tex.border_color
+        elif vals.dtype == np.float64:  # 16-bit fixed-point texels of normalized-integer filtering
+            border = np.round(tex.border_color.astype(np.float64) * F.unorm_scale(tex.dtype))
+        elif vals.dtype == np.uint32:
+            border = tex.border_color.astype(np.int64).astype(np.uint32)
+        else:
+            border = np.zeros(4, vals.dtype)
+        out[~ok] = border
+    return out
+
+
+# ---------------------------------------------------------------------------- level of detail
+
+
+def level_of_detail(tex, n, lod=None, grad=None):
+    """The level of detail of each lane (float64) or None for level 0 (tex without .level/.grad)."""
+    if tex.num_levels == 1 and lod is None and grad is None:
+        return None
+    if lod is not None:
+        lam = np.asarray(lod, np.float32).astype(np.float64)
+    elif grad is not None:
+        dx, dy = grad
+        sizes = tex.size[: tex.dims]
+        lx = np.sqrt(sum((np.asarray(dx[d], np.float64) * (s if tex.normalized_coords else 1)) ** 2
+                         for d, s in enumerate(sizes)))
+        ly = np.sqrt(sum((np.asarray(dy[d], np.float64) * (s if tex.normalized_coords else 1)) ** 2
+                         for d, s in enumerate(sizes)))
+        with np.errstate(divide="ignore"):
+            lam = np.log2(np.maximum(lx, ly))
+    else:
+        lam = np.zeros(n)
+    lam = lam + tex.mipmap_level_bias
+    lam = np.clip(lam, tex.min_mipmap_level_clamp, tex.max_mipmap_level_clamp)
+    return np.clip(np.nan_to_num(lam, nan=0.0), 0.0, tex.num_levels - 1)
+
+
+def _levels(tex, lam, n):
+    """(low level, high level, weight of the high one in 1/256) per lane."""
+    if lam is None:
+        z = np.zeros(n, np.int64)
+        return z, z, z
+    if tex.mipmap_filter_mode == "point":
+        k = np.floor(lam + 0.5).astype(np.int64)
+        k = np.minimum(k, tex.num_levels - 1)
+        return k, k, np.zeros(n, np.int64)
+    t = np.floor(lam * F.ONE + 0.5).astype(np.int64)
+    lo = np.minimum(t >> F.FRACTION_BITS, tex.num_levels - 1)
+    w = np.where(lo >= tex.num_levels - 1, 0, t & (F.ONE - 1))
+    return lo, np.minimum(lo + 1, tex.num_levels - 1), w
+
+
+# ---------------------------------------------------------------------------- fetches
+
+
+def sample(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, grad=None, offsets=None,
+           compare=None) -> np.ndarray:
+    """Float coordinates: (n, 4) values (float32, or uint32 bits of integer element reads)."""
+    n = np.asarray(coords[0]).shape[0]
+    lay, coords = _place(tex, coords, layer)
+    lam = level_of_detail(tex, n, lod, grad)
+    lo, hi, w = _levels(tex, lam, n)
+    out = None
+    for k in np.unique(lo):
+        m = lo == k
+        sub = [np.asarray(c)[m] for c in coords]
+        offs = None if offsets is None else [np.asarray(o)[m] for o in offsets]
+        cmp = None if compare is None else np.asarray(compare)[m]
+        r = _filter_level(tex, int(k), lay[m], sub, offs, cmp)
+        wk = w[m]
+        if np.any(wk):
+            r = _blend_levels(tex, r, lay[m], sub, offs, cmp, hi[m], wk)
+        if out is None:
+            out = np.zeros((n, 4), r.dtype)
+        out[m] = r
+    return out
+
+
+def _place(tex, coords, layer):
+    """(layer of each lane, coordinates): cube directions become face layers and face coordinates."""
+    n = np.asarray(coords[0]).shape[0]
+    if tex.geometry in ("cube", "acube"):
+        face, st = cube_coords(*coords[:3])
+        base = np.zeros(n, np.int64) if layer is None else layer_index(tex, layer)
+        return base + face, st
+    lay = np.zeros(n, np.int64) if layer is None else layer_index(tex, layer)
+    return lay, list(coords[: tex.dims])
+
+
+def _filter_level(tex, k, lay, coords, offsets, compare):
+    pts = [_scaled(tex, coords[d], d, k) for d in range(tex.dims)]
+    if tex.geometry in ("cube", "acube"):
+        pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.level_size(k)[d])).astype(np.float64)
+               for d in range(2)]
+    if tex.filter_mode == "point" or not tex.returns_float:
+        idx, oks = [], []
+        for d in range(tex.dims):
+            i = F.floor_index(pts[d])
+            if offsets is not None:
+                i = i + offsets[d]
+            i, ok = _index(tex, i, d, k)
+            idx.append(i)
+            oks.append(ok)
+        vals = _texels(tex, k, lay, idx, oks)
+        if compare is not None:
+            vals = _compare(vals, compare)
+        return vals
+    lows, weights = [], []
+    for d in range(tex.dims):
+        base, wt = F.fixed_point(pts[d])
+        if offsets is not None:
+            base = base + offsets[d]
+        lows.append(base)
+        weights.append(wt)
+    return _linear(tex, k, lay, lows, weights, compare)
+
+
+def _linear(tex, k, lay, lows, weights, compare):
+    vals, wts = [], []
+    fixed = _fixed_texels(tex, k)
+    for corner, wt in zip(itertools.product((0, 1), repeat=tex.dims), F.corner_weights(weights)):
+        idx, oks = [], []
+        for d, c in enumerate(corner):
+            i, ok = _index(tex, lows[d] + c, d, k)
+            idx.append(i)
+            oks.append(ok)
+        v = _texels(tex, k, lay, idx, oks, fixed)
+        if compare is not None:
+            v = _compare(v, compare)
+        vals.append(v)
+        wts.append(wt)
+    vals, wts = np.stack(vals, -1), np.stack(wts, -1)
+    if fixed is not None and compare is None:
+        return F.blend_unorm(vals, wts, signed=tex.dtype.kind == "i")
+    out_dt = np.float16 if tex.dtype == np.float16 else np.float32
+    return F.blend(vals, wts, out_dtype=out_dt).astype(np.float32)
+
+
+def _fixed_texels(tex, k):
+    """Normalized-integer texels as the filter sees them (16-bit fixed point), or None."""
+    if tex.dtype.kind not in "iu" or tex.read_mode != "normalized_float":
+        return None
+    cache = tex.__dict__.setdefault("_fixed", {})
+    if k not in cache:
+        cache[k] = F.unorm16(tex.levels[k])
+    return cache[k]
+
+
+def _blend_levels(tex, r0, lay, coords, offsets, compare, hi, w):
+    """Trilinear: the result of the next level blended in with weight w (1/256)."""
+    r1 = np.zeros_like(r0)
+    for k in np.unique(hi):
+        m = hi == k
+        r1[m] = _filter_level(tex, int(k), lay[m], [c[m] for c in coords],
+                              None if offsets is None else [o[m] for o in offsets],
+                              None if compare is None else compare[m])
+    vals = np.stack([r0, r1], -1).astype(np.float64)
+    wts = np.stack([F.ONE - w, w], -1)
+    out_dt = np.float16 if tex.dtype == np.float16 else np.float32
+    return F.blend(vals, wts, out_dtype=out_dt).astype(np.float32)
+
+
+def _compare(vals, ref):
+    """Depth compare: 1.0 where the reference is less than or equal to the texel, else 0.0."""
+    ref = np.asarray(ref, np.float32)[:, None]
+    return (ref <= vals).astype(np.float32)
+
+
+def fetch_int(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, offsets=None) -> np.ndarray:
+    """Integer texel coordinates (tex with .s32 coordinates): (n, 4) values; coordinates outside the
+    texture read zero whatever the address mode."""
+    n = np.asarray(coords[0]).shape[0]
+    k = 0 if lod is None else int(np.clip(np.asarray(lod).astype(np.int64).max(initial=0), 0, tex.num_levels - 1))
+    lay = np.zeros(n, np.int64) if layer is None else layer_index(tex, layer)
+    size = tex.level_size(k)
+    idx, ok = [], np.ones(n, bool)
+    for d in range(tex.dims):
+        i = np.asarray(coords[d]).astype(np.int64)
+        if offsets is not None:
+            i = i + offsets[d]
+        ok &= (i >= 0) & (i < size[d])
+        idx.append(np.clip(i, 0, size[d] - 1))
+    out = _texels(tex, k, lay, idx, [None])
+    out[~ok] = 0
+    return out
+
+
+def gather(tex, coords: Sequence[np.ndarray], comp: int, *, layer=None, offsets=None, compare=None) -> np.ndarray:
+    """tld4: channel `comp` of the 2x2 footprint of bilinear filtering, in the order (i, j+1),
+    (i+1, j+1), (i+1, j), (i, j) as the ISA lists them (x, y, z, w)."""
+    lay, coords = _place(tex, coords, layer)
+    pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.size[d])).astype(np.float64)
+           if tex.normalized_coords or tex.geometry in ("cube", "acube") else np.asarray(coords[d], np.float32)
+           for d in range(2)]
+    lows = []
+    for d in range(2):
+        base = F.fixed_point(pts[d])[0]
+        if offsets is not None:
+            base = base + offsets[d]
+        lows.append(base)
+    out = []
+    for cx, cy in ((0, 1), (1, 1), (1, 0), (0, 0)):
+        (ix, okx), (iy, oky) = _index(tex, lows[0] + cx, 0, 0), _index(tex, lows[1] + cy, 1, 0)
+        v = _texels(tex, 0, lay, [ix, iy], [okx, oky])
+        if compare is not None:
+            v = _compare(v, compare)
+        out.append(v[:, comp])
+    return np.stack(out, axis=1)
+

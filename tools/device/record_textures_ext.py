@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Record goldens for layered, cube, cubemap-array, mipmapped and depth-compare texturing, texture
+offsets, formatted surface stores/reductions and surface boundary modes on a real GPU.
+
+    python3 tools/device/record_textures_ext.py OUTDIR [--only NAME,...] [--out-name texture_ext]
+
+Arrays and texture/surface objects go through the driver API (tools/device/cudriver_textures.py:
+cuArray3DCreate with layered/cubemap/depth flags, cuMipmappedArrayCreate, cuTexObjectCreate);
+kernels are launched with CuPy. Each probe is one instruction in a kernel that reads eight b32
+inputs per thread (%c0..%c7) and stores four b32 results (%o0..%o3); surface probes also read the
+array back. OUTDIR/<out-name>.npz holds <probe>.data (or .L<k> per mip level), .inp (n, 8) u32,
+.out (n, 4) u32, .after and .ptx; <out-name>.meta.json the descriptor of each probe. The probes
+themselves are defined in tests/engine/texture_ext_probes.py (shared with the replay tests).
+"""
+import datetime, json, os, sys, traceback
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "engine"))
+import texture_ext_probes as TP  # noqa: E402
+
+
+def run_probe(p, cp, D):
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(), "k.ptx")
+    ptx = TP.probe_ptx(p)
+    with open(path, "w") as f:
+        f.write(ptx)
+    fn = cp.RawModule(path=path).get_function("probe")
+    keep = []
+    geom = p["geom"]
+    desc = p.get("desc", {})
+    if p["kind"] == "texture":
+        if "levels" in p:
+            res = D.make_mipmapped(p["levels"], geom, p.get("array_flags", 0))
+            dt, nl = p["levels"][0].dtype, len(p["levels"])
+        else:
+            res = D.make_array(p["data"], geom, p.get("array_flags", 0), p.get("fmt"))
+            dt, nl = p["data"].dtype, 1
+        keep.append(res)
+        handle = int(D.texture_object(res, desc, geom, dt, nl))
+    else:
+        import cuda.bindings.driver as cu
+        arr = D.make_array(p["data"], geom, cu.CUDA_ARRAY3D_SURFACE_LDST, p.get("fmt"))
+        keep.append(arr)
+        handle = int(D.surface_object(arr))
+    inp = np.ascontiguousarray(p["inp"], np.uint32)
+    n = inp.shape[0]
+    di = cp.asarray(inp)
+    o = cp.zeros(4 * n, np.uint32)
+    fn(((n + 127) // 128,), (128,), (np.uint64(handle), di, o, np.int32(n)))
+    cp.cuda.runtime.deviceSynchronize()
+    res = {"out": cp.asnumpy(o).reshape(n, 4), "ptx": np.frombuffer(ptx.encode(), np.uint8)}
+    if p["kind"] == "surface":
+        res["after"] = D.read_array(arr, p["data"], geom)
+    return res
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    only = None
+    if "--only" in sys.argv:
+        only = set(sys.argv[sys.argv.index("--only") + 1].split(","))
+    name = sys.argv[sys.argv.index("--out-name") + 1] if "--out-name" in sys.argv else "texture_ext"
+    import cupy as cp
+    cp.zeros(1)  # the primary context, current on this thread
+    import cudriver_textures as D
+    D.ensure_context()
+    try:
+        import record as R
+        info = R.device_info()
+    except Exception:
+        info = {"gpu": str(cp.cuda.runtime.getDeviceProperties(0)["name"])}
+    arrays, meta = {}, {"device": info, "recorder": "tools/device/record_textures_ext.py",
+                        "date": datetime.datetime.utcnow().isoformat() + "Z", "probes": {}}
+    for p in TP.probes():
+        if only and p["name"] not in only:
+            continue
+        nm = p["name"]
+        m = {k: v for k, v in p.items() if k in ("kind", "geom", "desc", "instr", "fmt", "array_flags")}
+        try:
+            r = run_probe(p, cp, D)
+            for k, v in r.items():
+                arrays[f"{nm}.{k}"] = v
+            if "levels" in p:
+                for i, lv in enumerate(p["levels"]):
+                    arrays[f"{nm}.L{i}"] = lv
+            else:
+                arrays[f"{nm}.data"] = p["data"]
+            arrays[f"{nm}.inp"] = np.ascontiguousarray(p["inp"], np.uint32)
+            m["status"] = "ok"
+            print("probe", nm, "ok", flush=True)
+        except Exception as e:
+            m["status"] = f"failed: {e}"[:400]
+            print("probe", nm, "FAILED", traceback.format_exc()[-800:].replace("\n", " | "), flush=True)
+            try:
+                cp.cuda.runtime.deviceSynchronize()
+            except Exception:
+                print("context lost; stopping", flush=True)
+                meta["probes"][nm] = m
+                break
+        meta["probes"][nm] = m
+    np.savez_compressed(os.path.join(out, name + ".npz"), **arrays)
+    with open(os.path.join(out, name + ".meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()
