@@ -225,7 +225,9 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
     if "prefetch" in mods:
         return [Op(lambda ctx, lanes: None)]  # cp.async.bulk.prefetch(.tensor).L2: a cache hint
     if "tensor" in mods:
-        raise LoweringError("cp.async.bulk.tensor (tensor maps) is not supported yet")
+        from . import tensor_ops
+
+        return tensor_ops.lower(lowerer, instr, m, scope)
     if "cp_mask" in mods:
         raise LoweringError("cp.async.bulk .cp_mask (sm_100) is not supported yet")
     spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
@@ -316,7 +318,9 @@ def _reducer(op: str, t: str):
 def lower_cp_reduce_async_bulk(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     if "tensor" in mods:
-        raise LoweringError("cp.reduce.async.bulk.tensor (tensor maps) is not supported yet")
+        from . import tensor_ops
+
+        return tensor_ops.lower(lowerer, instr, m, scope)
     spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
     dst_space, src_space = spaces[0], spaces[1]
     op = next((x for x in mods if x in ("add", "min", "max", "inc", "dec", "and", "or", "xor")), None)

@@ -1,0 +1,238 @@
+"""Tensor maps (the 128-byte CUtensorMap a cp.async.bulk.tensor instruction names) and the box
+geometry of tiled tensor copies (ISA 5.5 "Tensors", 9.7.9.25.5).
+
+`tensor_map(...)` is ptxvm's cuTensorMapEncodeTiled: it checks the driver's requirements and
+returns a `TensorMap`, a 128-byte `bytes` object to pass as a `.param .align 64 .b8 [128]` kernel
+argument (a __grid_constant__ CUtensorMap) or to copy into global memory. NVIDIA's encoding is
+opaque; ptxvm uses its own layout, read back by `decode`:
+
+    0  u32 magic 'PTM1'   4 u8 rank, u8 data type (CUtensorMapDataType), u8 swizzle, u8 interleave
+    8  u64 global address 16 u8 oob fill, u8 L2 promotion
+    24 u64 dims[5]        64 u64 byte strides of dims 1..4     96 u16 box[5]     106 u8 strides[5]
+
+Everything in the map is innermost dimension first, as the driver and the instructions take it;
+the Python API takes NumPy order (outermost first), like the array's own shape.
+
+A box of a tiled copy starts at the instruction's coordinates; along dimension i it visits
+ceil(box[i] / elementStrides[i]) positions c[i] + k * elementStrides[i] (the innermost stride is
+ignored without interleave). In shared memory the box is dense, innermost dimension fastest; the
+swizzle modes permute its 16-byte chunks by the shared address (32B: bit 7 into bit 4; 64B: bits
+8:7 into 5:4; 128B: bits 9:7 into 6:4). Positions outside the tensor read as zero (or a NaN with
+oob_fill="nan" for float types) and are not written by stores and reductions.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+MAGIC = 0x314D5450  # b"PTM1" little-endian
+SIZE = 128
+
+# CUtensorMapDataType order: name -> (code, bytes, PTX element type for reductions)
+DATA_TYPES = {
+    "u8": (0, 1, "u8"), "u16": (1, 2, "u16"), "u32": (2, 4, "u32"), "s32": (3, 4, "s32"),
+    "u64": (4, 8, "u64"), "s64": (5, 8, "s64"), "f16": (6, 2, "f16"), "f32": (7, 4, "f32"),
+    "f64": (8, 8, "f64"), "bf16": (9, 2, "bf16"), "f32_ftz": (10, 4, "f32"), "tf32": (11, 4, "f32"),
+    "tf32_ftz": (12, 4, "f32"),
+}
+BY_CODE = {v[0]: k for k, v in DATA_TYPES.items()}
+FLOATS = ("f16", "f32", "f64", "bf16", "f32_ftz", "tf32", "tf32_ftz")
+SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+SWIZZLE_SPAN = {0: None, 1: 32, 2: 64, 3: 128}
+INTERLEAVES = {"none": 0, "16B": 1, "32B": 2}
+OOB_FILLS = {"none": 0, "nan": 1}
+L2_PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
+# NaN written for out-of-bounds elements with oob_fill="nan" (raw bits of the element)
+OOB_NAN = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}
+
+_NUMPY_NAMES = {"uint8": "u8", "uint16": "u16", "uint32": "u32", "int32": "s32", "uint64": "u64", "int64": "s64",
+                "float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16"}
+
+
+class TensorMapError(ValueError):
+    """A tensor map the driver would refuse (cuTensorMapEncodeTiled's CUDA_ERROR_INVALID_VALUE)."""
+
+
+@dataclass(frozen=True)
+class Desc:
+    """A decoded tensor map; tuples innermost first."""
+
+    rank: int
+    dtype: str
+    address: int
+    dims: tuple
+    strides: tuple    # bytes, dims 0..rank-1 (dims[0]'s is the element size)
+    box: tuple
+    element_strides: tuple
+    swizzle: int
+    interleave: int
+    oob_nan: bool
+
+    @property
+    def itemsize(self) -> int:
+        return DATA_TYPES[self.dtype][1]
+
+    @property
+    def counts(self) -> tuple:
+        """Positions visited per dimension."""
+        return tuple(b if i == 0 else -(-b // s) for i, (b, s) in enumerate(zip(self.box, self.element_strides)))
+
+    @property
+    def box_bytes(self) -> int:
+        return int(np.prod(self.counts)) * self.itemsize
+
+
+class TensorMap(bytes):
+    """128 bytes of tensor map; `.desc` is what they say, `.array` the device array it covers."""
+
+    desc: Desc
+    array: object
+
+    def __new__(cls, raw: bytes, desc: Desc, array=None):
+        obj = super().__new__(cls, raw)
+        obj.desc = desc
+        obj.array = array
+        return obj
+
+    def __repr__(self) -> str:
+        d = self.desc
+        return (f"TensorMap({d.dtype}, dims={d.dims}, box={d.box}, element_strides={d.element_strides}, "
+                f"swizzle={d.swizzle}, address=0x{d.address:x})")
+
+
+def encode(d: Desc, l2: int = 0) -> bytes:
+    raw = bytearray(SIZE)
+    struct.pack_into("<IBBBBQBB", raw, 0, MAGIC, d.rank, DATA_TYPES[d.dtype][0], d.swizzle, d.interleave,
+                     d.address, int(d.oob_nan), l2)
+    pad = lambda t, n: tuple(t) + (0,) * (n - len(t))  # noqa: E731
+    struct.pack_into("<5Q", raw, 24, *pad(d.dims, 5))
+    struct.pack_into("<4Q", raw, 64, *pad(d.strides[1:], 4))
+    struct.pack_into("<5H", raw, 96, *pad(d.box, 5))
+    struct.pack_into("<5B", raw, 106, *pad(d.element_strides, 5))
+    return bytes(raw)
+
+
+def decode(raw) -> Desc:
+    """The map in 128 bytes, or TensorMapError if they are not one of ptxvm's tensor maps."""
+    raw = bytes(raw)
+    magic, rank, code, swz, inter, address, oob, _ = struct.unpack_from("<IBBBBQBB", raw, 0)
+    if magic != MAGIC or not 1 <= rank <= 5 or code not in BY_CODE:
+        raise TensorMapError("the tensor-map operand does not point at a tensor map made by ptxvm.tensor_map")
+    dtype = BY_CODE[code]
+    dims = struct.unpack_from("<5Q", raw, 24)[:rank]
+    strides = (DATA_TYPES[dtype][1],) + struct.unpack_from("<4Q", raw, 64)[: rank - 1]
+    box = struct.unpack_from("<5H", raw, 96)[:rank]
+    es = struct.unpack_from("<5B", raw, 106)[:rank]
+    return Desc(rank, dtype, address, tuple(dims), tuple(strides), tuple(box), tuple(es), swz, inter, bool(oob))
+
+
+# ------------------------------------------------------------------------------------ the API
+
+
+def _dtype_name(array, dtype: Optional[str]) -> str:
+    if dtype is not None:
+        if dtype not in DATA_TYPES:
+            raise TensorMapError(f"unknown tensor data type {dtype!r} (one of {', '.join(DATA_TYPES)})")
+        return dtype
+    name = np.dtype(array.dtype).name
+    if name not in _NUMPY_NAMES:
+        raise TensorMapError(f"no tensor data type for elements of {name}; name one with dtype=")
+    return _NUMPY_NAMES[name]
+
+
+def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="none", oob_fill="none",
+               l2_promotion="none", dtype: Optional[str] = None, shape=None, strides=None) -> TensorMap:
+    """A tiled tensor map over `array` (a NumPy array, copied to the device, or a DeviceArray),
+    like cuTensorMapEncodeTiled. `box`, `element_strides`, `shape` and `strides` (bytes) are in
+    NumPy order; `shape`/`strides` describe a view of the array's memory (padded rows), by
+    default its own C-contiguous layout. swizzle: none, 32B, 64B, 128B; oob_fill: none (zeros)
+    or nan (float types); interleave: only none (the NC/8HWC8 layouts are not supported)."""
+    from .device import DeviceArray, default_device
+
+    dev = array if isinstance(array, DeviceArray) else default_device().to_device(np.ascontiguousarray(array))
+    t = _dtype_name(dev, dtype)
+    size = DATA_TYPES[t][1]
+    shape = tuple(int(x) for x in (dev.shape if shape is None else shape))
+    rank = len(shape)
+    if not 1 <= rank <= 5:
+        raise TensorMapError(f"tensor rank {rank}: 1 to 5 dimensions")
+    if strides is None:
+        strides, s = [], size
+        for d in reversed(shape):
+            strides.append(s)
+            s *= d
+        strides = tuple(reversed(strides))
+    strides = tuple(int(x) for x in strides)
+    box = tuple(int(x) for x in box)
+    es = tuple(int(x) for x in (element_strides or (1,) * rank))
+    if interleave not in INTERLEAVES:
+        raise TensorMapError(f"interleave must be one of {tuple(INTERLEAVES)}")
+    if interleave != "none":
+        raise TensorMapError("interleaved tensor maps (interleave='16B'/'32B') are not supported by ptxvm")
+    if swizzle not in SWIZZLES or oob_fill not in OOB_FILLS or l2_promotion not in L2_PROMOTIONS:
+        raise TensorMapError(f"swizzle in {tuple(SWIZZLES)}, oob_fill in {tuple(OOB_FILLS)}, "
+                             f"l2_promotion in {tuple(L2_PROMOTIONS)}")
+    _check(shape, strides, box, es, size, t, swizzle, oob_fill, dev, rank)
+    desc = Desc(rank, t, int(dev.address), shape[::-1], strides[::-1], box[::-1], es[::-1], SWIZZLES[swizzle],
+                INTERLEAVES[interleave], oob_fill == "nan")
+    return TensorMap(encode(desc, L2_PROMOTIONS[l2_promotion]), desc, dev)
+
+
+def _check(shape, strides, box, es, size, t, swizzle, oob_fill, dev, rank):
+    """cuTensorMapEncodeTiled's requirements (CUDA 13 cuda.h)."""
+    if len(strides) != rank or len(box) != rank or len(es) != rank:
+        raise TensorMapError("shape, strides, box and element_strides need one entry per dimension")
+    if dev.address % 16:
+        raise TensorMapError("the tensor's address must be 16-byte aligned")
+    if any(not 0 < d <= 2**32 for d in shape):
+        raise TensorMapError("every dimension must be 1 .. 2^32 elements")
+    if strides[-1] != size:
+        raise TensorMapError("the innermost dimension must be contiguous")
+    for s in strides[:-1]:
+        if s % 16 or not 0 < s < 2**40:
+            raise TensorMapError(f"byte stride {s}: a multiple of 16 below 2^40")
+    if any(not 0 < b <= 256 for b in box):
+        raise TensorMapError("every box dimension must be 1 .. 256")
+    if box[-1] * size % 16:
+        raise TensorMapError(f"the box's innermost dimension ({box[-1]} x {size} bytes) must be a multiple of 16 bytes")
+    if any(not 1 <= e <= 8 for e in es):
+        raise TensorMapError("element strides must be 1 .. 8")
+    span = SWIZZLE_SPAN[SWIZZLES[swizzle]]
+    if span and box[-1] * size > span:
+        raise TensorMapError(f"with swizzle {swizzle} the box's innermost dimension may span at most {span} bytes")
+    if oob_fill == "nan" and t not in FLOATS:
+        raise TensorMapError("oob_fill='nan' needs a floating-point data type")
+    extent = sum((d - 1) * s for d, s in zip(shape, strides)) + size
+    if extent > dev.nbytes:
+        raise TensorMapError(f"the tensor spans {extent} bytes, the array has {dev.nbytes}")
+
+
+# ------------------------------------------------------------------------------- box geometry
+
+
+def box_layout(d: Desc, coords):
+    """For one box at `coords` (innermost first): (global byte address, in-bounds mask,
+    shared byte offset before swizzling) of every element, in shared-memory order."""
+    counts = d.counts
+    grids = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in reversed(counts)], indexing="ij")
+    ks = [g.reshape(-1) for g in reversed(grids)]  # ks[i]: position index along dim i
+    addr = np.full(ks[0].size, d.address, dtype=np.int64)
+    ok = np.ones(ks[0].size, dtype=bool)
+    for i in range(d.rank):
+        step = 1 if i == 0 else d.element_strides[i]
+        pos = int(coords[i]) + ks[i] * step
+        ok &= (pos >= 0) & (pos < d.dims[i])
+        addr += pos * d.strides[i]
+    smem = np.arange(ks[0].size, dtype=np.int64) * d.itemsize
+    return addr, ok, smem
+
+
+def swizzle(offsets: np.ndarray, mode: int) -> np.ndarray:
+    """Shared addresses after the swizzle: 16-byte chunk bits 4.. XOR the row bits 7.."""
+    if mode == 0:
+        return offsets
+    mask = {1: 1, 2: 3, 3: 7}[mode]
+    return offsets ^ (((offsets >> 7) & mask) << 4)
