@@ -171,7 +171,7 @@ def g_unordered(rng, W, f):
     return g_small(rng, W, f, ordered=False)
 
 
-FLOAT_GENS = [(MP.g_wide, 8), (MP.g_cancel, 8), (MP.g_gap, 8), (MP.g_special, 4), (MP.g_extreme, 4),
+FLOAT_GENS = [(MP.g_wide, 4), (MP.g_cancel, 4), (MP.g_gap, 4), (MP.g_special, 4), (MP.g_extreme, 4),
               (MP.g_zero, 4), (MP.g_ties, 4), (MP.g_near, 4)]
 INT_GENS = [(MP.g_int, 4), (MP.g_int_sat, 4)]
 
@@ -209,7 +209,7 @@ def sp_experiments(P, rng):
                 for sat in sats:
                     instr = instr_of(variant, shape, at, bt, ct, dt, sat)
                     for sel in range(meta.selectors):
-                        run_sp(P, f"sp/{instr}/{sel}/g_layout", instr, f, sel, g_layout, 8, rng)
+                        run_sp(P, f"sp/{instr}/{sel}/g_layout", instr, f, sel, g_layout, 4, rng)
                         run_sp(P, f"sp/{instr}/{sel}/g_small", instr, f, sel, g_small, 4, rng)
                     run_sp(P, f"sp/{instr}/0/g_unordered", instr, f, 0, g_unordered, 4, rng)
                     if shape == "m16n8k32" and at == "f16" and dt == "f32":

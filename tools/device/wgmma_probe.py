@@ -38,7 +38,7 @@ def _load(name, rel):
 
 WG = _load("_wgmma_layouts", "ptxvm/semantics/families/wgmma.py")
 HEAD = ".version 8.7\n.target sm_90a\n.address_size 64\n\n"
-IMG = 16384  # bytes of shared memory image per CTA
+IMG = 49152  # bytes of shared memory image per CTA (the static maximum)
 
 
 def kernel(kname, instr, a_regs, d_regs, a_from_regs):
@@ -135,8 +135,15 @@ def image_of(mat, t, desc, mn_major, rng=None, fill=None):
     bits = BITS[t]
     img = np.zeros(IMG, np.uint8) if fill is None else fill.copy()
     off = WG.element_offsets(rows, k, bits, desc, mn_major)
-    nb = max(1, bits // 8)
     v = mat.astype(np.uint64)
+    if bits < 8:  # sub-byte elements: their bits within the byte (element order within the byte)
+        pos = (np.arange(rows)[:, None] if mn_major else np.arange(k)[None, :]) * bits % 8
+        pos = np.broadcast_to(pos, (rows, k))
+        flat = off.ravel()
+        img[np.unique(flat)] = 0
+        np.bitwise_or.at(img, flat, ((v & np.uint64((1 << bits) - 1)) << pos.astype(np.uint64)).ravel().astype(np.uint8))
+        return img
+    nb = bits // 8
     for b in range(nb):
         img[(off + b).ravel()] = ((v >> np.uint64(8 * b)) & np.uint64(255)).ravel().astype(np.uint8)
     return img
@@ -252,8 +259,7 @@ def random_case(rng, gen, shape, dt, at, bt, a_from_regs, adesc, bdesc, mn=(Fals
     ct = dt
     a, b, c = gen(rng, 1, (M, N, K), (at, bt, ct, dt))
     a, b, c = a[0], b[0], c[0]  # [64, K], [K, N], [64, N]
-    fill = rng.integers(0, 256, IMG, dtype=np.uint8) if at in ("s8", "u8") else None
-    img = image_of(b.T, bt, bdesc, mn[1], fill=fill)
+    img = image_of(b.T, bt, bdesc, mn[1])
     case = {"bdesc": bdesc.encode(), "scale_d": scale_d}
     if a_from_regs:
         case["a"] = a_regs_from(a, at, K)
@@ -266,22 +272,61 @@ def random_case(rng, gen, shape, dt, at, bt, a_from_regs, adesc, bdesc, mn=(Fals
     return case
 
 
-def numeric_experiments(P, rng, full=False):
+def numeric_experiments(P, rng, full=True):
     gens_f = [MP.g_small_ints, MP.g_wide, MP.g_cancel, MP.g_gap, MP.g_special, MP.g_zero, MP.g_ties]
     if full:
-        gens_f += [MP.g_extreme, MP.g_near]
+        gens_f += [MP.g_extreme, MP.g_near, MP.g_groups]
     A0, B0 = D(0, 128, 256, 0), D(4096, 128, 256, 0)
     A1, B1 = D(0, 16, 1024, 1), D(8192, 16, 1024, 1)
-    forms = [("m64n16k16", "f32", "f16"), ("m64n16k16", "f16", "f16"), ("m64n16k16", "f32", "bf16"),
-             ("m64n16k8", "f32", "tf32"), ("m64n16k32", "f32", "e4m3"), ("m64n16k32", "f16", "e4m3"),
-             ("m64n16k32", "f32", "e5m2")]
+    forms = [("m64n8k16", "f32", "f16"), ("m64n8k16", "f16", "f16"), ("m64n8k16", "f32", "bf16"),
+             ("m64n8k8", "f32", "tf32"), ("m64n8k32", "f32", "e4m3"), ("m64n8k32", "f16", "e4m3"),
+             ("m64n8k32", "f32", "e5m2")]
     for shape, dt, at in forms:
         for gen in gens_f:
             for ar in (True, False):
                 descs = [(A0, B0), (A1, B1)]
-                cases = [random_case(rng, gen, shape, dt, at, at, ar, ad, bd) for ad, bd in descs for _ in range(2)]
+                cases = [random_case(rng, gen, shape, dt, at, at, ar, ad, bd) for ad, bd in descs]
                 run_case(P, f"wg/num/{shape}.{dt}.{at}/{gen.__name__}/{'regs' if ar else 'desc'}", shape, dt, at, at,
                          cases, ar, extra={"generator": gen.__name__})
+    # mixed fp8, integers, b1, wide N, modifiers
+    extra_forms = [("m64n16k32", "f32", "e5m2", "e4m3", MP.g_wide), ("m64n16k32", "f16", "e4m3", "e5m2", MP.g_cancel),
+                   ("m64n256k16", "f32", "f16", "f16", MP.g_wide), ("m64n8k16", "f32", "bf16", "bf16", MP.g_cancel),
+                   ("m64n24k8", "f32", "tf32", "tf32", MP.g_wide), ("m64n256k32", "f16", "e4m3", "e4m3", MP.g_wide)]
+    for shape, dt, at, bt, gen in extra_forms:
+        for ar in (True, False):
+            M, N, K = MP.L.parse_shape(shape)
+            B2 = D(8192, 16, 1024, 1)
+            cases = [random_case(rng, gen, shape, dt, at, bt, ar, A1, B2)]
+            run_case(P, f"wg/num/{shape}.{dt}.{at}.{bt}/{gen.__name__}/{'regs' if ar else 'desc'}", shape, dt, at, bt,
+                     cases, ar, extra={"generator": gen.__name__})
+    for shape, at, bt in (("m64n16k32", "s8", "s8"), ("m64n16k32", "u8", "s8"), ("m64n16k32", "s8", "u8"),
+                          ("m64n16k32", "u8", "u8"), ("m64n24k32", "s8", "s8"), ("m64n16k256", "b1", "b1")):
+        for sat in ((False, True) if at != "b1" else (False,)):
+            for gen in (MP.g_int, MP.g_int_sat) if at != "b1" else (MP.g_int,):
+                for ar in (True, False):
+                    cases = [random_case(rng, gen, shape, "s32", at, bt, ar, A0, B0)]
+                    cases += [random_case(rng, gen, shape, "s32", at, bt, ar, A1, B1)]
+                    run_case(P, f"wg/num/{shape}.{'sat.' if sat else ''}s32.{at}.{bt}/{gen.__name__}/{'regs' if ar else 'desc'}",
+                             shape, "s32", at, bt, cases, ar, sat=sat, extra={"generator": gen.__name__})
+    # imm-scale, imm-trans, scale-d
+    AT, BT = D(0, 1024, 256, 0), D(8192, 1024, 256, 0)  # MN-major, no swizzle (model)
+    AT1, BT1 = D(0, 2048, 1024, 1), D(8192, 2048, 1024, 1)
+    for shape, dt, at in (("m64n16k16", "f32", "f16"), ("m64n16k16", "f32", "bf16"), ("m64n16k8", "f32", "tf32"),
+                          ("m64n16k32", "f32", "e4m3")):
+        tr_ok = at in ("f16", "bf16")
+        variants = [((-1, 1, 0, 0), (A0, B0), (False, False)), ((1, -1, 0, 0), (A0, B0), (False, False)),
+                    ((-1, -1, 0, 0), (A1, B1), (False, False))]
+        if tr_ok:
+            variants += [((1, 1, 1, 0), (AT, B0), (True, False)), ((1, 1, 0, 1), (A0, BT), (False, True)),
+                         ((1, 1, 1, 1), (AT1, BT1), (True, True)), ((-1, 1, 1, 1), (AT, BT), (True, True))]
+        for imm, (ad, bd), mn in variants:
+            for ar in (True, False):
+                if ar and imm[2]:
+                    continue
+                cases = [random_case(rng, MP.g_small_ints, shape, dt, at, at, ar, ad, bd, mn=mn)]
+                cases += [random_case(rng, MP.g_cancel, shape, dt, at, at, ar, ad, bd, mn=mn, scale_d=0)]
+                run_case(P, f"wg/imm/{shape}.{dt}.{at}/{'_'.join(map(str, imm))}/{'regs' if ar else 'desc'}", shape, dt,
+                         at, at, cases, ar, imm=imm, extra={"generator": "mixed", "mn_major": list(mn)})
 
 
 def dump_sass(P, path):
