@@ -56,17 +56,21 @@ def _as_batch(addresses, active):
 
 
 def lane_sectors(addr: np.ndarray, act: np.ndarray, size: int, sector: int = SECTOR) -> np.ndarray:
-    """(warps, lanes * k) sector indices touched by each lane, _NONE where nothing is touched;
-    k is the most sectors one lane of this size can span."""
+    """(warps, lanes * j) sector indices touched by each lane, _NONE where nothing is touched;
+    j = how many sectors the widest lane access spans (1 when none straddles a boundary)."""
     if size < 1:
         raise ValueError(f"access size must be at least 1 byte, got {size}")
     shift = np.uint64(sector.bit_length() - 1)
     first = addr >> shift
     last = (addr + np.uint64(size - 1)) >> shift
-    k = (size + sector - 2) // sector + 1
-    span = first[:, :, None] + np.arange(k, dtype=np.uint64)
-    ok = act[:, :, None] & (span <= last[:, :, None])
-    return np.where(ok, span, _NONE).reshape(addr.shape[0], -1)
+    cols = [np.where(act, first, _NONE)]
+    for j in range(1, (size + sector - 2) // sector + 1):
+        nxt = first + np.uint64(j)
+        ok = act & (nxt <= last)
+        if not ok.any():
+            break
+        cols.append(np.where(ok, nxt, _NONE))
+    return cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1)
 
 
 def sorted_unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
