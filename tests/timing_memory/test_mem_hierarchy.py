@@ -249,3 +249,9 @@ def test_traffic_counters_are_consistent_on_a_random_mix(gpu):
     assert k["sectors"] == k["load_sectors"] + k["store_sectors"]
     m.flush()
     assert m.counters()["dram_bytes_written"] == 32 * m.l2.stats["writeback_sectors"]
+
+
+def test_calibrated_numbers_override_the_estimates():
+    gpu = fake_gpu(measured={"l1_assoc": 8, "derived": {"shared_wavefront_cycles": 2.0}})
+    m = MemoryHierarchy(gpu, 1)
+    assert (m.params.l1_assoc, m.l1.assoc, m.params.shared_wavefront_cycles) == (8, 8, 2.0)

@@ -3,7 +3,8 @@
 Required GpuSpec fields: l1_shared_bytes, shared_carveouts (KiB), l1_line, sector, l2_bytes,
 l2_assoc, dram_bytes_per_s, clock_hz, l2_bytes_per_clk and latency[...] (shared, l1_hit,
 l2_hit, dram, const_hit, const_miss, tex_hit, atomic_global, atomic_shared).
-Optional numbers come from GpuSpec.measured (T-cal's calibration), else the defaults below,
+Optional numbers come from GpuSpec.measured or GpuSpec.measured["derived"] (T-cal's
+calibration), else the defaults below,
 which are estimates (see docs/timing-memory.md).
 """
 from __future__ import annotations
@@ -87,8 +88,9 @@ def params_from_gpu(gpu, *, shared_bytes_per_sm: int = 0, carveout_kib: int | No
         carveout_kib = pick_carveout(gpu, shared_bytes_per_sm)
     elif carveout_kib not in tuple(gpu.shared_carveouts):
         raise ValueError(f"carveout {carveout_kib} KiB is not one of {tuple(gpu.shared_carveouts)}")
-    measured = getattr(gpu, "measured", None) or {}
-    opt = {k: type(d)(_number(measured[k])) if k in measured else d for k, d in OPTIONAL.items()}
+    measured = dict(getattr(gpu, "measured", None) or {})
+    found = {**(measured.get("derived") or {}), **measured}
+    opt = {k: type(d)(_number(found[k])) if k in found else d for k, d in OPTIONAL.items()}
     lat = gpu.latency
     return MemoryParams(
         line=int(gpu.l1_line), sector=int(gpu.sector),
