@@ -255,3 +255,11 @@ def test_calibrated_numbers_override_the_estimates():
     gpu = fake_gpu(measured={"l1_assoc": 8, "derived": {"shared_wavefront_cycles": 2.0}})
     m = MemoryHierarchy(gpu, 1)
     assert (m.params.l1_assoc, m.l1.assoc, m.params.shared_wavefront_cycles) == (8, 8, 2.0)
+
+
+def test_raw_sector_lists_and_missing_masks(gpu):
+    m = MemoryHierarchy(gpu, 1)
+    assert m.load(np.array([0, 32, 64], np.uint64))[0] >= gpu.latency["dram"]
+    assert m.counters()["requests"] == 1
+    m.atomic(warp(LANES * 4), None, 4)
+    assert m.counters()["atomic_lanes"] == 32

@@ -272,8 +272,7 @@ class MemoryHierarchy:
             n["atomic_requests"] += int(c.requests.sum())
         else:
             raise ValueError(f"atomic: no atomics on the {space.value} space")
-        act = np.asarray(active, bool)
-        n["atomic_lanes"] += int(act.sum())
+        n["atomic_lanes"] += int(np.asarray(addresses).size if active is None else np.count_nonzero(active))
         n["atomic_serialized"] += int(np.maximum(mult - 1, 0).sum())
         self.last = {"latency": lat}
         return lat
