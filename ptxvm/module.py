@@ -21,6 +21,7 @@ class Module:
         self.file = tree.file
         self.device = device or default_device()
         self._globals: dict[str, object] = {}
+        self._bound: dict[str, object] = {}  # texture/sampler/surface objects bound to references
         self._program: Optional[Program] = None
         self.const_image: Optional[np.ndarray] = None
         for v in tree.variables():
@@ -39,7 +40,9 @@ class Module:
             self.const_image = self._program.const_image
             lookup = self._program.globals
             for v in self.ast.variables():
-                if v.name in self._globals and v.init is not None:
+                if v.name in self._globals and v.type in _OPAQUE:
+                    self._init_reference(v)
+                elif v.name in self._globals and v.init is not None:
                     a = self._globals[v.name]
                     write_initializer(self.device.memory.view(a), 0, v, lambda n, generic=False: lookup[n].offset)
         return self._program
@@ -109,6 +112,103 @@ class Module:
         else:
             raw = self.const_image[sym.offset : sym.offset + sym.size]
         return raw[: count * dt.itemsize].view(dt).copy()
+
+
+    # ------------------------------------------------------------------ texture references
+    @property
+    def texmode_independent(self) -> bool:
+        return "texmode_independent" in (self.ast.target or ())
+
+    def _reference(self, name: str, kind: str):
+        decl = next((v for v in self.ast.variables() if v.name == name and v.name in self._globals), None)
+        if decl is None or decl.type != kind:
+            names = ", ".join(v.name for v in self.ast.variables() if v.type == kind) or "none"
+            raise KeyError(f"no .global .{kind} named {name!r} in {self.file} (.{kind} variables: {names})")
+        return decl
+
+    def _write_handle(self, name: str, obj) -> None:
+        self.program  # noqa: B018  (initializers first, so a binding is not overwritten)
+        self._bound[name] = obj
+        raw = self.device.memory.view(self._globals[name])
+        raw[:8] = np.frombuffer(np.uint64(int(obj)).tobytes(), np.uint8)
+
+    def bind_texture(self, name: str, texture, **settings):
+        """Bind a .texref to a texture: a TextureObject, or an array (or list of mip levels) made into
+        one with `settings` (ptxvm.texture_object's keywords; in unified mode the .texref's own
+        initializer fields are the defaults). In independent mode the sampler state comes from the
+        .samplerref the instruction names. Returns the texture object (what cudaBindTexture did)."""
+        decl = self._reference(name, "texref")
+        from .engine.texture import TextureObject
+
+        if not isinstance(texture, TextureObject):
+            kw = dict(self._texref_defaults(decl))
+            kw.update(settings)
+            texture = self.device.texture_object(texture, **kw)
+        elif settings:
+            raise TypeError("settings apply when binding an array, not a texture object")
+        self._write_handle(name, texture)
+        return texture
+
+    def bind_sampler(self, name: str, *, address_mode="clamp", filter_mode="point",
+                     force_unnormalized_coords=False):
+        """Set a .samplerref's state (independent texture mode): address_mode (wrap, clamp, mirror,
+        border, or one per dimension), filter_mode (point or linear), force_unnormalized_coords."""
+        self._reference(name, "samplerref")
+        from .engine.texture import SamplerObject
+
+        smp = SamplerObject(self.device, address_mode=address_mode, filter_mode=filter_mode,
+                            force_unnormalized_coords=force_unnormalized_coords)
+        self._write_handle(name, smp)
+        return smp
+
+    def bind_surface(self, name: str, surface, **settings):
+        """Bind a .surfref to a SurfaceObject or an array (ptxvm.surface_object's keywords)."""
+        self._reference(name, "surfref")
+        from .engine.texture import SurfaceObject
+
+        if not isinstance(surface, SurfaceObject):
+            surface = self.device.surface_object(surface, **settings)
+        self._write_handle(name, surface)
+        return surface
+
+    def _texref_defaults(self, decl) -> dict:
+        f = _fields(decl)
+        kw = {}
+        if "filter_mode" in f:
+            kw["filter_mode"] = {"nearest": "point", "linear": "linear"}.get(f["filter_mode"], f["filter_mode"])
+        modes = [f.get(f"addr_mode_{i}") for i in range(3)]
+        if any(modes):
+            from .engine.texture import _SAMPLER_ADDR
+
+            kw["address_mode"] = tuple(_SAMPLER_ADDR.get(m or "clamp_to_edge", m) for m in modes)
+        if "normalized_coords" in f:
+            kw["normalized_coords"] = bool(int(f["normalized_coords"]))
+        return kw
+
+    def _init_reference(self, decl) -> None:
+        """A .samplerref initializer makes the sampler it describes; other references start unbound."""
+        if decl.type == "samplerref" and decl.init is not None:
+            from .engine.texture import SamplerObject
+
+            self._bound[decl.name] = smp = SamplerObject.from_fields(self.device, _fields(decl))
+            raw = self.device.memory.view(self._globals[decl.name])
+            raw[:8] = np.frombuffer(np.uint64(smp.handle).tobytes(), np.uint8)
+
+
+_OPAQUE = ("texref", "samplerref", "surfref")
+
+
+def _fields(decl) -> dict:
+    """`{ field = value, ... }` of an opaque variable's initializer, values as text."""
+    from .syntax.constexpr import evaluate
+
+    out = {}
+    items = decl.init.items if isinstance(decl.init, ast.Initializer) else (decl.init or ())
+    for item in items:
+        if isinstance(item, ast.FieldInit):
+            v = item.value
+            out[item.field] = v.name if isinstance(v, ast.SymbolRef) else str(evaluate(v))
+    return out
 
 
 class Kernel:

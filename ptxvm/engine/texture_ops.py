@@ -58,6 +58,8 @@ def handle_reader(lowerer, node, scope):
         if node.offset is not None:
             raise LoweringError("a texture/surface operand takes no offset")
         node = node.base
+    if isinstance(node, ast.Immediate) and isinstance(node.expr, ast.SymbolRef):
+        node = node.expr
     name = getattr(node, "name", None)
     if isinstance(node, ast.Register):
         sym = lowerer.register(node, scope)
@@ -296,15 +298,12 @@ def lower_txq(lowerer, instr, m, scope):
 
 
 def lower_istypep(lowerer, instr, m, scope):
-    """istypep asks whether an operand is a .texref/.samplerref/.surfref: true for such a variable
-    or parameter named in the instruction, false for a register (an object handle: an H200 answers
-    false for both kinds of handle)."""
-    want = next(x for x in instr.modifiers if x in ("texref", "samplerref", "surfref"))
-    node = instr.operands[1]
-    sym = lowerer.register(node, scope) if isinstance(node, ast.Register) else None
-    answer = bool(sym is not None and sym.space not in ("reg", "sreg") and sym.type == want)
+    """istypep asks whether a register holds a .texref/.samplerref/.surfref; ptxas takes only a
+    register, and an H200 answers false for texture and surface object handles, so the answer is
+    false (the engine's references hold object handles)."""
     dst = lowerer.writer(instr.operands[0], "pred", scope)
-    return [Op(lambda ctx, lanes: dst(ctx, lanes, np.full(_count(ctx, lanes), answer)))]
+    lowerer.reader(instr.operands[1], "u64", scope)
+    return [Op(lambda ctx, lanes: dst(ctx, lanes, np.zeros(_count(ctx, lanes), bool)))]
 
 
 # ---------------------------------------------------------------------------- surfaces
