@@ -912,6 +912,16 @@ def _advanced_cases() -> list:
         Out("D", np.float16, 512, close(2e-3, 2e-3, "f16 accumulation order is unspecified"))],
         feature="wmma"))
 
+    # inline-PTX GEMMs: ldmatrix (.x4, .x4.trans) into mma.sync.m16n8k16, stmatrix; bit for bit
+    M, N, K = 48, 64, 64   # 12 tiles of 16x16, one per warp, 4 warps per CTA
+    C.append(Case("mma_ldmatrix_gemm_f32", ptx("mma_ldmatrix_gemm"), "mma_ldmatrix_gemm_f32", 3, 128, [
+        In("A", uniform(M * K, -1, 1, np.float16)), In("Bt", uniform(N * K, -1, 1, np.float16)),
+        In("C", normal(M * N)), Out("D", np.float32, M * N), Scalar("s32", M), Scalar("s32", N),
+        Scalar("s32", K)], feature="mma"))
+    C.append(Case("mma_ldmatrix_gemm_f16", ptx("mma_ldmatrix_gemm"), "mma_ldmatrix_gemm_f16", 3, 128, [
+        In("A", uniform(M * K, -1, 1, np.float16)), In("B", uniform(K * N, -1, 1, np.float16)),
+        Out("D", np.float16, M * N), Scalar("s32", M), Scalar("s32", N), Scalar("s32", K)], feature="mma"))
+
     w, h = 40, 24
     C.append(Case("tex2d_sample", ptx("texture_surface"), "tex2d_sample",
                   (cdiv(w, 16), cdiv(h, 8)), (16, 8), [
