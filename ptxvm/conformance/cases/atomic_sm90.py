@@ -139,6 +139,30 @@ def shared_scalar_cases():
     return C
 
 
+def swapped_cases():
+    """The special values (NaN, inf, subnormals) in memory instead of in the operand: each lane
+    stores its b into its word, then adds the word's original random value (which NaN comes back
+    when both or only the memory side is NaN)."""
+    C = []
+    for spelling, t in (("atom.global.add.f64", "f64"), ("atom.global.add.f32", "f32"),
+                        ("atom.shared.add.f32", "f32"), ("atom.global.add.noftz.f16", "f16"),
+                        ("atom.global.add.noftz.bf16x2", "bf16x2")):
+        size, w = T.type_bytes(t), T.width(t)
+        if "shared" in spelling:
+            body = (_addr(size) + f"mov.u32 %t_r0, sh_buf;\nmov.u32 %t_r1, %tid.x;\nmad.lo.u32 %t_r2, %t_r1, {size}, %t_r0;\n"
+                    f"ld.global.b{w} %t_v, [%t_rd1];\nst.shared.b{w} [%t_r2], {{b}};\n"
+                    f"{spelling} {{d}}, [%t_r2], %t_v;\nld.shared.b{w} %t_v, [%t_r2];\nst.global.b{w} [%t_rd1], %t_v;")
+            decls = f"  .reg .b{w} %t_v;\n  .shared .align 16 .b8 sh_buf[{256 * size}];"
+        else:
+            body = (_addr(size) + f"ld.global.b{w} %t_v, [%t_rd1];\nst.global.b{w} [%t_rd1], {{b}};\n"
+                    f"{spelling} {{d}}, [%t_rd1], %t_v;")
+            decls = f"  .reg .b{w} %t_v;"
+        C.append(case(F, spelling, f"d:{t}", f"a:u32 b:{t}", I.key("perm", "u32", t, arg=LANES), variant="special_in_memory",
+                      memory=(Memory("m", t, LANES),), decls=decls, asm=body, version="7.8",
+                      lanes_multiple=256 if "shared" in spelling else 1, truncatable="shared" not in spelling))
+    return C
+
+
 def cases():
-    C = b128_cases() + vector_cases() + shared_scalar_cases()
+    C = b128_cases() + vector_cases() + shared_scalar_cases() + swapped_cases()
     return mark_ci(C, key=lambda c: (c.opcode, c.modifiers[-1], c.modifiers[-2]))
