@@ -98,14 +98,14 @@ def experiments():
     for t in ("u32", "f32"):
         E.append((f"{t}_global_ones_1warp", t, "global", True, 1, 32, 1, "ones", 3))
         E.append((f"{t}_global_ones_cta", t, "global", True, 1, 256, 1, "ones", 3))
-        E.append((f"{t}_global_ones_grid", t, "global", True, 8, 256, 1, "ones", 3))
+        E.append((f"{t}_global_ones_grid", t, "global", True, 8, 256, 1, "ones", 1))
         E.append((f"{t}_shared_ones_cta", t, "shared", True, 1, 256, 1, "ones", 3))
     for t in ("f32", "f64", "f16", "bf16", "f16x2", "bf16x2"):
         for space in ("global", "shared"):
             E.append((f"{t}_{space}_mixed_1warp", t, space, True, 1, 32, 1, "mixed", 3))
-            E.append((f"{t}_{space}_mixed_cta4", t, space, True, 2, 256, 4, "mixed", 3))
-            E.append((f"{t}_{space}_red_cta", t, space, False, 1, 256, 1, "mixed", 3))
-        E.append((f"{t}_global_mixed_grid", t, "global", True, 8, 256, 2, "mixed", 2))
+            E.append((f"{t}_{space}_mixed_cta4", t, space, True, 2, 256, 4, "mixed", 2))
+            E.append((f"{t}_{space}_red_cta", t, space, False, 1, 256, 1, "mixed", 2))
+        E.append((f"{t}_global_mixed_grid", t, "global", True, 8, 256, 2, "mixed", 1))
     return E
 
 

@@ -13,8 +13,8 @@ from .. import inputs as I
 from .. import types as T
 
 F = "atomic_sm90"
-LANES = 256   # one CTA: the shared-memory cases stage through one block
-SLOTS = 16    # conflicting: 512 lanes on 16 vectors
+LANES = 128   # one CTA of 128 threads: the shared-memory cases stage through one block
+SLOTS = 8     # conflicting: 512 lanes on 8 vectors
 
 
 def _addr(nbytes: int) -> str:
@@ -69,9 +69,9 @@ def _shared_b128(op, srcs, key, movs, operands, q):
             "bar.sync 0;\nxor.b32 %t_r3, %t_r1, 1;\nmad.lo.u32 %t_r3, %t_r3, 16, %t_r0;\n" + movs
             + f"atom.shared.{op}.b128 %t_q0, [%t_r3], {operands};\nmov.b128 {{d}}, %t_q0;\nbar.sync 0;\n"
             "ld.shared.v2.b64 {{%t_rd2, %t_rd3}}, [%t_r2];\nst.global.v2.b64 [%t_rd1], {{%t_rd2, %t_rd3}};")
-    return case(F, f"atom.shared.{op}.b128", "d:b64*2", srcs, key, version="8.3", lanes_multiple=256,
-                truncatable=False, memory=(Memory("m", "b64", 2 * LANES),),
-                decls=q + "\n  .shared .align 16 .b8 sh_buf[4096];", asm=body)
+    return case(F, f"atom.shared.{op}.b128", "d:b64*2", srcs, key, version="8.3", lanes_multiple=LANES,
+                block=LANES, truncatable=False, memory=(Memory("m", "b64", 2 * LANES),),
+                decls=q + f"\n  .shared .align 16 .b8 sh_buf[{16 * LANES}];", asm=body)
 
 
 VECTOR = ([("add", "v2", "f32"), ("add", "v4", "f32")]
@@ -129,8 +129,8 @@ def shared_scalar_cases():
                 f"ld.shared.b{w} %t_v, [%t_r2];\nst.global.b{w} [%t_rd1], %t_v;")
         version = "7.8" if "bf16" in t or "cluster" in spelling else "7.8"
         C.append(case(F, spelling, f"d:{t}", f"a:u32 b:{t}", I.key("perm", "u32", t, arg=LANES), version=version,
-                      lanes_multiple=256, truncatable=False, memory=(Memory("m", t, LANES),),
-                      decls=f"  .reg .b{w} %t_v;\n  .shared .align 16 .b8 sh_buf[{256 * size}];", asm=body))
+                      lanes_multiple=LANES, block=LANES, truncatable=False, memory=(Memory("m", t, LANES),),
+                      decls=f"  .reg .b{w} %t_v;\n  .shared .align 16 .b8 sh_buf[{LANES * size}];", asm=body))
     # global scalar half types not in the atomic family: red forms
     for t in ("f16", "bf16", "f16x2", "bf16x2"):
         sp = f"red.global.add.noftz.{t}"
@@ -152,14 +152,15 @@ def swapped_cases():
             body = (_addr(size) + f"mov.u32 %t_r0, sh_buf;\nmov.u32 %t_r1, %tid.x;\nmad.lo.u32 %t_r2, %t_r1, {size}, %t_r0;\n"
                     f"ld.global.b{w} %t_v, [%t_rd1];\nst.shared.b{w} [%t_r2], {{b}};\n"
                     f"{spelling} {{d}}, [%t_r2], %t_v;\nld.shared.b{w} %t_v, [%t_r2];\nst.global.b{w} [%t_rd1], %t_v;")
-            decls = f"  .reg .b{w} %t_v;\n  .shared .align 16 .b8 sh_buf[{256 * size}];"
+            decls = f"  .reg .b{w} %t_v;\n  .shared .align 16 .b8 sh_buf[{LANES * size}];"
         else:
             body = (_addr(size) + f"ld.global.b{w} %t_v, [%t_rd1];\nst.global.b{w} [%t_rd1], {{b}};\n"
                     f"{spelling} {{d}}, [%t_rd1], %t_v;")
             decls = f"  .reg .b{w} %t_v;"
         C.append(case(F, spelling, f"d:{t}", f"a:u32 b:{t}", I.key("perm", "u32", t, arg=LANES), variant="special_in_memory",
                       memory=(Memory("m", t, LANES),), decls=decls, asm=body, version="7.8",
-                      lanes_multiple=256 if "shared" in spelling else 1, truncatable="shared" not in spelling))
+                      lanes_multiple=LANES if "shared" in spelling else 1, block=LANES,
+                      truncatable="shared" not in spelling))
     return C
 
 
