@@ -921,6 +921,12 @@ def _advanced_cases() -> list:
     C.append(Case("mma_ldmatrix_gemm_f16", ptx("mma_ldmatrix_gemm"), "mma_ldmatrix_gemm_f16", 3, 128, [
         In("A", uniform(M * K, -1, 1, np.float16)), In("B", uniform(K * N, -1, 1, np.float16)),
         Out("D", np.float16, M * N), Scalar("s32", M), Scalar("s32", N), Scalar("s32", K)], feature="mma"))
+    # Hopper warpgroup GEMM (inline PTX, sm_90a): 128-byte swizzled shared-memory tiles, four chained
+    # wgmma.mma_async per K block of 64, one commit_group / wait_group
+    M, N, K = 64, 128, 128
+    C.append(Case("wgmma_gemm_f16_f32", "wgmma_gemm.sm_90a.ptx", "wgmma_gemm_f16_f32", (N // 64, M // 64), 128, [
+        In("A", uniform(M * K, -1, 1, np.float16)), In("Bt", uniform(N * K, -1, 1, np.float16)),
+        Out("D", np.float32, M * N), Scalar("s32", M), Scalar("s32", N), Scalar("s32", K)], feature="wgmma"))
 
     w, h = 40, 24
     C.append(Case("tex2d_sample", ptx("texture_surface"), "tex2d_sample",

@@ -45,7 +45,7 @@ def test_case_lists():
 
 @pytest.mark.parametrize("case", C.ALL_CASES, ids=lambda c: c.name)
 def test_signature_matches_ptx(case):
-    assert case.ptx.endswith(".sm_90.ptx")
+    assert case.ptx.endswith((".sm_90.ptx", ".sm_90a.ptx"))  # sm_90a: wgmma
     params = entries(case.ptx)[case.kernel]
     assert len(params) == len(case.args)
     for arg, (ptype, size, align) in zip(case.args, params):
