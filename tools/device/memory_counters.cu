@@ -1,0 +1,176 @@
+// Crafted memory-access cases whose ncu counters check ptxvm.timing.memory on the GPU
+// (tools/device/memory_counters.py builds and profiles this; one kernel launch per case).
+//
+//   memory_counters CASES.json
+//
+// writes the list of cases, in launch order, to CASES.json.
+#include <cstdio>
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+    fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); return 1; } } while (0)
+
+// ---- shared memory: one warp, lane l reads element (l * stride + offset) % N of a T array
+template <typename T>
+__global__ void shld(T* out, int stride, int offset, unsigned mask) {
+    __shared__ int4 raw[2048];  // 32 KiB
+    int* w = reinterpret_cast<int*>(raw);
+    for (int i = threadIdx.x; i < 8192; i += blockDim.x) w[i] = i;
+    __syncthreads();
+    const int n = 32768 / sizeof(T);
+    int lane = threadIdx.x & 31;
+    T v = T();
+    if ((mask >> lane) & 1u) v = reinterpret_cast<const T*>(raw)[(lane * stride + offset) % n];
+    out[threadIdx.x] = v;
+}
+
+// ---- global loads: one warp, lane l reads element l * stride + offset
+template <typename T>
+__global__ void gld(const T* in, T* out, long long stride, long long offset, unsigned mask) {
+    int lane = threadIdx.x & 31;
+    T v = T();
+    if ((mask >> lane) & 1u) v = in[lane * stride + offset];
+    out[threadIdx.x] = v;
+}
+
+// ---- cache operators: load a 16 KiB hot set (.ca), stream 1 MiB with OP, reload the hot set
+#define STREAM_KERNEL(NAME, HOTQ, OPQ)                                                          \
+__global__ void NAME(const float* hot, const float* stream, float* out, int n_stream) {        \
+    float acc = 0.f, x;                                                                          \
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) {                                     \
+        asm volatile("ld.global" HOTQ ".f32 %0, [%1];" : "=f"(x) : "l"(hot + i)); acc += x; }  \
+    __syncthreads();                                                                             \
+    for (int i = threadIdx.x; i < n_stream; i += blockDim.x) {                                 \
+        asm volatile("ld.global" OPQ ".f32 %0, [%1];" : "=f"(x) : "l"(stream + i)); acc += x; }\
+    __syncthreads();                                                                             \
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) {                                     \
+        asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(hot + i)); acc += x; }       \
+    out[threadIdx.x] = acc;                                                                      \
+}
+STREAM_KERNEL(stream_ca, ".ca", ".ca")
+STREAM_KERNEL(stream_cg, ".ca", ".cg")
+STREAM_KERNEL(stream_cs, ".ca", ".cs")
+STREAM_KERNEL(stream_lu, ".ca", ".lu")
+STREAM_KERNEL(stream_cv, ".ca", ".cv")
+STREAM_KERNEL(stream_l1_first, ".ca", ".L1::evict_first")
+STREAM_KERNEL(stream_l1_noalloc, ".ca", ".L1::no_allocate")
+STREAM_KERNEL(stream_hot_last, ".L1::evict_last", ".ca")
+
+// ---- L2 fetch granularity / prefetch: each thread reads 4 B, one per 4 KiB
+#define SPARSE_KERNEL(NAME, Q)                                                                  \
+__global__ void NAME(const float* in, float* out) {                                            \
+    long long i = (long long)(blockIdx.x * blockDim.x + threadIdx.x) * 1024;                   \
+    float x; asm volatile("ld.global" Q ".f32 %0, [%1];" : "=f"(x) : "l"(in + i));             \
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;                                            \
+}
+SPARSE_KERNEL(sparse_plain, ".cg")
+SPARSE_KERNEL(sparse_64, ".cg.L2::64B")
+SPARSE_KERNEL(sparse_128, ".cg.L2::128B")
+SPARSE_KERNEL(sparse_256, ".cg.L2::256B")
+
+// ---- cold streaming read: 32 MiB read once, float4 per thread
+__global__ void cold_stream(const float4* in, float4* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 acc = make_float4(0, 0, 0, 0);
+    for (; i < n; i += gridDim.x * blockDim.x) {
+        float4 v = in[i];
+        acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    }
+    if (acc.x == 12345.f) out[0] = acc;
+}
+
+static FILE* cases;
+static int n_cases = 0;
+static void note(const char* kind, int size, long long stride, long long offset, unsigned mask,
+                 const char* name) {
+    fprintf(cases, "%s{\"kind\": \"%s\", \"size\": %d, \"stride\": %lld, \"offset\": %lld, "
+            "\"mask\": %u, \"name\": \"%s\"}\n", n_cases++ ? "," : "", kind, size, stride, offset,
+            mask, name);
+}
+
+template <typename T>
+static int run_shared(void* out, int stride, int offset, unsigned mask) {
+    shld<T><<<1, 32>>>(static_cast<T*>(out), stride, offset, mask);
+    CHECK(cudaDeviceSynchronize());
+    note("shared", sizeof(T), stride, offset, mask, "shld");
+    return 0;
+}
+
+template <typename T>
+static int run_global(const void* in, void* out, long long stride, long long offset, unsigned mask) {
+    gld<T><<<1, 32>>>(static_cast<const T*>(in), static_cast<T*>(out), stride, offset, mask);
+    CHECK(cudaDeviceSynchronize());
+    note("global", sizeof(T), stride, offset, mask, "gld");
+    return 0;
+}
+
+struct SharedCase { int size, stride, offset; unsigned mask; };
+struct GlobalCase { int size; long long stride, offset; unsigned mask; };
+
+int main(int argc, char** argv) {
+    if (argc < 2) { fprintf(stderr, "usage: %s CASES.json\n", argv[0]); return 2; }
+    cases = fopen(argv[1], "w");
+    if (!cases) return 2;
+    fprintf(cases, "[\n");
+    const size_t big = 64 << 20;
+    char *in, *out;
+    CHECK(cudaMalloc(&in, big));
+    CHECK(cudaMalloc(&out, big));
+    CHECK(cudaMemset(in, 1, big));
+
+    const unsigned ALL = 0xffffffffu;
+    const SharedCase sh[] = {
+        {4, 0, 0, ALL}, {4, 1, 0, ALL}, {4, 2, 0, ALL}, {4, 4, 0, ALL}, {4, 8, 0, ALL},
+        {4, 16, 0, ALL}, {4, 32, 0, ALL}, {4, 33, 0, ALL}, {4, 64, 0, ALL}, {4, 1, 7, ALL},
+        {4, 32, 0, 0x0000ffffu}, {4, 32, 0, 0x55555555u}, {4, 17, 3, ALL},
+        {1, 1, 0, ALL}, {1, 4, 0, ALL}, {1, 128, 0, ALL}, {2, 1, 0, ALL}, {2, 2, 0, ALL}, {2, 64, 0, ALL},
+        {8, 0, 0, ALL}, {8, 1, 0, ALL}, {8, 2, 0, ALL}, {8, 4, 0, ALL}, {8, 16, 0, ALL},
+        {8, 17, 0, ALL}, {8, 32, 0, ALL}, {8, 1, 0, 0x0000ffffu}, {8, 1, 0, 0xffff0000u},
+        {8, 16, 0, 0x00ff00ffu},
+        {16, 0, 0, ALL}, {16, 1, 0, ALL}, {16, 2, 0, ALL}, {16, 8, 0, ALL}, {16, 9, 0, ALL},
+        {16, 32, 0, ALL}, {16, 1, 0, 0x000000ffu}, {16, 4, 0, 0x0f0f0f0fu},
+    };
+    for (const SharedCase& c : sh) {
+        int r = c.size == 1 ? run_shared<uint8_t>(out, c.stride, c.offset, c.mask)
+              : c.size == 2 ? run_shared<uint16_t>(out, c.stride, c.offset, c.mask)
+              : c.size == 4 ? run_shared<int>(out, c.stride, c.offset, c.mask)
+              : c.size == 8 ? run_shared<int2>(out, c.stride, c.offset, c.mask)
+              : run_shared<int4>(out, c.stride, c.offset, c.mask);
+        if (r) return r;
+    }
+    const GlobalCase gl[] = {
+        {4, 1, 0, ALL}, {4, 1, 1, ALL}, {4, 1, 31, ALL}, {4, 2, 0, ALL}, {4, 8, 0, ALL},
+        {4, 32, 0, ALL}, {4, 0, 0, ALL}, {4, 1, 0, 0x0000ffffu}, {4, -1, 31, ALL},
+        {4, 1024, 0, ALL}, {1, 1, 0, ALL}, {2, 1, 0, ALL}, {2, 1, 60, ALL},
+        {8, 1, 0, ALL}, {8, 1, 1, ALL}, {8, 4, 0, ALL}, {16, 1, 0, ALL}, {16, 1, 1, ALL},
+        {16, 2, 0, ALL}, {16, 8, 0, ALL}, {16, 1, 0, 0x0000000fu},
+    };
+    for (const GlobalCase& c : gl) {
+        int r = c.size == 1 ? run_global<uint8_t>(in, out, c.stride, c.offset, c.mask)
+              : c.size == 2 ? run_global<uint16_t>(in, out, c.stride, c.offset, c.mask)
+              : c.size == 4 ? run_global<int>(in, out, c.stride, c.offset, c.mask)
+              : c.size == 8 ? run_global<int2>(in, out, c.stride, c.offset, c.mask)
+              : run_global<int4>(in, out, c.stride, c.offset, c.mask);
+        if (r) return r;
+    }
+    const float* hot = reinterpret_cast<const float*>(in);
+    const float* stream = reinterpret_cast<const float*>(in + (1 << 20));
+    float* fout = reinterpret_cast<float*>(out);
+    const int n_stream = (1 << 20) / 4;
+#define RUN_STREAM(K) K<<<1, 1024>>>(hot, stream, fout, n_stream); CHECK(cudaDeviceSynchronize()); \
+    note("stream", 4, 1, 0, ALL, #K);
+    RUN_STREAM(stream_ca) RUN_STREAM(stream_cg) RUN_STREAM(stream_cs) RUN_STREAM(stream_lu)
+    RUN_STREAM(stream_cv) RUN_STREAM(stream_l1_first) RUN_STREAM(stream_l1_noalloc)
+    RUN_STREAM(stream_hot_last)
+#define RUN_SPARSE(K) K<<<64, 256>>>(reinterpret_cast<const float*>(in), fout); \
+    CHECK(cudaDeviceSynchronize()); note("sparse", 4, 1024, 0, ALL, #K);
+    RUN_SPARSE(sparse_plain) RUN_SPARSE(sparse_64) RUN_SPARSE(sparse_128) RUN_SPARSE(sparse_256)
+    cold_stream<<<264, 1024>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out),
+                               (32 << 20) / 16);
+    CHECK(cudaDeviceSynchronize());
+    note("cold", 16, 1, 0, ALL, "cold_stream");
+    fprintf(cases, "]\n");
+    fclose(cases);
+    return 0;
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""ncu counters of crafted memory accesses (tools/device/memory_counters.cu), to check
+ptxvm.timing.memory against the GPU: shared-memory wavefronts, global sectors and requests,
+L1 hits under each cache operator, L2 fetch granularity and prefetch sizes, cold DRAM bytes.
+
+On the GPU machine (nvcc + ncu):
+    python3 tools/device/memory_counters.py run OUTDIR
+Here, from the results:
+    python3 tools/device/memory_counters.py unpack OUTDIR tests/timing_memory/h200_counters.json
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+METRICS = [
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
+    "dram__bytes_read.sum",
+]
+
+
+def _ncu() -> str:
+    for c in (shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
+        if c and os.path.exists(c):
+            return c
+    raise SystemExit("ncu not found")
+
+
+def run(out: str) -> int:
+    os.makedirs(out, exist_ok=True)
+    exe = os.path.join(out, "memory_counters")
+    subprocess.run(["nvcc", "-arch=sm_90", "-O2", "-o", exe, os.path.join(HERE, "memory_counters.cu")],
+                   check=True)
+    ncu = _ncu()
+    query = subprocess.run([ncu, "--query-metrics", "--chip", "gh100"], capture_output=True, text=True)
+    known = {line.split()[0] for line in query.stdout.splitlines() if line.strip()}
+    metrics = [m for m in METRICS if m.split(".")[0] in known] or METRICS
+    with open(os.path.join(out, "status.txt"), "w") as f:
+        f.write(f"ncu={ncu}\nmetrics={','.join(metrics)}\ndropped={sorted(set(METRICS) - set(metrics))}\n")
+    cases = os.path.join(out, "cases.json")
+    r = subprocess.run([ncu, "--csv", "--page", "raw", "--log-file", os.path.join(out, "ncu.csv"),
+                        "--metrics", ",".join(metrics), exe, cases], capture_output=True, text=True)
+    with open(os.path.join(out, "ncu_app.log"), "w") as f:
+        f.write(r.stdout[-20000:] + "\n--- stderr ---\n" + r.stderr[-20000:])
+    with open(os.path.join(out, "status.txt"), "a") as f:
+        f.write(f"ncu rc={r.returncode}\ndate={datetime.date.today().isoformat()}\n")
+    os.remove(exe)
+    return r.returncode
+
+
+def _number(s: str):
+    s = s.replace(",", "").strip()
+    try:
+        v = float(s)
+    except ValueError:
+        return None
+    return int(v) if v.is_integer() else v
+
+
+def unpack(out: str, dest: str) -> int:
+    with open(os.path.join(out, "cases.json")) as f:
+        cases = json.load(f)
+    with open(os.path.join(out, "ncu.csv"), newline="") as f:
+        lines = [ln for ln in f if not ln.startswith("==")]
+    rows = list(csv.reader(lines))
+    header, data = rows[0], rows[2:]  # row 1 holds the units
+    if len(data) != len(cases):
+        raise SystemExit(f"{len(data)} profiled launches for {len(cases)} cases")
+    status = open(os.path.join(out, "status.txt")).read()
+    date = next((ln.split("=", 1)[1] for ln in status.splitlines() if ln.startswith("date=")), "")
+    result = {"recorder": "tools/device/memory_counters.py", "device": "H200", "date": date, "cases": []}
+    for case, row in zip(cases, data):
+        rec = dict(case)
+        rec["counters"] = {h: _number(v) for h, v in zip(header, row)
+                           if h in METRICS and _number(v) is not None}
+        result["cases"].append(rec)
+    with open(dest, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    print(f"wrote {dest} ({len(cases)} cases)")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "run":
+        sys.exit(run(sys.argv[2]))
+    if len(sys.argv) >= 4 and sys.argv[1] == "unpack":
+        sys.exit(unpack(sys.argv[2], sys.argv[3]))
+    raise SystemExit(__doc__)
