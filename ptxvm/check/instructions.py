@@ -387,7 +387,22 @@ def _generic_only(plan: Plan, assigned) -> list[Result]:
             and shape[1][1].kind == "var" and spaces.base_space(shape[1][1].space) != "global"]
 
 
+def _vmad_negation(plan: Plan, assigned) -> list[Result]:
+    """vmad negates (a*b) or c, not both (ptxas: "Operand negation limited to either (source A xor
+    source B) or source C"), and nothing with .po."""
+    neg = {ro.spec.name: j for ro, shape, j in assigned if shape[0] in ("reg", "sreg") and shape[3] == "-"}
+    if not neg:
+        return []
+    j = max(neg.values())
+    if "po" in plan.match.modifiers:
+        return [(j, "vmad.po takes no negated operands", "error")]
+    if "c" in neg and ("a" in neg) != ("b" in neg):
+        return [(j, "operand negation limited to either (a xor b) or c", "error")]
+    return []
+
+
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "vmad": (_vmad_negation,),
     "alloca": (_power_of_two,),
     "prefetchu": (_generic_only,),
     "bfe": (_ranges(b=range(0, 256), c=range(0, 256)),),

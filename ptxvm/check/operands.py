@@ -222,7 +222,10 @@ class OperandRules:
             out = []
             if kind is Kind.IMM:
                 return [f"a constant is expected here, not a register (operand of {self.spelling})"]
-            if neg:
+            if neg == "-":
+                if self.opcode != "vmad" or dst or spec.name not in ("a", "b", "c"):
+                    out.append("'-' negates only vmad's sources a, b and c")
+            elif neg:
                 out.append("'!' negates predicates only")
             rt = sym.ptype
             if self.opcode == "set" and dst and t is not None and t.alt and rt is not None and rt.kind is not _F:

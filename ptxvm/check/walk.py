@@ -436,7 +436,7 @@ class Walker:
     def _shape(self, node) -> tuple:
         t = type(node)
         if t is _Register:
-            return self.register_shape(node.name, node.component, node.negated)
+            return self.register_shape(node.name, node.component, "-" if node.minus else node.negated)
         if t is _Immediate:
             return self.expr_shape(node.expr)
         if t is _Address:

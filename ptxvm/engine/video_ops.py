@@ -34,6 +34,12 @@ def lower_video(lowerer, instr, m, scope):
         node = written.get(name)
         if isinstance(node, ast.Register) and node.component is not None and len(node.component) > 1:
             values[slot] = node.component
+    for name in ("a", "b", "c"):  # vmad's `-a`, `-b`, `-c`
+        node = written.get(name)
+        if isinstance(node, ast.Register) and node.minus:
+            if instr.opcode != "vmad":
+                raise LoweringError(f"{instr.opcode}: operand negation is vmad's only")
+            values[f"neg_{name}"] = True
     fn = lane_function(replace(spec, values=values))
     readers = []
     for o in m.operands:

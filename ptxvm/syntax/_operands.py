@@ -96,6 +96,16 @@ class OperandParser(ExprParser):
             return self._pred_pair(self._vector())
         if kind == "(" and in_call:
             return self._param_list()
+        if kind == "-" and lex.peek_kind() == IDENT:  # `-a`, `-a.b1`: vmad's negated sources
+            start = lex.start
+            lex.next()
+            name = lex.value
+            base = name.split(".", 1)[0]
+            if self.scopes.is_register(base) and lex.peek_kind() not in ("[", "+", "-", "*", "/"):
+                reg = self._component_register(name) if "." in name else self._register(name)
+                if reg is not None:
+                    return ast.Register(reg.name, reg.component, minus=True)
+            lex.seek(start)
         if kind == "!" and lex.peek_kind() == IDENT:
             start = lex.start
             lex.next()

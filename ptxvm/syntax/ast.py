@@ -96,6 +96,7 @@ class Register:
     name: str
     component: Optional[str] = None  # "x" "y" "z" "w" or "r" "g" "b" "a"; video selectors "b0" "h1" "b3210"
     negated: bool = False  # `!p` in a predicate-operand position
+    minus: bool = False  # `-a`: vmad's negated sources
     span: Span = _span()
 
 

@@ -64,7 +64,7 @@ def print_operand(op: ast.Operand) -> str:
     t = type(op)
     if t is ast.Register:
         text = op.name if op.component is None else f"{op.name}.{op.component}"
-        return "!" + text if op.negated else text
+        return "!" + text if op.negated else "-" + text if op.minus else text
     if t is ast.Immediate:
         return print_expr(op.expr)
     if t is ast.Address:

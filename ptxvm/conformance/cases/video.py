@@ -44,7 +44,25 @@ def _scalar(C, op, dt, at, bt, mode=""):
     C.append(case(F, f"{base}.sat{m}.add", f"d:{dt}", srcs3, k3, variant="a_b1_b_h1", asm=asm))
 
 
+VMAD_TYPES = TYPES + (("s32", "s32", "u32"), ("s32", "u32", "u32"), ("u32", "s32", "s32"), ("u32", "u32", "s32"))
+# operand negations (ptxas: either a xor b, or c; none with .po): (variant, a, b, c, modifiers)
+VMAD_NEG = (("nega", "-{a}", "{b}", "{c}", ""), ("negb_h1", "{a}", "-{b}.h1", "{c}", ".sat"),
+            ("negc", "{a}", "{b}", "-{c}", ".sat"), ("nega_b0_negc_shr7", "-{a}.b0", "{b}.b2", "{c}", ".shr7"),
+            ("negab", "-{a}", "-{b}", "{c}", ""), ("negc_shr15", "{a}.h0", "{b}", "-{c}", ".shr15"))
+
+
 def _vmad(C):
+    for dt, at, bt in VMAD_TYPES[len(TYPES):]:  # the other type combinations: the plain forms
+        base = f"vmad.{dt}.{at}.{bt}"
+        k = I.key("nary", at, bt, dt, arg=LANES)
+        for mods in ("", ".sat", ".po"):
+            C.append(case(F, f"{base}{mods}", f"d:{dt}", f"a:{at} b:{bt} c:{dt}", k))
+    for dt, at, bt in VMAD_TYPES:
+        base = f"vmad.{dt}.{at}.{bt}"
+        k = I.key("nary", at, bt, dt, arg=LANES)
+        for v, a, b, c, mods in VMAD_NEG[:3] if (dt, at, bt) not in TYPES else VMAD_NEG:
+            asm = f"{base}{mods} {{d}}, {a}, {b}, {c};"
+            C.append(case(F, f"{base}{mods}", f"d:{dt}", f"a:{at} b:{bt} c:{dt}", k, variant=v, asm=asm))
     for dt, at, bt in TYPES:
         base = f"vmad.{dt}.{at}.{bt}"
         k = I.key("nary", at, bt, dt, arg=LANES)
