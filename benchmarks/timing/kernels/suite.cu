@@ -228,14 +228,15 @@ extern "C" __global__ void const_scattered(float *out, int iters) {
 }
 
 // ------------------------------------------------------------------ shared-memory banks
-// Each thread walks a column of a 32-wide tile: 32-way conflicts; the padded twin has none.
+// Each warp reads one column of a 32x32 tile per step (lane = row): 32-way conflicts; the padded
+// [32][33] twin has none.
 extern "C" __global__ void smem_column(float *out, int iters) {
     __shared__ float t[8][32][32];
     int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) & 7;
     for (int k = 0; k < 32; k++) t[w][lane][k] = lane + k;
     __syncwarp();
     float acc = 0.f;
-    for (int i = 0; i < iters; i++) acc += t[w][lane][(i + (int)acc) & 31];
+    for (int i = 0; i < iters; i++) acc += t[w][lane][(i * 7) & 31];  // uniform column: lane stride 32 (or 33) words
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 extern "C" __global__ void smem_column_padded(float *out, int iters) {
@@ -244,7 +245,7 @@ extern "C" __global__ void smem_column_padded(float *out, int iters) {
     for (int k = 0; k < 32; k++) t[w][lane][k] = lane + k;
     __syncwarp();
     float acc = 0.f;
-    for (int i = 0; i < iters; i++) acc += t[w][lane][(i + (int)acc) & 31];
+    for (int i = 0; i < iters; i++) acc += t[w][lane][(i * 7) & 31];  // uniform column: lane stride 32 (or 33) words
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
