@@ -23,7 +23,11 @@ def test_vector_v4_unit_stride_is_16_sectors():
 
 
 def test_misaligned_16_byte_accesses_straddle_sectors():
-    # Each lane reads bytes [16 t + 8, 16 t + 24): odd lanes cross a sector boundary.
+    # The warp's 512 bytes start 16 B into a sector (each lane naturally aligned, as the
+    # hardware requires): 17 sectors over 5 lines instead of 16 over 4.
+    c = coalesce(warp(LANES * 16 + 16), ALL, 16)
+    assert (c.n_sectors[0], c.n_lines[0]) == (17, 5)
+    # Lanes not naturally aligned (the model accepts them): odd lanes cross a sector boundary.
     c = coalesce(warp(LANES * 16 + 8), ALL, 16)
     assert (c.n_sectors[0], c.n_lines[0]) == (17, 5)
     # Misaligned by one byte, word accesses: 129 bytes -> 5 sectors, 2 lines.
