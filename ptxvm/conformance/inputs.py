@@ -371,3 +371,22 @@ def k_ints(types, arg, rng):
 
 
 KINDS.update({"ints": k_ints, "shfl": k_shfl, "vote": k_vote, "small": k_small, "perm": k_perm, "divisor": k_divisor, "zero": k_zero, "fns": k_fns, "funnel": k_funnel})
+
+
+def k_spsmall(types, arg, rng):
+    """mma.sp operands: moderate values (as "small") for a, b, c and, for the last operand, sparsity
+    metadata with a well-formed pattern in every nibble of every lane: two ordered 2-bit indices,
+    or for arg "<lanes>/tf32" the two tf32 patterns 0b0100 and 0b1110."""
+    n_arg, _, kind = (arg or "").partition("/")
+    cols = k_small(types[:-1], n_arg or None, rng)
+    n = cols[0].size
+    if kind == "tf32":
+        choices = np.array([0b0100, 0b1110], np.uint64)
+    else:
+        choices = np.array([i | (j << 2) for i in range(4) for j in range(4) if i < j], np.uint64)
+    nib = choices[rng.integers(0, choices.size, (n, 8))]
+    meta = np.bitwise_or.reduce(nib << (np.arange(8, dtype=np.uint64) * np.uint64(4)), axis=1)
+    return cols + [meta.astype(np.uint32)]
+
+
+KINDS["spsmall"] = k_spsmall

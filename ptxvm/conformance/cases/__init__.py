@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
-FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "atomic_sm90", "matrix",
+FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "atomic_sm90", "matrix", "matrix_sp",
             "video"]
 
 
