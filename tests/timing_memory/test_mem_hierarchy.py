@@ -263,3 +263,10 @@ def test_raw_sector_lists_and_missing_masks(gpu):
     assert m.counters()["requests"] == 1
     m.atomic(warp(LANES * 4), None, 4)
     assert m.counters()["atomic_lanes"] == 32
+
+
+def test_l2_fraction_keeps_the_whole_l2_for_shared_data():
+    gpu = fake_gpu()
+    assert MemoryHierarchy(gpu, 4, simulated_sms=1, l2_fraction=1.0).l2.size_bytes == gpu.l2_bytes
+    with pytest.raises(ValueError, match="l2_fraction"):
+        MemoryHierarchy(gpu, 4, simulated_sms=1, l2_fraction=0)

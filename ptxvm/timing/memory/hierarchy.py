@@ -9,7 +9,8 @@ Latency of a load = the fixed latency of the farthest level one of its sectors c
 time spent queueing for L2 and DRAM bandwidth. Bandwidth is what the simulated SMs' share of
 the chip gets: with `simulated_sms` of `n_active_sms` SMs simulated, L2 capacity, L2 and DRAM
 bandwidth are scaled by simulated_sms / n_active_sms (the other SMs are assumed to use the rest
-on data of their own). Pass `now` (the issue cycle, scalar or per request) for bandwidth to
+on data of their own; `l2_fraction=1.0` keeps the whole L2 instead, for kernels whose SMs read
+the same data). Pass `now` (the issue cycle, scalar or per request) for bandwidth to
 queue across calls; without it a batch queues only behind itself.
 """
 from __future__ import annotations
@@ -31,7 +32,8 @@ _LOAD_KINDS = (Space.GLOBAL, Space.LOCAL, Space.NC, Space.TEX)
 
 class MemoryHierarchy:
     def __init__(self, gpu, n_active_sms: int, *, simulated_sms: int | None = None,
-                 shared_bytes_per_sm: int = 0, carveout_kib: int | None = None):
+                 shared_bytes_per_sm: int = 0, carveout_kib: int | None = None,
+                 l2_fraction: float | None = None):
         simulated = n_active_sms if simulated_sms is None else simulated_sms
         if not 1 <= simulated <= n_active_sms:
             raise ValueError(f"simulated_sms ({simulated}) must be between 1 and n_active_sms ({n_active_sms})")
@@ -42,7 +44,7 @@ class MemoryHierarchy:
         self.simulated_sms = simulated
         self.params: MemoryParams = params_from_gpu(
             gpu, shared_bytes_per_sm=shared_bytes_per_sm, carveout_kib=carveout_kib,
-        ).scaled(simulated, n_active_sms)
+        ).scaled(simulated, n_active_sms, l2_fraction)
         p = self.params
         self.l1 = SectoredCache(p.l1_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
         self.l2 = SectoredCache(p.l2_bytes, p.line, p.sector, p.l2_assoc, level="L2", hashed=True)

@@ -64,12 +64,16 @@ class MemoryParams:
     tex_cache_bytes: int
     sm_l2_bytes_per_clk: float
 
-    def scaled(self, simulated: int, active: int) -> "MemoryParams":
+    def scaled(self, simulated: int, active: int, l2_fraction: float | None = None) -> "MemoryParams":
         """The L2 capacity and the chip-wide bandwidths as seen by `simulated` of the `active`
-        SMs: their share, and no more than their own links to L2 carry."""
+        SMs: their share, and no more than their own links to L2 carry. l2_fraction overrides
+        the capacity share (1.0: the whole L2, for data all SMs share)."""
         fraction = simulated / active
         link = self.sm_l2_bytes_per_clk * simulated
-        return replace(self, l2_bytes=int(self.l2_bytes * fraction),
+        l2 = fraction if l2_fraction is None else l2_fraction
+        if not 0 < l2 <= 1:
+            raise ValueError(f"l2_fraction must be in (0, 1], got {l2}")
+        return replace(self, l2_bytes=int(self.l2_bytes * l2),
                        dram_bytes_per_clk=min(self.dram_bytes_per_clk * fraction, link),
                        l2_bytes_per_clk=min(self.l2_bytes_per_clk * fraction, link))
 
