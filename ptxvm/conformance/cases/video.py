@@ -126,11 +126,27 @@ def _simd(C):
                     C.append(case(F, f"{base}.lt{mod}", "d:u32", s, k, variant=f"{mask}_{asel}_{bsel}", asm=asm))
 
 
+def _other_types(C):
+    """The type combinations the main lists leave out: one case per form (plain and accumulating)."""
+    for dt, at, bt in VMAD_TYPES[len(TYPES):]:
+        k2, k3 = I.key("nary", at, bt, arg=LANES), I.key("nary", at, bt, dt, arg=LANES)
+        for op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
+            base = f"{op}.{dt}.{at}.{bt}"
+            C.append(case(F, base, f"d:{dt}", f"a:{at} b:{bt}", k2))
+            C.append(case(F, f"{base}.sat.add", f"d:{dt}", f"a:{at} b:{bt} c:{dt}", k3))
+        for n in ("2", "4"):
+            for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"):
+                base = f"{op}{n}.{dt}.{at}.{bt}"
+                for mod in (".sat", ".add"):
+                    C.append(case(F, f"{base}{mod}", f"d:{dt}", f"a:{at} b:{bt} c:{dt}", k3))
+
+
 def cases():
     C = []
     for op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
         for dt, at, bt in TYPES:
             _scalar(C, op, dt, at, bt)
+    _other_types(C)
     for op in ("vshl", "vshr"):
         for dt, at in (("u32", "u32"), ("s32", "s32"), ("s32", "u32"), ("u32", "s32")):
             for mode in ("clamp", "wrap"):
