@@ -220,8 +220,7 @@ class SectoredCache:
     def _round(self, s, t, mask, stamp, m: _Mode) -> np.ndarray:
         a = self.assoc
         base = s * a
-        way_tags = self._tag[(base[:, None] + np.arange(a))] if a > 1 else self._tag[base][:, None]
-        match = way_tags == t[:, None]
+        match = self._tag.reshape(-1, a)[s] == t[:, None]
         hit = match.any(axis=1)
         fi = base + match.argmax(axis=1)
         old_valid = self._valid[fi]
@@ -235,7 +234,7 @@ class SectoredCache:
             pass
         elif m.allocate:
             miss = ~hit
-            fi[miss] = self._victims(base[miss])
+            fi[miss] = self._victims(s[miss])
         else:
             fi, t, mask, stamp, old_valid, hit = fi[hit], t[hit], mask[hit], stamp[hit], old_valid[hit], hit[hit]
             all_hit = True
@@ -261,10 +260,9 @@ class SectoredCache:
         self._key[fi] = stamp | (np.asarray(cls, np.int64) << _CLASS)
         return hit_bits
 
-    def _victims(self, base: np.ndarray) -> np.ndarray:
+    def _victims(self, s: np.ndarray) -> np.ndarray:
         a = self.assoc
-        ways = base[:, None] + np.arange(a)
-        vic = base + self._key[ways].argmin(axis=1)
+        vic = s * a + self._key.reshape(-1, a)[s].argmin(axis=1)
         evicted = vic[self._tag[vic] >= 0]
         if len(evicted):
             self.stats["evictions"] += len(evicted)

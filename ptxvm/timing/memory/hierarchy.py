@@ -111,6 +111,8 @@ class MemoryHierarchy:
         """L2 lookups of L1-missed sectors; misses (and the rest of their fetch/prefetch chunk)
         come from DRAM. Returns the hit mask and DRAM sectors per warp."""
         p = self.params
+        if len(sec) == 0:
+            return np.zeros(0, bool), np.zeros(n_warps, np.int64)
         l2op = op if op in (CacheOp.CS, CacheOp.LU) else CacheOp.CA
         wb = self.l2.stats["writeback_sectors"]
         hit = self.l2.access(sec, op=l2op, evict=l2_evict)
@@ -138,6 +140,8 @@ class MemoryHierarchy:
     def _queue(self, l2_bytes, dram_bytes, now) -> np.ndarray:
         """Cycles each request spends on bandwidth: L2 and DRAM transfers overlap, so the
         slower of the two counts."""
+        if not l2_bytes.any() and not dram_bytes.any():
+            return np.zeros(len(l2_bytes))
         l2_wait = np.zeros(len(l2_bytes))
         dram_wait = np.zeros(len(l2_bytes))
         has = l2_bytes > 0
