@@ -104,7 +104,7 @@ class MemoryHierarchy:
             n["l1_hits"] += len(l1_hit) - len(miss)
             n["l1_misses"] += len(miss)
         self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
-                     "latency": lat}
+                     "latency": lat, "sector_level": level}  # sector_level: per c.sectors entry (T-core)
         return lat
 
     def _l2_read(self, sec, warp, n_warps, op, l2_evict, prefetch):
