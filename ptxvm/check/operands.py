@@ -157,6 +157,8 @@ class OperandRules:
                 return self.packed_vector(ro, shape)
             if tag == "addr" and Kind.ADDR in ro.spec.alt:
                 return []
+            if tag == "reg" and Kind.PRED in ro.spec.alt and shape[1].type == "pred":
+                return self.predicate(shape)  # cp.async's ignore-src, in src-size's place
             return self.scalar(ro, shape)
         if kind is Kind.VEC:
             return self.vector(ro, shape)
@@ -642,7 +644,11 @@ def assign(specs, shapes, match=None) -> Optional[list[int]]:
 
     for dropped in combinations(reversed(optional), drop):
         chosen = [i for i in range(k) if i not in dropped]
-        score = sum(0 if _kind_fits(specs[i].spec.kind, shapes[j]) else 1 for j, i in enumerate(chosen))
+        # a misfit counts 2; a scalar in a vector slot 1 (tex's `[t, {x, y}], f`: f, the depth
+        # compare, not e, the offsets vector)
+        score = sum(0 if _kind_fits(specs[i].spec.kind, shapes[j]) and not (
+            specs[i].spec.kind is Kind.VEC and specs[i].spec.optional and shapes[j][0] != "vec") else
+            1 if _kind_fits(specs[i].spec.kind, shapes[j]) else 2 for j, i in enumerate(chosen))
         rules = 0
         if match is not None and match.form.operand_rules:
             present = [specs[i].spec.name for i in chosen if specs[i].spec.optional]

@@ -97,6 +97,7 @@ class Case:
     carry_out: Optional[str] = None              # "add" | "sub": CC.CF stored to output 'cf'
     memory: tuple[Memory, ...] = ()
     decls: str = ""                              # extra declarations (.shared arrays, registers)
+    prelude: str = ""                            # module-level text before the kernel (.func, .global)
     block: int = 256
     lanes_multiple: int = 1                      # warp-wide cases need whole warps
     truncatable: bool = True                     # the first k lanes alone give the same results
@@ -171,6 +172,9 @@ def build_ptx(case: Case) -> str:
     L.append(".address_size 64")
     L.append("")
     L.append(f"// conformance case {case.id}")
+    if case.prelude:
+        L.append(case.prelude.strip())
+        L.append("")
     plist = ",\n".join(f"  .param .u64 {p}" for p in params[:-1]) + ",\n  .param .u32 n"
     L.append(f".visible .entry {name}(\n{plist}\n)")
     L.append("{")
