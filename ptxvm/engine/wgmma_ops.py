@@ -109,24 +109,28 @@ def _is_vector(node) -> bool:
     return isinstance(node, ast.VectorOperand)
 
 
-def shared_matrix(ctx, cta, desc: G.Descriptor, rows: int, k: int, bits: int, mn_major: bool) -> np.ndarray:
-    """[rows, k] element bits read through a descriptor from the shared memory of CTA slot `cta`."""
-    addr = G.element_offsets(rows, k, bits, desc, mn_major).astype(np.uint64)
+def shared_matrices(ctx, ctas, descs, rows: int, k: int, bits: int, mn_major: bool) -> np.ndarray:
+    """[G, rows, k] element bits read through descriptor descs[g] from the shared memory of CTA
+    slot ctas[g] (warpgroups with the same descriptor are read together)."""
+    out = np.zeros((len(ctas), rows, k), np.uint64)
     nbytes = max(1, bits // 8)
-    flat = addr.ravel()
-    owner = np.full(flat.size, cta, np.int64)
-    val = np.zeros(flat.size, np.uint64)
-    try:
-        for b in range(nbytes):
-            got = ctx.shared.load(flat + np.uint64(b), owner, np.dtype(np.uint8))
-            val |= got.astype(np.uint64) << np.uint64(8 * b)
-    except AccessFault as e:
-        raise Fault(f"wgmma: matrix descriptor reads outside shared memory ({e.reason})", 0, e.address) from None
-    if bits < 8:
-        kk = np.broadcast_to(np.arange(k)[None, :], (rows, k)).ravel()
-        pos = (kk * bits) % 8 if not mn_major else (np.broadcast_to(np.arange(rows)[:, None], (rows, k)).ravel() * bits) % 8
-        val = (val >> pos.astype(np.uint64)) & np.uint64((1 << bits) - 1)
-    return val.reshape(rows, k)
+    for d in np.unique(descs):
+        sel = np.flatnonzero(descs == d)
+        addr = G.element_offsets(rows, k, bits, G.Descriptor.decode(int(d)), mn_major).astype(np.uint64).ravel()
+        flat = np.tile(addr, sel.size)
+        owner = np.repeat(ctas[sel].astype(np.int64), addr.size)
+        val = np.zeros(flat.size, np.uint64)
+        try:
+            for b in range(nbytes):
+                val |= ctx.shared.load(flat + np.uint64(b), owner, np.dtype(np.uint8)).astype(np.uint64) << np.uint64(8 * b)
+        except AccessFault as e:
+            raise Fault(f"wgmma: a matrix descriptor reads outside shared memory ({e.reason})", 0, e.address) from None
+        val = val.reshape(sel.size, rows, k)
+        if bits < 8:  # sub-byte elements: their bits within the byte, in order along the contiguous dimension
+            idx = np.arange(rows)[:, None] if mn_major else np.arange(k)[None, :]
+            val = (val >> ((idx * bits) % 8).astype(np.uint64)) & np.uint64((1 << bits) - 1)
+        out[sel] = val
+    return out
 
 
 def _negate(mat, t):
@@ -195,10 +199,8 @@ def lower_wgmma(lowerer, instr, m, scope):
             A[:, arow, acol] = el
         else:
             adesc = np.broadcast_to(np.asarray(a_desc(ctx, lead)).astype(np.uint64), (Gn,))
-            A = np.stack([shared_matrix(ctx, int(cta[g]), G.Descriptor.decode(int(adesc[g])), 64, K, abits, bool(trans_a))
-                          for g in range(Gn)])
-        Bt = np.stack([shared_matrix(ctx, int(cta[g]), G.Descriptor.decode(int(bdesc[g])), Nn, K, abits, bool(trans_b))
-                       for g in range(Gn)])
+            A = shared_matrices(ctx, cta, adesc, 64, K, abits, bool(trans_a))
+        Bt = shared_matrices(ctx, cta, bdesc, Nn, K, abits, bool(trans_b))
         B = np.swapaxes(Bt, 1, 2)
         if scale_a == -1:
             A = _negate(A, at)
