@@ -50,8 +50,9 @@ F("suld.b.geom{.cop}{.vec}.dtype.mode d, [a, b]", geom=SG, cop=("ca", "cg", "cs"
   note="[a, b]: surface and coordinates vector")
 F("sust.b.dim{.cop}{.vec}.ctype.mode [a, b], c", dim=SG, cop=("wb", "cg", "cs", "wt"), vec=("v2", "v4"),
   ctype=("b8", "b16", "b32", "b64"), mode=MODE, ops={"c": "vec=vec"}, since="1.5 sm_20", req=SUREQ, check=SV)
-F("sust.p.dim{.vec}.ctype.mode [a, b], c", dim=("1d", "2d", "3d"), vec=("v2", "v4"), ctype=("b32",), mode=MODE,
-  ops={"c": "vec=vec"}, since="1.5 sm_20", req={"dim=3d": "3.0 sm_20"})
+# the ISA lists .1d/.2d/.3d; ptxas 13.0 takes the layered .a1d/.a2d too
+F("sust.p.dim{.vec}.ctype.mode [a, b], c", dim=SG, vec=("v2", "v4"), ctype=("b32",), mode=MODE,
+  ops={"c": "vec=vec"}, since="1.5 sm_20", req={"dim=3d": "3.0 sm_20", "dim=a1d|a2d": "4.1 sm_30"})
 # which types each reduction takes (ptxas 13.0)
 SRB = {"add": ("u32", "s32", "u64"), "min": ("u32", "s32", "u64", "s64"), "max": ("u32", "s32", "u64", "s64"),
        "and": ("b32",), "or": ("b32",)}

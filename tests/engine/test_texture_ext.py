@@ -1,0 +1,74 @@
+"""Layered, cube, cubemap-array and mipmapped textures, offsets, depth compare, formatted surface
+stores and reductions, surface boundary modes: the probes an H200 ran
+(tests/goldens/kernels/texture_ext.npz, recorded by tools/device/record_textures_ext.py from the
+probe list in texture_ext_probes.py), replayed on ptxvm bit for bit."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import ptxvm
+from ptxvm.engine.texture import GEOMETRIES
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "goldens" / "kernels" / "texture_ext.npz"
+META = json.loads(GOLDEN.with_suffix(".meta.json").read_text())["probes"] if GOLDEN.exists() else {}
+DATA = np.load(GOLDEN) if GOLDEN.exists() else {}
+RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
+
+# probes ptxvm does not reproduce bit for bit yet: name -> (why, largest difference allowed in the
+# value's units, or None: only checked to run)
+KNOWN = {}
+
+_SAMPLER_KEYS = ("address_mode", "filter_mode", "normalized_coords", "read_mode", "border_color",
+                 "mipmap_filter_mode", "mipmap_level_bias", "min_mipmap_level_clamp", "max_mipmap_level_clamp",
+                 "max_anisotropy", "seamless_cubemap", "disable_trilinear_optimization")
+
+
+def make_object(meta: dict, arrays: dict, name: str):
+    """The ptxvm object a probe ran on: from its recorded data and descriptor."""
+    geom = meta["geom"]
+    dims, layered = GEOMETRIES[geom]
+    cube = geom in ("cube", "acube")
+    if meta["kind"] == "surface":
+        data = np.array(arrays[f"{name}.data"])
+        return ptxvm.surface_object(data, dims=dims, layered=layered and not cube, cubemap=cube,
+                                    normalized=bool(meta.get("fmt") and "NORM" in meta["fmt"])), data
+    levels = sorted(k for k in arrays if k.startswith(f"{name}.L"))
+    src = [np.array(arrays[k]) for k in sorted(levels, key=lambda k: int(k.rsplit("L", 1)[1]))] if levels \
+        else np.array(arrays[f"{name}.data"])
+    kw = {k: v for k, v in meta.get("desc", {}).items() if k in _SAMPLER_KEYS}
+    if isinstance(kw.get("address_mode"), list):
+        kw["address_mode"] = tuple(kw["address_mode"])
+    return ptxvm.texture_object(src, dims=dims, layered=layered and geom != "cube", cubemap=cube, **kw), None
+
+
+def replay(name: str, arrays=DATA, meta=META):
+    m = meta[name]
+    obj, surface = make_object(m, arrays, name)
+    inp = np.ascontiguousarray(arrays[f"{name}.inp"])
+    n = inp.shape[0]
+    out = np.zeros(4 * n, np.uint32)
+    mod = ptxvm.loads(arrays[f"{name}.ptx"].tobytes().decode(), name)
+    mod["probe"].launch((n + 127) // 128, 128, [obj, inp, out, np.int32(n)])
+    return out.reshape(n, 4), surface
+
+
+@pytest.mark.skipif(not RECORDED, reason="no texture_ext goldens recorded yet")
+@pytest.mark.parametrize("name", RECORDED)
+def test_probe_matches_h200(name):
+    got, surface = replay(name)
+    want = DATA[f"{name}.out"]
+    if name in KNOWN:
+        why, tol = KNOWN[name]
+        if tol is not None:
+            np.testing.assert_allclose(got.view(np.float32), want.view(np.float32), rtol=tol, atol=tol,
+                                       err_msg=f"{name}: {why}")
+        return
+    assert np.array_equal(got, want), f"{name}: {np.count_nonzero(got != want)} words differ"
+    if surface is not None:
+        after = DATA[f"{name}.after"]
+        assert np.array_equal(surface.view(np.uint8), after.view(np.uint8)), f"{name}: surface contents differ"
