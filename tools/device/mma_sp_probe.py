@@ -171,6 +171,15 @@ def g_unordered(rng, W, f):
     return g_small(rng, W, f, ordered=False)
 
 
+def g_mix(gens):
+    """One warp from each generator, side by side (one experiment instead of many)."""
+    def gen(rng, W, f):
+        parts = [g(rng, 1, f) for g in gens]
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+    gen.__name__ = "mix:" + ",".join(g.__name__ for g in gens)
+    return gen
+
+
 FLOAT_GENS = [(MP.g_wide, 4), (MP.g_cancel, 4), (MP.g_gap, 4), (MP.g_special, 4), (MP.g_extreme, 4),
               (MP.g_zero, 4), (MP.g_ties, 4), (MP.g_near, 4)]
 INT_GENS = [(MP.g_int, 4), (MP.g_int_sat, 4)]
@@ -199,7 +208,10 @@ def run_sp(P, name, instr, f, sel, gen, W, rng):
     P.sass_ptx.setdefault(instr, ptx)
 
 
-def sp_experiments(P, rng):
+def sp_experiments(P, rng, compact=False):
+    """Every form, variant, .satfinite and selector; compact: one warp per experiment and fewer
+    of them (the committed golden), else several warps (the exploratory recording)."""
+    w = (lambda n: 1) if compact else (lambda n: n)
     for shape, at, bt, cds in FORMS:
         meta = L.sparse_meta(shape, at)
         for ct, dt in cds:
@@ -208,21 +220,32 @@ def sp_experiments(P, rng):
             for variant in ("sp", "sp::ordered_metadata"):
                 for sat in sats:
                     instr = instr_of(variant, shape, at, bt, ct, dt, sat)
-                    for sel in range(meta.selectors):
-                        run_sp(P, f"sp/{instr}/{sel}/g_layout", instr, f, sel, g_layout, 4, rng)
-                        run_sp(P, f"sp/{instr}/{sel}/g_small", instr, f, sel, g_small, 4, rng)
-                    run_sp(P, f"sp/{instr}/0/g_unordered", instr, f, 0, g_unordered, 4, rng)
+                    sels = range(meta.selectors) if not (compact and variant == "sp") else (0,)
+                    for sel in sels:
+                        if compact and variant == "sp":
+                            continue  # selector 0 of .sp: the mixed numerics experiment below
+                        run_sp(P, f"sp/{instr}/{sel}/g_layout", instr, f, sel, g_layout, w(4), rng)
+                        if not compact:
+                            run_sp(P, f"sp/{instr}/{sel}/g_small", instr, f, sel, g_small, 4, rng)
+                    if not compact or variant == "sp":
+                        run_sp(P, f"sp/{instr}/0/g_unordered", instr, f, 0, g_unordered, w(4), rng)
                     if shape == "m16n8k32" and at == "f16" and dt == "f32":
                         for sel in (2, 3):
-                            run_sp(P, f"sp/{instr}/{sel}/g_small_quirk", instr, f, sel, g_small, 4, rng)
-                    if variant != "sp":
+                            run_sp(P, f"sp/{instr}/{sel}/g_small_quirk", instr, f, sel, g_small, w(4), rng)
+                    if variant != "sp" or (compact and sat):
                         continue
                     gens = FLOAT_GENS if at in FLOATS else INT_GENS
+                    if compact:
+                        mix = [_dense_gen(g) for g, _ in gens]
+                        if at in FLOATS:
+                            mix += [_dense_gen(MP.g_small_ints, True), _dense_gen(MP.g_cancel, True)]
+                        run_sp(P, f"sp/{instr}/0/mix", instr, f, 0, g_mix(mix), len(mix), rng)
+                        continue
                     for g, W in gens:
-                        run_sp(P, f"sp/{instr}/0/{g.__name__}", instr, f, 0, _dense_gen(g), W, rng)
+                        run_sp(P, f"sp/{instr}/0/{g.__name__}", instr, f, 0, _dense_gen(g), w(W), rng)
                     if at in FLOATS:
-                        run_sp(P, f"sp/{instr}/0/g_small_bspecial", instr, f, 0, _dense_gen(MP.g_small_ints, True), 4, rng)
-                        run_sp(P, f"sp/{instr}/0/g_cancel_bspecial", instr, f, 0, _dense_gen(MP.g_cancel, True), 4, rng)
+                        run_sp(P, f"sp/{instr}/0/g_small_bspecial", instr, f, 0, _dense_gen(MP.g_small_ints, True), w(4), rng)
+                        run_sp(P, f"sp/{instr}/0/g_cancel_bspecial", instr, f, 0, _dense_gen(MP.g_cancel, True), w(4), rng)
 
 
 def dump_sass(P, path):
@@ -250,13 +273,14 @@ def main(argv=None):
     ap.add_argument("--only", action="append")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--name", default="matrix_sp_probe")
+    ap.add_argument("--compact", action="store_true", help="one warp per experiment, fewer experiments")
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     backend = MP.PtxvmBackend() if a.dry_run else MP.CupyBackend()
     P = MP.Probe(backend, a.only)
     t0 = time.time()
     try:
-        sp_experiments(P, np.random.default_rng(2024))
+        sp_experiments(P, np.random.default_rng(2024), a.compact)
     except Exception:  # noqa: BLE001
         traceback.print_exc()
     arrays = dict(P.arrays)
