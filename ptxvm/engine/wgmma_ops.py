@@ -168,6 +168,9 @@ def lower_wgmma(lowerer, instr, m, scope):
         scale_a, scale_b = _imm(rest[0], "imm-scale-a"), _imm(rest[1], "imm-scale-b")
         rest = rest[2:]
         if at in ("f16", "bf16"):
+            if len(rest) != (1 if a_regs else 2):
+                raise LoweringError("wgmma.mma_async: imm-trans-a is given only when A comes from a descriptor, "
+                                    "imm-trans-b always")
             if a_regs:
                 trans_b = _imm(rest[0], "imm-trans-b")
             else:
