@@ -2,17 +2,19 @@
 """Record goldens for layered, cube, cubemap-array, mipmapped and depth-compare texturing, texture
 offsets, formatted surface stores/reductions and surface boundary modes on a real GPU.
 
-    python3 tools/device/record_textures_ext.py OUTDIR [--only NAME,...] [--out-name texture_ext]
+    python3 tools/device/record_textures_ext.py OUTDIR [--only NAME,...] [--out-name texture_ext] [--compact]
 
 Arrays and texture/surface objects go through the driver API (tools/device/cudriver_textures.py:
 cuArray3DCreate with layered/cubemap/depth flags, cuMipmappedArrayCreate, cuTexObjectCreate);
 kernels are launched with CuPy. Each probe is one instruction in a kernel that reads eight b32
 inputs per thread (%c0..%c7) and stores four b32 results (%o0..%o3); surface probes also read the
 array back. OUTDIR/<out-name>.npz holds <probe>.data (or .L<k> per mip level), .inp (n, 8) u32,
-.out (n, 4) u32, .after and .ptx; <out-name>.meta.json the descriptor of each probe. The probes
+.out (n, 4) u32, .after and .ptx; <out-name>.meta.json the descriptor of each probe and the sha256
+of its inputs (with --compact the inputs are not stored: the replay regenerates them from the probe
+list and checks the digest). The probes
 themselves are defined in tests/engine/texture_ext_probes.py (shared with the replay tests).
 """
-import datetime, json, os, sys, traceback
+import datetime, hashlib, json, os, sys, traceback
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,7 +92,10 @@ def main():
                     arrays[f"{nm}.L{i}"] = lv
             else:
                 arrays[f"{nm}.data"] = p["data"]
-            arrays[f"{nm}.inp"] = np.ascontiguousarray(p["inp"], np.uint32)
+            inp = np.ascontiguousarray(p["inp"], np.uint32)
+            m["inp_sha256"] = hashlib.sha256(inp.tobytes()).hexdigest()
+            if "--compact" not in sys.argv:  # compact: the replay regenerates the inputs (digest checked)
+                arrays[f"{nm}.inp"] = inp
             m["status"] = "ok"
             print("probe", nm, "ok", flush=True)
         except Exception as e:
