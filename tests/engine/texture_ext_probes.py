@@ -158,6 +158,28 @@ def probes():
         cols(rng.uniform(-0.2, 1.2, n), rng.uniform(-0.2, 1.2, n), rng.uniform(-0.5, 3.5, n)), levels=lc, desc=MIP)
     add("mip_base", "texture", "2d", f"tex.base.2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1}}];",
         cols(rng.uniform(0, 1, 256), rng.uniform(0, 1, 256)), levels=lc, desc=MIP)
+    add("mip_level_s32", "texture", "2d", f"tex.level.2d.v4.f32.s32 {V}, [%rd1, {{%c0, %c1}}], %c2;",
+        cols(i32(rng.integers(-1, 9, 512)), i32(rng.integers(-1, 9, 512)), i32(rng.integers(-1, 5, 512))),
+        levels=lc, desc=MIP)
+    la = [rng.standard_normal((3, 8 >> k, 8 >> k, 1)).astype(np.float32) for k in range(4)]
+    add("a2d_mip_level", "texture", "a2d", f"tex.level.a2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c2}}], %c3;",
+        cols(i32(rng.integers(0, 3, n)), rng.uniform(0, 1, n), rng.uniform(0, 1, n), rng.uniform(-0.5, 3.5, n)),
+        levels=la, desc=MIP)
+    add("a2d_mip_grad", "texture", "a2d",
+        f"tex.grad.a2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c2}}], {{%c3, %c4}}, {{%c5, %c6}};",
+        cols(i32(rng.integers(0, 3, n)), rng.uniform(0, 1, n), rng.uniform(0, 1, n), *gr), levels=la, desc=MIP)
+    # half-precision results
+    f16d = "{ .reg .b16 %h<4>; tex.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd1, {%c0, %c1}]; " \
+           "mov.b32 %o0, {%h0, %h1}; mov.b32 %o1, {%h2, %h3}; }"
+    d24 = rng.standard_normal((5, 6, 4)).astype(np.float32) * 3
+    cxy = cols(rng.uniform(-1, 7, n), rng.uniform(-1, 6, n))
+    add("f16dst_f32tex_linear", "texture", "2d", f16d, cxy, d24, desc=LIN)
+    add("f16dst_f32tex_point", "texture", "2d", f16d, cxy, d24)
+    add("f16dst_f16tex_linear", "texture", "2d", f16d, cxy, d24.astype(np.float16), desc=LIN)
+    add("f16x2dst_f32tex_linear", "texture", "2d", "tex.2d.v2.f16x2.f32 {%o0, %o1}, [%rd1, {%c0, %c1}];", cxy, d24,
+        desc=LIN)
+    add("f16dst_u8tex_linear", "texture", "2d", f16d, cxy, rng.integers(0, 256, (5, 6, 4)).astype(np.uint8),
+        desc=dict(LIN, read_mode="normalized_float"))
     # ---- layered
     a1 = rng.standard_normal((4, 8, 2)).astype(np.float32)
     idx = rng.integers(-2, 7, n)
