@@ -6,7 +6,7 @@ there) or such a kernel parameter. `engine/texture.py` holds the objects, textur
 sampling.
 
 Not supported (a clear error when lowered): multisample geometries (.2dms, .a2dms: CUDA cannot make
-such textures), .f16/.f16x2 results, tld4 on 3D textures.
+such textures).
 """
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def _read_all(readers, ctx, lanes, n, dt=None):
 
 
 def _write(writers, pred, ctx, lanes, vals, n):
-    vals = vals.view(np.uint32) if vals.dtype.itemsize == 4 else vals
+    vals = vals.view(np.uint32) if vals.dtype.itemsize == 4 and vals.dtype.kind == "f" else vals
     for i, w in enumerate(writers):
         w(ctx, lanes, np.ascontiguousarray(vals[:, i]))
     if pred is not None:  # every texel is resident
@@ -175,14 +175,14 @@ def lower_tex(lowerer, instr, m, scope):
     if geom in ("2dms", "a2dms"):
         raise LoweringError(f"tex.{geom}: multisample textures are not supported (CUDA cannot create them)")
     types = [x for x in mods if x in ("u32", "s32", "f32", "f16", "f16x2")]
-    if len(types) < 2 or types[0] in ("f16", "f16x2"):
-        raise LoweringError("tex with .f16/.f16x2 results is not supported")
-    ctype = types[-1]
+    dtype, ctype = types[0], types[-1]
     dims = _COORDS[geom][0]
     op = _Operand(lowerer, instr.operands[1], scope)
     layer, coords = _coordinates(lowerer, op, geom, ctype, scope)
     lod, grad, offs, cmp = _extras(lowerer, instr, scope, 2, dims, "level" in mods, "grad" in mods)
-    writers, pred = _dest(lowerer, instr.operands[0], scope, "b32", 4)
+    half = dtype in ("f16", "f16x2")
+    writers, pred = _dest(lowerer, instr.operands[0], scope, "b16" if dtype == "f16" else "b32",
+                          2 if dtype == "f16x2" else 4)
     base = "base" in mods
 
     def run(ctx, lanes):
@@ -202,9 +202,22 @@ def lower_tex(lowerer, instr, m, scope):
             g = None if grad is None else (_read_all(grad[0], ctx, lanes, n, np.float32),
                                            _read_all(grad[1], ctx, lanes, n, np.float32))
             vals = tex.sample(cs, layer=lay, lod=lv, grad=g, offsets=o, compare=c)
+        if half:
+            vals = _to_half(vals, dtype)
         _write(writers, pred, ctx, lanes, vals, n)
 
     return [Op(run, side_effects=True)]
+
+
+def _to_half(vals, dtype):
+    """.f16 results: each channel as f16 (nearest even); .f16x2: (r, g) and (b, a) packed."""
+    if vals.dtype != np.float32:
+        raise Fault("tex with .f16/.f16x2 results needs a float or normalized-float texture")
+    h = vals.astype(np.float16).view(np.uint16)
+    if dtype == "f16":
+        return h
+    h = h.astype(np.uint32)
+    return np.stack([h[:, 0] | (h[:, 1] << 16), h[:, 2] | (h[:, 3] << 16)], axis=1)
 
 
 def _check_geometry(tex, geom):
