@@ -203,6 +203,13 @@ def probes():
         for seam in (False, True):
             add(f"cube_{fm}{'_seamless' if seam else ''}", "texture", "cube", CUBE, cols(*dirs), cube,
                 desc=dict(filter_mode=fm, normalized_coords=True, seamless_cubemap=seam))
+    # face coordinates: 64x64 faces holding x + 64 * face (or y + 64 * face), linear: the fetch returns
+    # the fixed-point face position
+    ramp = np.arange(64, dtype=np.float32)
+    face_off = (64 * np.arange(6, dtype=np.float32))[:, None, None]
+    for axis, r in (("s", ramp[None, None, :] + 0 * ramp[None, :, None]), ("t", ramp[None, :, None] + 0 * ramp[None, None, :])):
+        add(f"cube_ramp_{axis}", "texture", "cube", CUBE, cols(*dirs), (r + face_off)[..., None].astype(np.float32),
+            desc=dict(filter_mode="linear", normalized_coords=True))
     acube = rng.standard_normal((12, 4, 4, 2)).astype(np.float32)
     add("acube_linear", "texture", "acube", f"tex.acube.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c3}}];",
         cols(i32(rng.integers(-1, 4, n)), *dirs), acube, desc=dict(filter_mode="linear", normalized_coords=True))
