@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from .machine import EXITED
-from .memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
+from .memory import CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
 from .trace_info import SPACE_CODES, InstrInfo, describe
 
 LOCAL_REGION = 1 << 56  # where interleaved local-memory addresses are placed in the trace
@@ -62,19 +62,72 @@ class Trace:
         return np.concatenate(self.warp_cta), np.concatenate(self.warp_index), np.concatenate(self.warp_lanes)
 
 
-class Tracer:
-    """Follows the CTAs whose linear ids are in `ctas` (all of them when None)."""
+class Footprint:
+    """The 32-byte sectors of global memory that any thread of the launch loaded (every CTA, not
+    only the followed ones): how much distinct data the whole grid reads."""
 
-    def __init__(self, program, threads_per_cta: int, ctas: Optional[np.ndarray] = None):
+    def __init__(self):
+        self.seen = np.zeros(0, dtype=bool)
+        self._loads: dict[int, bool] = {}
+
+    @property
+    def sectors(self) -> int:
+        return int(np.count_nonzero(self.seen))
+
+    def _is_global_load(self, op) -> bool:
+        got = self._loads.get(id(op))
+        if got is None:
+            origin = getattr(op, "origin", None)
+            got = (op.addr is not None and op.space in (None, "global") and origin is not None
+                   and origin[0].opcode in ("ld", "ldu"))
+            self._loads[id(op)] = got
+        return got
+
+    def record(self, ctx, op, lanes: Optional[np.ndarray]) -> None:
+        if not self._is_global_load(op):
+            return
+        addr = np.asarray(op.addr(ctx, lanes)).astype(np.uint64, copy=False)
+        n = ctx.n if lanes is None else lanes.size
+        addr = np.broadcast_to(addr, (n,))
+        keep = None
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            keep = ~p if negated else p
+        if lanes is None and ctx.n_live != ctx.n:
+            live = ctx.status != EXITED
+            keep = live if keep is None else keep & live
+        if keep is not None:
+            addr = addr[keep]
+        addr = addr[addr >= np.uint64(GLOBAL_BASE)]
+        if op.space is None:
+            addr = addr[classify_generic(addr) == 0]
+        sec = ((addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+        limit = ctx.gmem.arena.size // 32 + 1
+        sec = sec[sec < limit]
+        if self.seen.size < limit:
+            grown = np.zeros(limit, dtype=bool)
+            grown[: self.seen.size] = self.seen
+            self.seen = grown
+        self.seen[sec] = True
+
+
+class Tracer:
+    """Follows the CTAs whose linear ids are in `ctas` (all of them when None); with a
+    `footprint`, also records which global sectors every CTA loads."""
+
+    def __init__(self, program, threads_per_cta: int, ctas: Optional[np.ndarray] = None,
+                 footprint: Optional[Footprint] = None):
         self.trace = Trace(program, threads_per_cta)
         self.ctas = None if ctas is None else np.unique(np.asarray(ctas, dtype=np.int64))
         self.rows = 0
+        self.footprint = footprint
 
     def wave(self, ctx, ctas: np.ndarray) -> Optional["WaveTracer"]:
-        """The recorder for a wave that runs CTAs `ctas` (by slot), or None if none is followed."""
+        """The recorder for a wave that runs CTAs `ctas` (by slot), or None if it has nothing to do."""
         ctas = np.asarray(ctas, dtype=np.int64)
         slots = np.arange(ctas.size) if self.ctas is None else np.flatnonzero(np.isin(ctas, self.ctas))
-        if slots.size == 0:
+        if slots.size == 0 and self.footprint is None:
             return None
         w = WaveTracer(self, ctx, ctas, slots)
         self.rows += w.n_warps
@@ -86,6 +139,7 @@ class WaveTracer:
         T = tracer.trace.threads_per_cta
         wpc = -(-T // 32)
         self.trace = tracer.trace
+        self.footprint = tracer.footprint
         self.base = tracer.rows
         self.n_warps = slots.size * wpc
         t = np.arange(T)
@@ -94,6 +148,8 @@ class WaveTracer:
         self.flat = row * 32 + np.tile(t % 32, slots.size)
         self.dense = T % 32 == 0
         self.all_slots = self.ts.size == ctx.n
+        if not slots.size:
+            return
         self.trace.warp_cta.append(np.repeat(ctas[slots], wpc))
         self.trace.warp_index.append(np.tile(np.arange(wpc), slots.size))
         self.trace.warp_lanes.append(np.tile(np.minimum(32, T - np.arange(wpc) * 32), slots.size))
@@ -109,6 +165,10 @@ class WaveTracer:
         return out.reshape(self.n_warps, 32)
 
     def step(self, ctx, pc: int, op, lanes: Optional[np.ndarray], mask: Optional[np.ndarray]) -> None:
+        if self.footprint is not None and op.addr is not None:
+            self.footprint.record(ctx, op, lanes)
+        if not self.n_warps:
+            return
         ts = self.ts
         if lanes is None:
             group = None if ctx.n_live == ctx.n else ctx.status[ts] != EXITED

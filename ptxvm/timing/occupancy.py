@@ -76,12 +76,43 @@ def occupancy(gpu, threads_per_cta: int, regs_per_thread: int, shared_bytes: int
 
 def registers_per_thread(module, kernel: str) -> tuple[int, str]:
     """(registers, source): from ptxas -v when available, else estimated from the PTX."""
+    got = _ptxas_info(module).get(kernel)
+    if got is not None:
+        return got[0], "ptxas"
+    return estimate_registers(module.ast.function(kernel)), "estimate"
+
+
+def static_shared_bytes(module, kernel: str) -> int:
+    """Static shared memory of one kernel: ptxas's figure, else the .shared variables declared in
+    its body plus those at module scope."""
+    got = _ptxas_info(module).get(kernel)
+    if got is not None:
+        return got[1]
+    from ..engine.layout import var_size
+
+    total = sum(var_size(v) for v in module.ast.variables() if v.space.split("::")[0] == "shared"
+                and not (v.linkage == "extern"))
+    fn = module.ast.function(kernel)
+
+    def walk(block):
+        n = 0
+        for s in block.statements:
+            if isinstance(s, ast.Block):
+                n += walk(s)
+            elif isinstance(s, ast.VarDecl) and s.space.split("::")[0] == "shared" and s.linkage != "extern":
+                n += var_size(s)
+        return n
+
+    if fn is not None and fn.body is not None:
+        total += walk(fn.body)
+    return -(-total // 16) * 16
+
+
+def _ptxas_info(module) -> dict[str, tuple[int, int]]:
     source = getattr(module, "source", "") or ""
     if source and shutil.which("ptxas") and not os.environ.get("PTXVM_NO_PTXAS"):
-        got = _ptxas_registers(source, _arch(module.ast)).get(kernel)
-        if got is not None:
-            return got, "ptxas"
-    return estimate_registers(module.ast.function(kernel)), "estimate"
+        return _ptxas_registers(source, _arch(module.ast))
+    return {}
 
 
 def _arch(tree) -> str:
@@ -93,7 +124,8 @@ def _arch(tree) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, int]:
+def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, int]]:
+    """kernel -> (registers per thread, static shared bytes) as `ptxas -v` reports them."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "k.ptx")
         with open(path, "w", encoding="utf-8") as f:
@@ -103,7 +135,7 @@ def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, int]:
                                capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired):
             return {}
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, int]] = {}
     current = None
     for line in (r.stdout + r.stderr).splitlines():
         m = re.search(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?", line)
@@ -111,11 +143,12 @@ def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, int]:
             current = m.group(1)
         m = re.search(r"Used (\d+) registers", line)
         if m and current is not None:
-            out[current] = int(m.group(1))
+            smem = re.search(r"(\d+) bytes smem", line)
+            out[current] = (int(m.group(1)), int(smem.group(1)) if smem else 0)
     return out
 
 
-def _ptxas_registers(source: str, arch: str) -> dict[str, int]:
+def _ptxas_registers(source: str, arch: str) -> dict[str, tuple[int, int]]:
     return _ptxas_cached(hashlib.sha1(source.encode()).hexdigest(), source, arch)
 
 

@@ -16,6 +16,11 @@ class ModelParams:
     # front end
     fetch_redirect: int = 6  # cycles before a warp issues after a taken branch (instruction fetch)
     sreg_latency: int = 20  # S2R: reading %tid, %ctaid, ... into a register
+    # ptxas schedules instructions; PTX order is not SASS order. While a warp's next instruction
+    # waits, one of the next `issue_window` instructions of its basic block may issue if it is
+    # independent of those it passes (0: strict PTX order).
+    issue_window: int = 8
+    mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
     # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
     reg_banks: int = 2
     # memory pipeline

@@ -17,13 +17,13 @@ from typing import Optional
 import numpy as np
 
 from ..engine.launch import dim3
-from ..engine.trace import Tracer
+from ..engine.trace import Footprint, Tracer
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
-from .occupancy import Occupancy, occupancy, registers_per_thread
+from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
-from .trace import build_work, memory_pass
+from .trace import build_work, memory_pass, share_l2
 
 
 @dataclass
@@ -33,16 +33,18 @@ class Profile:
     grid: tuple
     block: tuple
     policy: str
-    cycles: int
+    cycles: int  # the kernel: the busiest SM's cycles plus the launch overhead
     seconds: float
+    sm_cycles: int  # the busiest simulated SM, from its first CTA's start to its last CTA's end
     stalls: dict  # stall reason -> warp-cycles on the simulated SM(s) ("selected": issuing)
     instruction_mix: dict  # op class -> warp-instructions, whole grid
     warp_instructions: int
-    thread_instructions: int
+    thread_instructions: int  # lanes that executed with their guard true (ncu: thread_inst_executed_pred_on)
     achieved_occupancy: float
     theoretical_occupancy: float
     occupancy: Occupancy
-    sectors_per_request: float
+    sectors_per_request: float  # global/local loads: 32-B sectors per warp request (4 = coalesced 4-B lanes)
+    store_sectors_per_request: float
     bank_conflicts: dict  # shared memory: requests, wavefronts, ideal wavefronts, conflicts
     cache_hit_rates: dict  # "l1", "l2"
     dram_bytes: int  # whole grid, read + written
@@ -89,7 +91,7 @@ class Profile:
     def to_dict(self) -> dict:
         return {
             "kernel": self.kernel, "gpu": self.gpu, "grid": list(self.grid), "block": list(self.block),
-            "policy": self.policy, "cycles": self.cycles, "seconds": self.seconds,
+            "policy": self.policy, "cycles": self.cycles, "seconds": self.seconds, "sm_cycles": self.sm_cycles,
             "stalls": {k: round(v, 1) for k, v in self.stalls.items()},
             "instruction_mix": dict(self.instruction_mix),
             "warp_instructions": self.warp_instructions, "thread_instructions": self.thread_instructions,
@@ -102,6 +104,7 @@ class Profile:
                           "ctas_by": {"registers": self.occupancy.ctas_by_regs, "shared": self.occupancy.ctas_by_shared,
                                       "warps": self.occupancy.ctas_by_warps, "ctas": self.occupancy.ctas_by_limit}},
             "sectors_per_request": round(self.sectors_per_request, 3),
+            "store_sectors_per_request": round(self.store_sectors_per_request, 3),
             "bank_conflicts": dict(self.bank_conflicts),
             "cache_hit_rates": {k: round(v, 4) for k, v in self.cache_hit_rates.items()},
             "dram_bytes": self.dram_bytes, "flops": dict(self.flops),
@@ -142,7 +145,7 @@ def sm_ctas(ctas: int, sm_count: int, sm: int = 0) -> list[int]:
 
 def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: str = "gto", *,
             regs: Optional[int] = None, sms: int = 1, functional: str = "all", params: Optional[ModelParams] = None,
-            cluster=None, max_instructions=None, progress=None) -> Profile:
+            l2_sharing: bool = True, cluster=None, max_instructions=None, progress=None) -> Profile:
     """Run `kernel` and predict its time on `gpu` (see the module docstring).
 
     regs: registers per thread (default: ptxas -v, else an estimate);
@@ -150,6 +153,8 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     functional: "all" runs every CTA on the engine (outputs complete), "sampled" runs only the
       CTAs of the simulated SMs (much faster for large grids; outputs are partial);
     params: ModelParams (default: the calibrated defaults);
+    l2_sharing: with functional="all", count which global sectors the whole grid loads: data that
+      other SMs fetched too is an L2 hit for the simulated SM, not a DRAM read (see docs);
     progress: called with the number of CTAs the engine has finished.
     """
     t0 = time.perf_counter()
@@ -165,12 +170,14 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
         n_regs, source = registers_per_thread(module, kernel.name)
     else:
         n_regs, source = int(regs), "given"
-    shared = -(-module.program.shared_static // 16) * 16 + int(shared_mem)
+    shared = static_shared_bytes(module, kernel.name) + int(shared_mem)
     occ = occupancy(spec, T, n_regs, shared, source)
     n_sim = max(1, min(int(sms), spec.sm_count, G))
     per_sm = [sm_ctas(G, spec.sm_count, s) for s in range(n_sim)]
     traced = np.array(sorted(c for cs in per_sm for c in cs), dtype=np.int64)
-    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64)) for cs in per_sm]
+    footprint = Footprint() if functional == "all" and l2_sharing else None
+    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None)
+               for k, cs in enumerate(per_sm)]
     fan = _FanOut(tracers)
     only = traced if functional == "sampled" else None
     launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster, max_instructions=max_instructions,
@@ -178,9 +185,15 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
 
     n_active = min(spec.sm_count, G)
     results, stats_all, mstats_all, counters = [], [], [], {}
+    read_bytes = footprint.sectors * spec.sector if footprint is not None else None
+    # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
+    l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
     for tracer, cs in zip(tracers, per_sm):
-        hier = MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared)
+        hier = MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
+                               l2_fraction=l2_fraction)
         mem, mstats = memory_pass(tracer.trace, hier)
+        if read_bytes is not None:
+            _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector)
         hier.flush()
         work, tstats = build_work(tracer.trace, mem, spec, params, cs)
         sim = SmSim(work, ctas_per_sm=occ.ctas_per_sm, subpartitions=spec.subpartitions, policy=policy,
@@ -198,6 +211,21 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
                      counters, params, time.perf_counter() - t0)
     prof.executed_thread_instructions = launched.thread_instructions
     return prof
+
+
+def _share_l2(mem, hier, expected_bytes: float, sector: int) -> None:
+    """Scale the simulated SM's DRAM reads down to its share of the grid's distinct data."""
+    n = hier._n
+    dram = n.get("dram_bytes_read", 0)
+    if dram <= 0 or expected_bytes >= dram:
+        return
+    keep = expected_bytes / dram
+    share_l2(mem, keep)
+    moved = int(round((1 - keep) * dram / sector))
+    n["dram_bytes_read"] = int(round(dram * keep))
+    n["l2_hits"] = n.get("l2_hits", 0) + moved
+    n["l2_misses"] = max(0, n.get("l2_misses", 0) - moved)
+    n["l2_shared_hits"] = moved
 
 
 class _FanOut:
@@ -244,8 +272,10 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
     resident = sum(r.warp_cycles_resident for r in results)
     sm_time = sum(r.cycles for r in results)
     achieved = resident / (sm_time * spec.max_warps_per_sm) if sm_time else 0.0
-    requests = sum(m.requests for m in mstats_all)
-    sectors = sum(m.sectors for m in mstats_all)
+    requests = sum(m.load_requests for m in mstats_all)
+    sectors = sum(m.load_sectors for m in mstats_all)
+    st_requests = sum(m.store_requests for m in mstats_all)
+    st_sectors = sum(m.store_sectors for m in mstats_all)
     sh_req = sum(m.shared_requests for m in mstats_all)
     sh_wf = sum(m.shared_wavefronts for m in mstats_all)
     sh_ideal = sum(m.shared_ideal for m in mstats_all)
@@ -259,10 +289,11 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
     peak_key = {"fp32": "fp32", "fp64": "fp64", "fp16": "fp16", "tensor": "fp16_tensor"}.get(kind, "fp32")
     return Profile(
         kernel=name, gpu=spec.name, grid=grid3, block=block3, policy=policy, cycles=cycles,
-        seconds=cycles / spec.clock_hz, stalls=stalls, instruction_mix=mix,
+        seconds=cycles / spec.clock_hz, sm_cycles=int(sm_cycles), stalls=stalls, instruction_mix=mix,
         warp_instructions=int(round(warp_i * scale)), thread_instructions=int(round(thread_i * scale)),
         achieved_occupancy=achieved, theoretical_occupancy=occ.theoretical, occupancy=occ,
-        sectors_per_request=sectors / requests if requests else 0.0, bank_conflicts=bank, cache_hit_rates=rates,
+        sectors_per_request=sectors / requests if requests else 0.0,
+        store_sectors_per_request=st_sectors / st_requests if st_requests else 0.0, bank_conflicts=bank, cache_hit_rates=rates,
         dram_bytes=dram, flops=flops, ctas=G, simulated_ctas=n_traced, simulated_sms=len(results),
         waves=G / (occ.ctas_per_sm * spec.sm_count), peak_flops=float(spec.peak_flops.get(peak_key, 0.0)),
         dram_bytes_per_s_peak=float(spec.dram_bytes_per_s), counters=counters, wall_seconds=wall,

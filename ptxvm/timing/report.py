@@ -23,7 +23,7 @@ def text_report(p) -> str:
         f"{o.shared_per_cta} B shared/CTA)",
         f"  instructions    {p.warp_instructions:,} warp, {p.thread_instructions:,} thread "
         f"(issue slots used {p.issue_slot_utilization:.1%})",
-        f"  memory          {p.sectors_per_request:.2f} sectors/request, L1 hit {p.cache_hit_rates['l1']:.1%}, "
+        f"  memory          {p.sectors_per_request:.2f} sectors/load request ({p.store_sectors_per_request:.2f} per store), L1 hit {p.cache_hit_rates['l1']:.1%}, "
         f"L2 hit {p.cache_hit_rates['l2']:.1%}, DRAM {_si(p.dram_bytes, 'B')} ({_si(p.dram_bytes_per_s, 'B/s')})",
     ]
     b = p.bank_conflicts

@@ -71,6 +71,10 @@ class SmWork:
     dram_read: list[int]
     dram_write: list[int]
     n_pipes: int
+    keys: list = field(default_factory=list)  # per warp-instruction: L1 sector generations (trace.Fills) or None
+    ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
+    issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
+    level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
 
 
 @dataclass
@@ -90,7 +94,7 @@ INF = float("inf")
 
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
-                 "regs", "done", "last_mem")
+                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -107,6 +111,12 @@ class _Warp:
         self.regs: dict = {}  # register -> (ready time, DEP_* kind of its producer)
         self.done = False
         self.last_mem = 0.0  # completion of its latest memory access (a CTA ends when they drain)
+        # stall accounting: the state last seen, the cycle it lasts until, the first cycle not yet charged
+        self.reason = FETCH
+        self.until = now
+        self.since = now
+        self.cand = start  # the instruction it issues next (set by SmSim.state)
+        self.ahead: set = set()  # positions past `pos` already issued (SmSim.lookahead)
 
 
 class SmSim:
@@ -121,6 +131,7 @@ class SmSim:
         self.S = subpartitions
         self.params = params
         self.barrier_latency = barrier_latency + params.barrier_extra
+        self.window = params.issue_window
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
@@ -129,6 +140,7 @@ class SmSim:
         self.stalls = [0.0] * len(STALL_REASONS)
         self.l1_free = self.l2_free = self.dram_free = 0.0
         self.l1_busy = self.l2_busy = self.dram_busy = 0.0
+        self.fills: dict = {}  # sector generation -> cycle its data is in L1
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
         self.warp_slots = list(range(max_warps))
@@ -186,6 +198,8 @@ class SmSim:
                 x.at_bar = False
                 if x.fetch < release:
                     x.fetch = release
+                self.charge(x, when)
+                x.reason, x.until = SYNC, release
 
     # ------------------------------------------------------------------ warps
     def head_ready(self, wp: _Warp) -> None:
@@ -205,16 +219,33 @@ class SmSim:
         wp.ready_kind = kind
 
     def state(self, wp: _Warp, t: float, pf: list) -> tuple[int, float]:
-        """(stall reason, cycle it lasts until) of a warp at cycle t; NOT_SELECTED: eligible."""
+        """(stall reason, cycle it lasts until) of a warp at cycle t; NOT_SELECTED: eligible, and
+        `wp.cand` is the instruction it would issue (the head, or one found by `lookahead`)."""
         if wp.at_bar:
             return SYNC, INF
         if wp.fetch > t:
             return FETCH, wp.fetch
         if wp.sleep > t:
             return SLEEPING, wp.sleep
-        if wp.ready > t:
-            return wp.ready_kind, wp.ready
         i = wp.pos
+        if wp.ready > t:
+            reason, until = wp.ready_kind, wp.ready
+        else:
+            reason, until = self.resources(i, t, pf)
+            if reason == NOT_SELECTED:
+                wp.cand = i
+                return reason, until
+        if self.window and not self.w.ctrl[i]:
+            j, u = self.lookahead(wp, t, pf)
+            if j >= 0:
+                wp.cand = j
+                return NOT_SELECTED, t + 1
+            if u < until:
+                until = u
+        return reason, until
+
+    def resources(self, i: int, t: float, pf: list) -> tuple[int, float]:
+        """Whether instruction i's pipe (and for memory instructions the L1 queue) takes it at t."""
         p = self.w.pipe[i]
         if pf[p] > t:
             return (TEXTURE if self.w.mkind[i] == MK_TEX else PIPE_BUSY), pf[p]
@@ -222,9 +253,66 @@ class SmSim:
             return THROTTLE, self.l1_free - self.params.lsu_queue_cycles
         return NOT_SELECTED, t + 1
 
+    def lookahead(self, wp: _Warp, t: float, pf: list) -> tuple[int, float]:
+        """The instruction scheduling ptxas does within a basic block, approximated at run time:
+        while the head waits, a later instruction of the same block (within `window` unissued
+        ones) may issue if it has no register hazard with the unissued ones before it, keeps
+        memory instructions in order and finds its operands and pipe ready.
+        Returns (its position or -1, the earliest cycle a blocked candidate could go)."""
+        W = self.w
+        regs = wp.regs
+        written: set = set(W.writes[wp.pos])
+        touched: set = written | set(W.reads[wp.pos])
+        mem_before = W.mkind[wp.pos] != MK_NONE or W.issue_lsu[wp.pos]
+        best = INF
+        j = wp.pos + 1
+        seen = 0
+        ahead = wp.ahead
+        while j < wp.end and seen < self.window:
+            if ahead and j in ahead:
+                j += 1
+                continue
+            if W.ctrl[j]:
+                break
+            seen += 1
+            rd, wr = W.reads[j], W.writes[j]
+            is_mem = W.mkind[j] != MK_NONE or W.issue_lsu[j]
+            ok = not (is_mem and mem_before)
+            if ok:
+                for r in rd:
+                    if r in written:
+                        ok = False
+                        break
+            if ok:
+                for r in wr:
+                    if r in touched:
+                        ok = False
+                        break
+            if ok:
+                ready = 0.0
+                for r in rd + wr:
+                    got = regs.get(r)
+                    if got is not None and got[0] > ready:
+                        ready = got[0]
+                if ready > t:
+                    if ready < best:
+                        best = ready
+                else:
+                    reason, until = self.resources(j, t, pf)
+                    if reason == NOT_SELECTED:
+                        return j, t + 1
+                    if until < best:
+                        best = until
+            written.update(wr)
+            touched.update(wr)
+            touched.update(rd)
+            mem_before = mem_before or is_mem
+            j += 1
+        return -1, best
+
     def issue(self, wp: _Warp, s: int, t: float, finished: list) -> None:
         W = self.w
-        i = wp.pos
+        i = wp.cand
         self.last_issued[s] = wp
         self.pipe_free[s][W.pipe[i]] = t + W.issue[i]
         self.issued += 1
@@ -236,10 +324,19 @@ class SmSim:
         kind = W.dep_kind[i]
         for r in W.writes[i]:
             wp.regs[r] = (done_at, kind)
+        if i != wp.pos:  # issued ahead of the head: the head stays
+            wp.ahead.add(i)
+            wp.fetch = t + 1 + W.bank_extra[i]
+            return
         if W.sleep[i]:
             wp.sleep = t + W.sleep[i]
-        wp.pos = i + 1
-        if wp.pos >= wp.end:
+        pos = i + 1
+        if wp.ahead:
+            while pos in wp.ahead:
+                wp.ahead.discard(pos)
+                pos += 1
+        wp.pos = pos
+        if pos >= wp.end:
             finished.append(wp)
             return
         wp.fetch = t + 1 + W.bank_extra[i] + (self.params.fetch_redirect if W.taken[i] else 0)
@@ -254,6 +351,9 @@ class SmSim:
         wf = W.wavefronts[i] * self.params.l1_wavefront_cycles
         self.l1_free = start + wf
         self.l1_busy += wf
+        keys = W.keys[i] if W.keys else None
+        if keys is not None:
+            return self.load_sectors(keys, start + wf)
         done_at = start + wf + W.latency[i]
         n2 = W.l2_sectors[i]
         if n2:
@@ -270,13 +370,55 @@ class SmSim:
                 done_at += (sd - start) + W.dram_read[i] * self.dram_cyc
         return done_at
 
+    def load_sectors(self, keys, base: float) -> float:
+        """A global/local load's sectors: the first access in time to a sector generation pays
+        its miss (L2 or DRAM latency and bandwidth); later ones wait for that fill or hit."""
+        lat = self.w.level_latency
+        done = base + lat[0]
+        fill = self.fills
+        for key, level, dram in keys:
+            f = fill.get(key)
+            if f is None:
+                if level == 0:
+                    continue
+                s2 = self.l2_free if self.l2_free > base else base
+                self.l2_free = s2 + self.l2_cyc
+                self.l2_busy += self.l2_cyc
+                wait = s2 - base
+                if level == 2 and dram:
+                    sd = self.dram_free if self.dram_free > base else base
+                    self.dram_free = sd + dram * self.dram_cyc
+                    self.dram_busy += dram * self.dram_cyc
+                    w2 = sd - base + dram * self.dram_cyc
+                    if w2 > wait:
+                        wait = w2
+                f = fill[key] = base + lat[level] + wait
+            if f > done:
+                done = f
+        return done
+
     # ------------------------------------------------------------------ main loop
+    def charge(self, wp: _Warp, t: float) -> None:
+        """Charge wp's cycles [since, t) to the state last seen; a wait that ended unobserved
+        turned into eligible-but-not-selected (a warp ahead of it in the order issued)."""
+        s = wp.since
+        if t <= s:
+            return
+        u = wp.until
+        if u >= t or wp.reason == NOT_SELECTED:
+            self.stalls[wp.reason] += t - s
+        else:
+            if u > s:
+                self.stalls[wp.reason] += u - s
+            self.stalls[NOT_SELECTED] += t - max(u, s)
+        wp.since = t
+
     def run(self) -> SmResult:
         stalls = self.stalls
         self.launch_ready()
         finished: list[_Warp] = []
         barrier_ctas: set = set()
-        states: list = []
+        gto = self.gto
         while self.n_live or self.pending:
             t = self.t
             if not self.n_live:
@@ -291,29 +433,50 @@ class SmSim:
                     continue
                 pf = self.pipe_free[s]
                 lw = self.last_issued[s]
-                if lw is not None and not lw.done and lw.sub == s:
-                    k = warps.index(lw)
-                    order = warps[k:] + warps[:k] if self.gto else warps[k + 1:] + warps[:k + 1]
-                    if self.gto:
-                        order = [lw] + [x for x in warps if x is not lw]
+                chosen = None
+                if lw is not None and not lw.done:
+                    if gto:
+                        order = warps
+                        if lw.reason == NOT_SELECTED or lw.until <= t:  # greedy: the last issuer first
+                            reason, until = self.state(lw, t, pf)
+                            if reason == NOT_SELECTED:
+                                chosen = lw
+                                order = ()
+                            elif reason != lw.reason or until != lw.until:
+                                self.charge(lw, t)
+                                lw.reason, lw.until = reason, until
+                    else:
+                        k = warps.index(lw) + 1
+                        order = warps[k:] + warps[:k]
                 else:
                     order = warps
-                chosen = None
                 for wp in order:
-                    reason, until = self.state(wp, t, pf)
-                    if reason == NOT_SELECTED and chosen is None:
-                        chosen = wp
+                    if wp.until > t and wp.reason != NOT_SELECTED and not (wp.reason == PIPE_BUSY or wp.reason == TEXTURE):
+                        # still waiting for the same thing (pipe waits are re-checked: pipes free early)
+                        if wp.until < t_next:
+                            t_next = wp.until
                         continue
+                    reason, until = self.state(wp, t, pf)
+                    if reason != wp.reason or until != wp.until:
+                        self.charge(wp, t)
+                        wp.reason, wp.until = reason, until
+                    if reason == NOT_SELECTED:
+                        chosen = wp
+                        break
                     if until < t_next:
                         t_next = until
-                    states.append(reason)
                 if chosen is not None:
                     any_issue = True
-                    states.append(SELECTED)
-                    bar_before = chosen.at_bar
-                    self.issue(chosen, s, t, finished)
-                    if chosen.at_bar and not bar_before:
-                        barrier_ctas.add(chosen.cta)
+                    wp = chosen
+                    self.charge(wp, t)
+                    stalls[SELECTED] += 1
+                    bar_before = wp.at_bar
+                    self.issue(wp, s, t, finished)
+                    wp.since = t + 1
+                    wp.reason, wp.until = NOT_SELECTED, t + 1
+                    if wp.at_bar and not bar_before:
+                        wp.reason, wp.until = SYNC, INF
+                        barrier_ctas.add(wp.cta)
             if any_issue:
                 dt = 1.0
             else:
@@ -321,14 +484,12 @@ class SmSim:
                 if self.pending and self.slot_open:
                     nxt = min(nxt, min(self.slot_open))
                 dt = max(1.0, nxt - t) if nxt != INF else 1.0
-            for reason in states:
-                stalls[reason] += dt
-            self.resident += len(states) * dt
-            states.clear()
+            self.resident += self.n_live * dt
             for c in barrier_ctas:
                 self.check_barrier(c, t + 1)
             barrier_ctas.clear()
             for wp in finished:
+                self.charge(wp, t + 1)
                 self.retire(wp, t + 1)
             finished.clear()
             self.t = t + dt

@@ -46,12 +46,41 @@ class MemStep:
     dram_read: np.ndarray
     dram_write: np.ndarray
     dep: np.ndarray
+    keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
+
+
+class Fills:
+    """Generations of each sector in the L1, in trace order: a miss starts a new generation and
+    every later hit belongs to it. The SM model lets the first warp *in time* that touches a
+    generation pay the miss and makes the others wait for that fill (hits under a miss)."""
+
+    def __init__(self):
+        self.gen: dict[int, int] = {}
+        self.level: dict[tuple, int] = {}
+
+    def keys(self, sectors: np.ndarray, warp: np.ndarray, level: np.ndarray, dram: np.ndarray, n_warps: int) -> list:
+        out: list = [[] for _ in range(n_warps)]
+        gen, lv = self.gen, self.level
+        n_dram = np.bincount(warp[level == 2], minlength=n_warps)
+        per_key = np.where(n_dram > 0, dram / np.maximum(n_dram, 1), 0.0).tolist()
+        for s, w, l in zip(sectors.tolist(), warp.tolist(), level.tolist()):
+            if l:
+                g = gen[s] = gen.get(s, 0) + 1
+                lv[(s, g)] = l
+            else:
+                g = gen.get(s, 0)
+            key = (s, g)
+            kl = lv.get(key, 0)
+            out[w].append((key, kl, per_key[w] if kl == 2 else 0.0))
+        return [tuple(x) for x in out]
 
 
 @dataclass
 class MemStats:
-    requests: int = 0  # global/local load and store requests (warp-instructions with an active lane)
-    sectors: int = 0
+    load_requests: int = 0  # global/local loads (warp-instructions with an active lane)
+    load_sectors: int = 0
+    store_requests: int = 0  # global/local stores and atomics
+    store_sectors: int = 0
     shared_requests: int = 0
     shared_wavefronts: int = 0
     shared_ideal: int = 0
@@ -78,6 +107,7 @@ def memory_pass(trace: Trace, hier) -> tuple[dict[int, MemStep], MemStats]:
     """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy)."""
     out: dict[int, MemStep] = {}
     stats = MemStats()
+    fills = Fills()
     p = hier.params
     for k, step in enumerate(trace.steps):
         if step.addr is None:
@@ -94,14 +124,14 @@ def memory_pass(trace: Trace, hier) -> tuple[dict[int, MemStep], MemStats]:
             codes = step.space if step.space is not None else np.zeros(n, np.uint8)
             for code in np.unique(codes):
                 sel = np.flatnonzero(codes == code)
-                _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats)
+                _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills)
         else:
-            _access(hier, p, mem, mem.space, step.addr, act, res, slice(None), stats)
+            _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills)
         out[k] = res
     return out, stats
 
 
-def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats) -> None:
+def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills) -> None:
     size = mem.bytes_per_lane
     live = act.any(axis=1)
     if space == "shared":
@@ -133,8 +163,12 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         return
     kind = Space.LOCAL if space == "local" else Space.GLOBAL
     c = coalesce(addr, act, size)
-    stats.requests += int(c.requests.sum())
-    stats.sectors += int(c.n_sectors.sum())
+    if mem.store or mem.atomic:
+        stats.store_requests += int(c.requests.sum())
+        stats.store_sectors += int(c.n_sectors.sum())
+    else:
+        stats.load_requests += int(c.requests.sum())
+        stats.load_sectors += int(c.n_sectors.sum())
     stats.by_space[space] += int(live.sum())
     if mem.atomic:
         lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL)
@@ -167,6 +201,43 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
     res.dram_read[sel] = last["dram_bytes"] // p.sector
     res.dep[sel] = DEP_MEM
+    if "sector_level" in last and policy.op not in (CacheOp.CG, CacheOp.CV):
+        keys = fills.keys(c.sectors, c.warp, last["sector_level"], last["dram_bytes"] // p.sector, c.n_warps)
+        if res.keys is None:
+            res.keys = [None] * res.mkind.size
+        for w, k in zip(np.asarray(sel).tolist(), keys):
+            res.keys[w] = k
+
+
+def share_l2(mem: dict[int, "MemStep"], keep: float) -> None:
+    """Other SMs read much of the same data: of the sectors this SM first fetched from DRAM, only
+    the fraction `keep` really came from DRAM; the rest was in L2 already (another SM's miss).
+    Rewrites the memory results in place (deterministic: every generation decided once, in
+    trace order, so that `keep` of them stay DRAM misses)."""
+    decided: dict = {}
+    acc = 0.0
+    for res in mem.values():
+        res.dram_read = res.dram_read * keep
+        if res.keys is None:
+            continue
+        for w, ks in enumerate(res.keys):
+            if not ks:
+                continue
+            out = []
+            for key, level, dram in ks:
+                if level == 2:
+                    d = decided.get(key)
+                    if d is None:
+                        acc += keep
+                        d = decided[key] = acc >= 1.0
+                        if d:
+                            acc -= 1.0
+                    if not d:
+                        level, dram = 1, 0.0
+                    else:
+                        dram = dram
+                out.append((key, level, dram))
+            res.keys[w] = tuple(out)
 
 
 def _ideal_wavefronts(act: np.ndarray, size: int) -> np.ndarray:
@@ -204,15 +275,19 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     mlat = np.zeros(total)
     wavefronts = np.zeros(total)
     l2s = np.zeros(total, np.int64)
-    drd = np.zeros(total, np.int64)
+    drd = np.zeros(total)
     dwr = np.zeros(total, np.int64)
     dep = np.full(total, -1, np.int8)
     offs = np.concatenate([[0], np.cumsum(counts)])
+    keys: list = [None] * total
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
         mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
+        if r.keys is not None:
+            keys[a:b] = r.keys
     order = np.argsort(row, kind="stable")
+    keys = [keys[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
     mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
     per_row = np.bincount(row, minlength=n_rows)
@@ -244,9 +319,14 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         dep_kind=dep_kind.tolist(), barrier=table.barrier[pc].tolist(), taken=taken.tolist(),
         sleep=table.sleep[pc].tolist(), bank_extra=table.bank_extra[pc].tolist(), mkind=mkind.tolist(),
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
-        n_pipes=len(table.pipe_names),
+        n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
+        level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
     )
     return work, stats
+
+
+def hier_lat(gpu, key: str) -> int:
+    return int(gpu.latency[key])
 
 
 def _stats(trace: Trace, pc: np.ndarray, active: np.ndarray, lanes: np.ndarray, table) -> TraceStats:
@@ -289,6 +369,8 @@ class _StaticTable:
         self.barrier = np.zeros(n, bool)
         self.sleep = np.zeros(n, np.int64)
         self.bank_extra = np.zeros(n, np.int64)
+        self.ctrl = np.zeros(n, bool)
+        self.lsu = np.zeros(n, bool)
         self.reads: dict[int, tuple] = {}
         self.writes: dict[int, tuple] = {}
         reg_id: dict[str, int] = {}
@@ -311,10 +393,14 @@ class _StaticTable:
             elif info.op_class == "tex":
                 lat = gpu.latency["tex_hit"]
                 self.dep[p] = DEP_TEX
+            if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
+                lat = params.mov_latency  # register allocation and immediates fold most moves away
             if info.sreg:
                 lat = max(lat, params.sreg_latency)
             self.latency[p] = lat
             self.barrier[p] = info.is_barrier
+            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep")
+            self.lsu[p] = name in ("lsu", "tex")
             self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
             self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
             self.writes[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.writes)
