@@ -118,8 +118,13 @@ def level_of_detail(tex, n, lod=None, grad=None):
                          for d, s in enumerate(sizes)))
         ly = np.sqrt(sum((np.asarray(dy[d], np.float64) * (s if tex.normalized_coords else 1)) ** 2
                          for d, s in enumerate(sizes)))
+        px, pn = np.maximum(lx, ly), np.minimum(lx, ly)
+        if tex.max_anisotropy > 1:  # anisotropic: the long axis divided by the probe count
+            with np.errstate(divide="ignore", invalid="ignore"):
+                probes = np.minimum(np.ceil(np.nan_to_num(px / pn, nan=1.0, posinf=np.inf)), tex.max_anisotropy)
+            px = px / np.maximum(probes, 1)
         with np.errstate(divide="ignore"):
-            lam = np.log2(np.maximum(lx, ly))
+            lam = np.log2(px)
     else:
         lam = np.zeros(n)
     lam = lam + tex.mipmap_level_bias
