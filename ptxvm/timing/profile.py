@@ -158,8 +158,36 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     progress: called with the number of CTAs the engine has finished.
     """
     t0 = time.perf_counter()
+    if policy not in ("gto", "lrr"):
+        raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
+    col = collect(kernel, grid, block, args, shared_mem, gpu, regs=regs, sms=sms, functional=functional,
+                  l2_sharing=l2_sharing, cluster=cluster, max_instructions=max_instructions, progress=progress)
+    return simulate(col, policy=policy, params=params, started=t0)
+
+
+@dataclass
+class Collected:
+    """What a traced launch leaves for the SM model: per simulated SM its trace, memory results
+    and memory counters. `simulate` can run it again under other policies or ModelParams."""
+
+    kernel: str
+    spec: GpuSpec
+    grid: tuple
+    block: tuple
+    ctas: int
+    occ: Occupancy
+    per_sm: list  # CTA ids of each simulated SM
+    sms: list  # (trace, memory results, memory stats, counters) per simulated SM
+    executed_thread_instructions: int
+    seconds: float
+
+
+def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
+            functional: str = "all", l2_sharing: bool = True, cluster=None, max_instructions=None,
+            progress=None) -> Collected:
+    """Run the kernel on the engine with the trace on and send the trace through the memory model."""
+    t0 = time.perf_counter()
     spec: GpuSpec = load_gpu(gpu) if isinstance(gpu, str) else gpu
-    params = params or DEFAULT
     if functional not in ("all", "sampled"):
         raise ValueError("functional must be 'all' or 'sampled'")
     grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
@@ -178,16 +206,15 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     footprint = Footprint() if functional == "all" and l2_sharing else None
     tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None)
                for k, cs in enumerate(per_sm)]
-    fan = _FanOut(tracers)
     only = traced if functional == "sampled" else None
-    launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster, max_instructions=max_instructions,
-                  progress=progress, tracer=fan, only_ctas=only)
-
+    launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster,
+                             max_instructions=max_instructions, progress=progress, tracer=_FanOut(tracers),
+                             only_ctas=only)
     n_active = min(spec.sm_count, G)
-    results, stats_all, mstats_all, counters = [], [], [], {}
     read_bytes = footprint.sectors * spec.sector if footprint is not None else None
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
+    out = []
     for tracer, cs in zip(tracers, per_sm):
         hier = MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
                                l2_fraction=l2_fraction)
@@ -195,21 +222,39 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
         if read_bytes is not None:
             _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector)
         hier.flush()
-        work, tstats = build_work(tracer.trace, mem, spec, params, cs)
-        sim = SmSim(work, ctas_per_sm=occ.ctas_per_sm, subpartitions=spec.subpartitions, policy=policy,
+        counters = {k: v for k, v in hier.counters().items()
+                    if isinstance(v, (int, float)) and not k.endswith("_rate") and k != "sectors_per_request"}
+        counters["l2_bytes_per_clk"] = hier.params.l2_bytes_per_clk
+        counters["dram_bytes_per_clk"] = hier.params.dram_bytes_per_clk
+        out.append((tracer.trace, mem, mstats, counters))
+    return Collected(kernel.name, spec, grid3, block3, G, occ, per_sm, out, launched.thread_instructions,
+                     time.perf_counter() - t0)
+
+
+def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] = None,
+             started: Optional[float] = None) -> Profile:
+    """The SM model over a collected trace: cycles, stalls and the Profile."""
+    t0 = time.perf_counter()
+    params = params or DEFAULT
+    spec = col.spec
+    results, stats_all, mstats_all, counters = [], [], [], {}
+    for (trace, mem, mstats, cnt), cs in zip(col.sms, col.per_sm):
+        work, tstats = build_work(trace, mem, spec, params, cs)
+        sim = SmSim(work, ctas_per_sm=col.occ.ctas_per_sm, subpartitions=spec.subpartitions, policy=policy,
                     barrier_latency=spec.latency["barrier"],
-                    l2_bytes_per_clk=hier.params.l2_bytes_per_clk * params.l2_efficiency,
-                    dram_bytes_per_clk=hier.params.dram_bytes_per_clk * params.dram_efficiency,
+                    l2_bytes_per_clk=cnt["l2_bytes_per_clk"] * params.l2_efficiency,
+                    dram_bytes_per_clk=cnt["dram_bytes_per_clk"] * params.dram_efficiency,
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm)
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)
-        for k, v in hier.counters().items():
-            if isinstance(v, (int, float)) and not k.endswith("_rate") and k != "sectors_per_request":
+        for k, v in cnt.items():
+            if not k.endswith("_per_clk"):
                 counters[k] = counters.get(k, 0) + v
-    prof = _assemble(kernel.name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_all, mstats_all,
-                     counters, params, time.perf_counter() - t0)
-    prof.executed_thread_instructions = launched.thread_instructions
+    wall = (time.perf_counter() - started) if started is not None else col.seconds + time.perf_counter() - t0
+    prof = _assemble(col.kernel, spec, policy, col.grid, col.block, col.ctas, col.occ, col.per_sm, results, stats_all,
+                     mstats_all, counters, params, wall)
+    prof.executed_thread_instructions = col.executed_thread_instructions
     return prof
 
 

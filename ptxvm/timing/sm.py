@@ -94,7 +94,7 @@ INF = float("inf")
 
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
-                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead")
+                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -117,6 +117,8 @@ class _Warp:
         self.since = now
         self.cand = start  # the instruction it issues next (set by SmSim.state)
         self.ahead: set = set()  # positions past `pos` already issued (SmSim.lookahead)
+        self.la_key = None  # (pos, issued ahead) of the last fruitless lookahead, and when to retry
+        self.la_best = 0.0
 
 
 class SmSim:
@@ -259,6 +261,14 @@ class SmSim:
         ones) may issue if it has no register hazard with the unissued ones before it, keeps
         memory instructions in order and finds its operands and pipe ready.
         Returns (its position or -1, the earliest cycle a blocked candidate could go)."""
+        key = (wp.pos, len(wp.ahead))
+        if wp.la_key == key and t < wp.la_best:  # nothing it waits for can have come earlier
+            return -1, wp.la_best
+        j, best = self._lookahead(wp, t, pf)
+        wp.la_key, wp.la_best = (key, best) if j < 0 else (None, 0.0)
+        return j, best
+
+    def _lookahead(self, wp: _Warp, t: float, pf: list) -> tuple[int, float]:
         W = self.w
         regs = wp.regs
         written: set = set(W.writes[wp.pos])

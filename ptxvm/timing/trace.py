@@ -131,12 +131,22 @@ def memory_pass(trace: Trace, hier) -> tuple[dict[int, MemStep], MemStats]:
     return out, stats
 
 
+_FAR = [0.0]
+
+
+def _apart(n: int) -> np.ndarray:
+    """Arrival times far apart for a batch: the memory model then charges each request its own
+    transfer only; the SM model (sm.py) does the queueing in time order."""
+    _FAR[0] += 1e15
+    return _FAR[0] + np.arange(n, dtype=np.float64) * 1e9
+
+
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills) -> None:
     size = mem.bytes_per_lane
     live = act.any(axis=1)
     if space == "shared":
         if mem.atomic:
-            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED)
+            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(len(addr)))
         else:
             lat = hier.shared(addr, act, size, write=mem.store)
         waves = hier.last.get("wavefronts") if not mem.atomic else None
@@ -154,7 +164,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.by_space["shared"] += int(live.sum())
         return
     if space in ("const", "param"):
-        lat = hier.const_load(addr, act, size)
+        lat = hier.const_load(addr, act, size, now=_apart(len(addr)))
         res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
         res.latency[sel] = lat
         res.wavefronts[sel] = 1
@@ -171,7 +181,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.load_sectors += int(c.n_sectors.sum())
     stats.by_space[space] += int(live.sum())
     if mem.atomic:
-        lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL)
+        lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(len(addr)))
         res.mkind[sel] = np.where(live, MK_GLOBAL, MK_NONE)
         res.latency[sel] = lat
         res.wavefronts[sel] = c.n_lines

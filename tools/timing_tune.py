@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Tune the timing model's global parameters (ptxvm.timing.params.ModelParams) against the
+kernel times measured on the GPU (benchmarks/timing/results/suite_<gpu>.json).
+
+    python tools/timing_tune.py [--gpu h200] [--only a,b] [--rounds 2] [--write]
+
+Every suite case is traced once (engine + memory model, as tools/timing_accuracy.py runs it);
+then only the SM model runs again for each candidate parameter set. A coordinate search over the
+parameters below minimizes the mean absolute percentage error over all measured cases; there
+are no per-kernel factors. --write prints the ModelParams defaults to paste into params.py.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+# parameter -> candidate values (searched one at a time, around the current value)
+SPACE = {
+    "fetch_redirect": [0, 2, 4, 6, 8, 12],
+    "issue_window": [0, 4, 8, 16],
+    "lsu_queue_cycles": [16, 32, 48, 96, 192],
+    "dram_efficiency": [0.75, 0.8, 0.85, 0.9, 0.95],
+    "l2_efficiency": [0.5, 0.6, 0.7, 0.85, 1.0],
+    "cta_launch": [0, 100, 250, 500, 1000],
+    "kernel_launch": [1000, 2000, 3000, 4000, 5000, 6000],
+    "sreg_latency": [10, 20, 30],
+}
+
+
+def main(argv=None) -> int:
+    import timing_accuracy as acc
+
+    from ptxvm.timing.params import DEFAULT
+    from ptxvm.timing.profile import collect, simulate
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gpu", default="h200")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args(argv)
+    suite = acc.load_suite()
+    measured = acc.read_json(os.path.join(acc.RESULTS, f"suite_{args.gpu}.json")).get("cases", {})
+    only = [s for s in args.only.split(",") if s]
+    import ptxvm
+
+    mod = ptxvm.load(str(suite.PTX_PATH))
+    cols = []
+    for c in suite.CASES:
+        us = (measured.get(c.name) or {}).get("us", {}).get("median")
+        if not us or (only and c.name not in only):
+            continue
+        if c.const:
+            for name, arr in c.const().items():
+                mod.write_symbol(name, arr)
+        t = time.time()
+        col = collect(mod[c.kernel], c.grid, c.block, suite.materialize(c, 0), c.shared, args.gpu)
+        cols.append((c.name, us, col))
+        print(f"traced {c.name:22s} {time.time() - t:6.1f} s", flush=True)
+
+    def mape(params, show=False):
+        errs = []
+        for name, us, col in cols:
+            p = simulate(col, params=params)
+            e = 100.0 * (p.seconds * 1e6 - us) / us
+            errs.append(abs(e))
+            if show:
+                print(f"  {name:22s} measured {us:9.2f}  predicted {p.seconds * 1e6:9.2f}  {e:+7.1f} %")
+        return sum(errs) / len(errs)
+
+    best = DEFAULT
+    best_err = mape(best, show=True)
+    print(f"start: MAPE {best_err:.1f} % over {len(cols)} cases")
+    for rnd in range(args.rounds):
+        for name, values in SPACE.items():
+            for v in values:
+                cand = dataclasses.replace(best, **{name: type(getattr(best, name))(v)})
+                if cand == best:
+                    continue
+                err = mape(cand)
+                if err < best_err - 1e-6:
+                    best, best_err = cand, err
+                    print(f"round {rnd}: {name} = {v} -> MAPE {err:.1f} %", flush=True)
+    print(f"best: MAPE {mape(best, show=True):.1f} %")
+    changed = {f.name: getattr(best, f.name) for f in dataclasses.fields(best)
+               if getattr(best, f.name) != getattr(DEFAULT, f.name)}
+    print("changed parameters:", changed)
+    if args.write:
+        print(best)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
