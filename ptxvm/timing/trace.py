@@ -165,6 +165,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         return
     if space in ("const", "param"):
         lat = hier.const_load(addr, act, size, now=_apart(len(addr)))
+        lat = _shared_misses(addr, act, lat)
         res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
         res.latency[sel] = lat
         res.wavefronts[sel] = 1
@@ -248,6 +249,16 @@ def share_l2(mem: dict[int, "MemStep"], keep: float) -> None:
                         dram = dram
                 out.append((key, level, dram))
             res.keys[w] = tuple(out)
+
+
+def _shared_misses(addr: np.ndarray, act: np.ndarray, lat: np.ndarray) -> np.ndarray:
+    """Warps of one step that read the same constant address run together: a miss that the
+    first of them took in the trace is waited for by all of them (not a hit for the rest)."""
+    first = np.where(act.any(axis=1), addr[np.arange(len(addr)), np.argmax(act, axis=1)], np.uint64(0))
+    keys, inv = np.unique(first >> np.uint64(6), return_inverse=True)
+    worst = np.zeros(len(keys))
+    np.maximum.at(worst, inv, lat)
+    return np.where(act.any(axis=1), worst[inv], lat)
 
 
 def _ideal_wavefronts(act: np.ndarray, size: int) -> np.ndarray:
