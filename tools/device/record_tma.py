@@ -35,10 +35,10 @@ SWIZZLE = {"none": "NONE", "32B": "32B", "64B": "64B", "128B": "128B"}
 def encode(d, case: T.TmaCase, address: int):
     """cuTensorMapEncodeTiled over the case's tensor at `address`: the 128 raw bytes."""
     dt = getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + T.DTYPES[case.dtype][1])
-    dims = [int(x) for x in reversed(case.shape)]
-    strides = [int(x) for x in case.global_strides()]
-    box = [int(x) for x in reversed(case.box)]
-    es = [int(x) for x in reversed(case.estrides)]
+    dims = [d.cuuint64_t(int(x)) for x in reversed(case.shape)]  # the bindings want their own integer types
+    strides = [d.cuuint64_t(int(x)) for x in case.global_strides()]
+    box = [d.cuuint32_t(int(x)) for x in reversed(case.box)]
+    es = [d.cuuint32_t(int(x)) for x in reversed(case.estrides)]
     err, tmap = d.cuTensorMapEncodeTiled(
         dt, case.rank, address, dims, strides, box, es,
         d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -104,8 +104,9 @@ def record_nvcc(cp, d, out_arrays: dict) -> dict:
     maps = []
     for arr in (din, dout):
         err, tm = d.cuTensorMapEncodeTiled(
-            d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, int(arr.data.ptr), [w, h], [w * 4], [32, 16],
-            [1, 1], d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, int(arr.data.ptr),
+            [d.cuuint64_t(w), d.cuuint64_t(h)], [d.cuuint64_t(w * 4)], [d.cuuint32_t(32), d.cuuint32_t(16)],
+            [d.cuuint32_t(1), d.cuuint32_t(1)], d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
             d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE, d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
             d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
         if int(err) != 0:
