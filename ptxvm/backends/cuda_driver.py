@@ -74,6 +74,18 @@ def _handle(obj):
 
 # ------------------------------------------------------------------------------------ runtime
 @dataclass
+class _DeviceState:
+    """What every Runtime of one GPU shares: they all use its primary context."""
+
+    generation: int = 0  # bumped by each context reset after a sticky fault
+    context: object = None  # the primary context as retained through the driver API
+    context_generation: int = -1
+
+
+_SHARED: dict = {}  # ordinal -> _DeviceState
+
+
+@dataclass
 class Loaded:
     """One PTX module loaded in the current context."""
 
@@ -94,10 +106,9 @@ class Runtime:
         self.driver = _import_driver()
         if self.driver is None:
             raise CudaUnavailableError("cuda.bindings (cuda-python) is not installed")
-        self.core = _import_core() if api == "core" else None
-        self.api = "core" if self.core is not None else "driver"
+        self._core = _import_core() if api == "core" else None
         self.ordinal = ordinal
-        self.generation = 0  # bumped when a sticky fault forces a context reset
+        self.shared = _SHARED.setdefault(ordinal, _DeviceState())
         try:
             self._open()
         except CudaUnavailableError:
@@ -120,20 +131,38 @@ class Runtime:
             self.core_device.set_current()
             self.stream = self.core_device.default_stream
         else:
-            ctx = self.check(d.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-            self.check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+            self.make_current()
         self.name = self.check(d.cuDeviceGetName(100, self.device), "cuDeviceGetName").split(b"\0")[0].decode()
         attr = d.CUdevice_attribute
         major = self.check(d.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.device), "cuDeviceGetAttribute")
         minor = self.check(d.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.device), "cuDeviceGetAttribute")
         self.compute_capability = (major, minor)
 
+    @property
+    def core(self):
+        """cuda.core, until a context reset: cuda.core keeps the primary context handle it retained,
+        which a reset leaves uninitialised (CUDA_ERROR_CONTEXT_IS_DESTROYED on an H200, driver 580),
+        so from then on this process goes on with the driver API alone."""
+        return self._core if self.shared.generation == 0 else None
+
+    @property
+    def api(self) -> str:
+        return "core" if self.core is not None else "driver"
+
+    @property
+    def generation(self) -> int:
+        """How many times the GPU's primary context was reset (modules loaded before are gone)."""
+        return self.shared.generation
+
     def make_current(self) -> None:
         if self.core is not None:
             self.core_device.set_current()
-        else:
-            ctx = self.check(self.driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-            self.check(self.driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+            return
+        state = self.shared
+        if state.context is None or state.context_generation != state.generation:
+            state.context = self.check(self.driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+            state.context_generation = state.generation
+        self.check(self.driver.cuCtxSetCurrent(state.context), "cuCtxSetCurrent")
 
     def sticky(self) -> bool:
         """After a failed launch: is the context unusable (illegal address, trap, ...)?"""
@@ -143,7 +172,7 @@ class Runtime:
     def reset(self) -> None:
         """Destroy the primary context's state after a sticky fault; modules must be reloaded."""
         self.driver.cuDevicePrimaryCtxReset(self.device)
-        self.generation += 1
+        self.shared.generation += 1
         self.make_current()
 
     def check(self, result, call: str):

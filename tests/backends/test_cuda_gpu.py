@@ -111,7 +111,9 @@ def _cases():
     names = ["vector_add_f32", "fma_horner", "reduce_partial_f32", "histogram256", "transpose_tiled",
              "sgemm_tiled16", "scan_warp_shfl", "bitonic_sort_block", "struct_by_value", "dynamic_smem",
              "recursion", "function_pointers", "warp_vote", "bf16_ops", "fp8_roundtrip", "inline_asm",
-             "atomics_zoo", "cluster_info"]
+             "atomics_zoo", "cluster_info", "reduce_atomic_f32", "printf", "mma_ldmatrix_gemm_f32",
+             "wgmma_gemm_f16_f32", "cp_async_16B", "cuda_pipeline_copy", "cluster_pair_sum", "dsmem_histogram",
+             "mbarrier_split_phase", "mbarrier_bulk_copy", "remote_mbarrier"]
     by_name = {c.name: c for c in cases.ALL_CASES}
     return [pytest.param(by_name[n], id=n) for n in names if n in by_name], cases
 
