@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from ptxvm.timing.memory import (bank_conflicts, distinct_addresses,
+from ptxvm.timing.memory import (bank_conflicts, distinct_addresses, ideal_wavefronts,
                                  same_address_multiplicity)
 
 from .conftest import ALL, LANES, warp
@@ -27,13 +27,23 @@ def test_two_words_in_one_bank_is_two_way():
     assert bank_conflicts(warp(addr), ALL, 4)[0] == 2
 
 
-def test_64_and_128_bit_accesses_split_into_phases():
+def test_64_and_128_bit_accesses_as_the_h200_serves_them():
     assert bank_conflicts(warp(LANES * 8), ALL, 8)[0] == 2
     assert bank_conflicts(warp(LANES * 16), ALL, 16)[0] == 4
-    # 64-bit, stride 16 B: each half-warp touches 16 x 2 words over 16 banks -> 2 per phase
+    # 64-bit, stride 16 B: banks 0,1 / 4,5 / ... each hold 4 distinct words
     assert bank_conflicts(warp(LANES * 16), ALL, 8)[0] == 4
-    # only the first half-warp active: one phase
+    # only the first half-warp active: 128 bytes, one wavefront
     assert bank_conflicts(warp(LANES * 8), (LANES < 16).reshape(1, 32), 8)[0] == 1
+    # broadcasts: 8-B accesses are served as one 32-lane group, 16-B ones by half-warp
+    assert bank_conflicts(warp(np.zeros(32)), ALL, 8)[0] == 1
+    assert bank_conflicts(warp(np.zeros(32)), ALL, 16)[0] == 2
+
+
+def test_ideal_wavefronts_are_one_per_128_byte_lane_group():
+    assert ideal_wavefronts(ALL, 4).tolist() == [1]
+    assert ideal_wavefronts(ALL, 8).tolist() == [2]
+    assert ideal_wavefronts(ALL, 16).tolist() == [4]
+    assert ideal_wavefronts((LANES < 16).reshape(1, 32), 8).tolist() == [1]
 
 
 def test_inactive_warp_costs_nothing():
@@ -41,8 +51,7 @@ def test_inactive_warp_costs_nothing():
 
 
 def _reference(addr, act, size):
-    words_per = max(1, -(-size // 4))
-    per = max(1, 32 // words_per)
+    per = min(32, 256 // max(size, 4))
     total = 0
     for p0 in range(0, 32, per):
         banks = {}

@@ -3,7 +3,8 @@
 Pure functions and small stateful caches over NumPy arrays, fed with per-warp addresses from the
 engine's trace; see docs/timing-memory.md for what is modelled and where the numbers come from.
 """
-from .banks import bank_conflicts, distinct_addresses, lanes_per_phase, same_address_multiplicity
+from .banks import (bank_conflicts, distinct_addresses, ideal_wavefronts, lanes_per_group,
+                    lanes_per_phase, same_address_multiplicity)
 from .cache import SectoredCache
 from .coalesce import Coalesced, coalesce, from_sectors
 from .hierarchy import MemoryHierarchy
@@ -14,6 +15,6 @@ from .queue import BandwidthQueue
 __all__ = [
     "BandwidthQueue", "CacheOp", "Coalesced", "EvictPriority", "MemoryHierarchy", "MemoryParams",
     "Policy", "SectoredCache", "Space", "bank_conflicts", "coalesce", "distinct_addresses",
-    "from_sectors", "lanes_per_phase", "params_from_gpu", "parse_qualifiers", "pick_carveout",
+    "from_sectors", "ideal_wavefronts", "lanes_per_group", "lanes_per_phase", "params_from_gpu", "parse_qualifiers", "pick_carveout",
     "same_address_multiplicity",
 ]

@@ -1,12 +1,16 @@
 """Shared-memory bank conflicts: wavefronts per warp access.
 
 Shared memory is 32 banks of 4-byte words; word w lives in bank w % 32. One wavefront serves at
-most one distinct word per bank, so a phase of lanes needs as many wavefronts as its most
+most one distinct word per bank, so a group of lanes needs as many wavefronts as its most
 loaded bank has distinct words (lanes reading the same word share it: broadcast).
-Accesses wider than 4 bytes are split into phases the way the hardware does: 8-byte accesses
-by half-warp (lanes 0-15, 16-31), 16-byte by quarter-warp, 32-byte by groups of 4 lanes; each
-phase is at least one wavefront when it has an active lane. A warp's cost is the sum over its
-phases.
+The hardware serves up to 256 requested bytes together (measured on the H200, see
+tests/timing_memory/h200_counters.json): accesses of up to 8 bytes as one group of 32 lanes,
+16-byte accesses by half-warp (32-byte ones by quarter-warp, extrapolated); a group with an
+active lane costs at least one wavefront, and a warp the sum over its groups. So an 8-byte
+broadcast is 1 wavefront, a 16-byte broadcast 2, unit-stride 8 B 2 and 16 B 4.
+
+ncu's "ideal" wavefronts are one per 128-B group of lanes with an active lane (32 lanes for
+<= 4 B, 16 for 8 B, 8 for 16 B); bank conflicts = wavefronts - ideal, at least 0.
 """
 from __future__ import annotations
 
@@ -19,9 +23,14 @@ WORD = 4
 
 
 def lanes_per_phase(size: int, warp_size: int = 32) -> int:
-    """Lanes served together: a phase moves at most 128 bytes (32 banks x 4 B)."""
+    """Lanes of one ideal (128-byte) wavefront: 32 banks x 4 B."""
     words = max(1, -(-size // WORD))
     return max(1, warp_size // words)
+
+
+def lanes_per_group(size: int, warp_size: int = 32) -> int:
+    """Lanes the hardware serves together: at most 256 requested bytes."""
+    return max(1, min(warp_size, 256 // max(size, WORD)))
 
 
 def bank_conflicts(addresses, active, size: int) -> np.ndarray:
@@ -32,17 +41,28 @@ def bank_conflicts(addresses, active, size: int) -> np.ndarray:
     return _phase_wavefronts(addresses, active, size).sum(axis=1)
 
 
+def ideal_wavefronts(active, size: int) -> np.ndarray:
+    """Per warp, the wavefronts a conflict-free access needs (ncu's ideal)."""
+    act = np.asarray(active, dtype=bool)
+    if act.ndim == 1:
+        act = act[None, :]
+    per = lanes_per_phase(size, act.shape[1])
+    groups = -(-act.shape[1] // per)
+    act = np.pad(act, ((0, 0), (0, groups * per - act.shape[1])))
+    return act.reshape(act.shape[0], groups, per).any(axis=2).sum(axis=1)
+
+
 def _phase_wavefronts(addresses, active, size: int) -> np.ndarray:
-    """(warps, phases) wavefronts of each phase (0 for a phase with no active lane)."""
+    """(warps, groups) wavefronts of each lane group (0 for a group with no active lane)."""
     addr, act = _as_batch(addresses, active)
     n_warps, n_lanes = addr.shape
-    per = lanes_per_phase(size, n_lanes)
+    per = lanes_per_group(size, n_lanes)
     phases = -(-n_lanes // per)
     pad = phases * per - n_lanes
     if pad:
         addr = np.pad(addr, ((0, 0), (0, pad)))
         act = np.pad(act, ((0, 0), (0, pad)))
-    # One row per (warp, phase): the 4-byte words its lanes touch.
+    # One row per (warp, group): the 4-byte words its lanes touch.
     words = lane_sectors(addr.reshape(-1, per), act.reshape(-1, per), size, sector=WORD)
     s, new = sorted_unique_rows(words)
     rows, _ = np.nonzero(new)

@@ -19,7 +19,8 @@ from collections import Counter
 
 import numpy as np
 
-from .banks import (_phase_wavefronts, distinct_addresses, same_address_multiplicity)
+from .banks import (bank_conflicts, distinct_addresses, ideal_wavefronts,
+                    same_address_multiplicity)
 from .cache import SectoredCache
 from .coalesce import Coalesced, coalesce, from_sectors
 from .ops import CacheOp, EvictPriority, Policy, Space
@@ -203,16 +204,15 @@ class MemoryHierarchy:
         """Latency of each warp's shared-memory access: the base latency plus one
         wavefront time per wavefront beyond the first (bank conflicts)."""
         p = self.params
-        per_phase = _phase_wavefronts(addresses, active, size)
-        waves = per_phase.sum(axis=1)
-        ideal = (per_phase > 0).sum(axis=1)
+        waves = bank_conflicts(addresses, active, size)
+        ideal = ideal_wavefronts(np.ones(np.shape(addresses), bool) if active is None else active, size)
         lat = np.where(waves > 0, p.lat_shared + (waves - 1) * p.shared_wavefront_cycles, 0.0)
         n = self._n
         n["shared_store_requests" if write else "shared_load_requests"] += int((waves > 0).sum())
         n["shared_wavefronts"] += int(waves.sum())
         n["shared_ideal_wavefronts"] += int(ideal.sum())
-        n["shared_bank_conflicts"] += int((waves - ideal).sum())
-        self.last = {"wavefronts": waves, "latency": lat}
+        n["shared_bank_conflicts"] += int(np.maximum(waves - ideal, 0).sum())
+        self.last = {"wavefronts": waves, "ideal": ideal, "latency": lat}
         return lat
 
     # ---- constant cache ------------------------------------------------------------------
@@ -256,7 +256,7 @@ class MemoryHierarchy:
         mult = same_address_multiplicity(addresses, active, size)
         n = self._n
         if space is Space.SHARED:
-            waves = _phase_wavefronts(addresses, active, size).sum(axis=1)
+            waves = bank_conflicts(addresses, active, size)
             lat = (p.lat_atomic_shared + np.maximum(waves - 1, 0) * p.shared_wavefront_cycles
                    + np.maximum(mult - 1, 0) * p.shared_atomic_serial_cycles)
             lat = np.where(waves > 0, lat, 0.0)

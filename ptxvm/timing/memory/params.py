@@ -15,7 +15,8 @@ from typing import Any
 # measured key -> default. Cycles are SM clock cycles.
 OPTIONAL = {
     "l1_assoc": 4,                      # not published; 4 ways of 128-B lines
-    "l2_fetch_bytes": 32,               # DRAM fetch granularity of an L2 miss without a hint
+    "l2_fetch_bytes": 64,               # DRAM fetch of an L2 miss without a hint: 64 B on the
+                                        # H200 (tools/device/memory_counters.py, sparse cases)
     "l1_wavefront_cycles": 1.0,         # L1TEX data stage: one 128-B wavefront per cycle
     "shared_wavefront_cycles": 1.0,     # shared memory: 128 B per cycle per SM
     "const_replay_cycles": 1.0,         # each further distinct constant address

@@ -1,0 +1,109 @@
+"""The memory model against ncu counters of crafted accesses on the H200
+(recorded by tools/device/memory_counters.py into h200_counters.json)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxvm.timing.gpu import load_gpu
+from ptxvm.timing.memory import (CacheOp, EvictPriority, MemoryHierarchy, bank_conflicts,
+                                 coalesce, ideal_wavefronts)
+
+DATA = Path(__file__).with_name("h200_counters.json")
+LANES = np.arange(32)
+
+pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"no GPU counters recorded ({DATA.name})")
+
+
+def _cases(kind):
+    if not DATA.exists():
+        return []
+    return [c for c in json.loads(DATA.read_text())["cases"] if c["kind"] == kind]
+
+
+def _mask(case):
+    return ((case["mask"] >> LANES) & 1).astype(bool).reshape(1, 32)
+
+
+def _id(case):
+    return f"{case['name']}-{case['size']}B-s{case['stride']}-o{case['offset']}-m{case['mask']:08x}"
+
+
+@pytest.mark.parametrize("case", _cases("shared"), ids=_id)
+def test_shared_wavefronts(case):
+    size = case["size"]
+    n = 32768 // size
+    addr = (((LANES * case["stride"] + case["offset"]) % n) * size).astype(np.uint64).reshape(1, 32)
+    k = case["counters"]
+    waves = bank_conflicts(addr, _mask(case), size)[0]
+    assert waves == k["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    conflicts = max(0, waves - ideal_wavefronts(_mask(case), size)[0])
+    assert conflicts == k["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
+
+
+@pytest.mark.parametrize("case", _cases("global"), ids=_id)
+def test_global_sectors_and_requests(case):
+    size = case["size"]
+    addr = ((LANES * case["stride"] + case["offset"]) * size + (1 << 20)).astype(np.uint64).reshape(1, 32)
+    c = coalesce(addr, _mask(case), size)
+    k = case["counters"]
+    assert c.n_sectors[0] == k["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    assert c.requests[0] == k["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+
+
+STREAM = {
+    "stream_ca": (CacheOp.CA, EvictPriority.NORMAL, EvictPriority.NORMAL),
+    "stream_cg": (CacheOp.CG, EvictPriority.NORMAL, EvictPriority.NORMAL),
+    "stream_cs": (CacheOp.CS, EvictPriority.NORMAL, EvictPriority.NORMAL),
+    "stream_lu": (CacheOp.LU, EvictPriority.NORMAL, EvictPriority.NORMAL),
+    "stream_cv": (CacheOp.CV, EvictPriority.NORMAL, EvictPriority.NORMAL),
+    "stream_l1_first": (CacheOp.CA, EvictPriority.FIRST, EvictPriority.NORMAL),
+    "stream_l1_noalloc": (CacheOp.CA, EvictPriority.NO_ALLOCATE, EvictPriority.NORMAL),
+    "stream_hot_last": (CacheOp.CA, EvictPriority.NORMAL, EvictPriority.LAST),
+}
+
+
+def stream_kernel_l1_hits(name: str) -> int:
+    """The stream kernel of memory_counters.cu (one CTA of 32 warps) through the model."""
+    op, stream_evict, hot_evict = STREAM[name]
+    mem = MemoryHierarchy(load_gpu("h200"), 1)
+    w = np.arange(32)[:, None] * 32 + LANES
+
+    def rows(base, it):
+        return coalesce(((it * 1024 + w) * 4 + base).astype(np.uint64), None, 4)
+
+    for it in range(4):
+        mem.load(rows(0, it), evict=hot_evict)
+    for it in range(256):
+        mem.load(rows(1 << 20, it), op=op, evict=stream_evict)
+    for it in range(4):
+        mem.load(rows(0, it))
+    return mem.counters()["l1_hits"]
+
+
+@pytest.mark.parametrize("case", _cases("stream"), ids=lambda c: c["name"])
+def test_cache_operators_keep_or_lose_the_hot_set(case):
+    got = case["counters"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"]
+    assert stream_kernel_l1_hits(case["name"]) == got
+
+
+def test_cold_stream_dram_bytes_are_sectors_times_32():
+    (case,) = _cases("cold")
+    k = case["counters"]
+    sectors = k["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    assert sectors == (32 << 20) // 32
+    assert k["dram__bytes_read.sum"] == pytest.approx(sectors * 32, rel=0.02)
+
+
+PREFETCH = {"sparse_plain": 0, "sparse_64": 64, "sparse_128": 128, "sparse_256": 256}
+
+
+@pytest.mark.parametrize("case", _cases("sparse"), ids=lambda c: c["name"])
+def test_l2_fetch_granularity_and_prefetch_sizes(case):
+    loads = 64 * 256                                   # one 4-B load per 4 KiB, each a cold miss
+    got = case["counters"]["dram__bytes_read.sum"] / loads
+    mem = MemoryHierarchy(load_gpu("h200"), 1)
+    addr = (np.arange(loads, dtype=np.uint64) * np.uint64(4096)).reshape(-1, 32)
+    mem.load(coalesce(addr, None, 4), op=CacheOp.CG, prefetch=PREFETCH[case["name"]])
+    assert mem.counters()["dram_bytes_read"] / loads == pytest.approx(got, rel=0.1)
