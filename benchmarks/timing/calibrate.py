@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -53,12 +54,18 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
         lat["dram"] = (statistics.median(dram), "cold pointer chase (L2 flushed by a 2 GiB copy), 4224-B stride")
 
     const = _points(it, "chase_const")
-    hit = [p["cycles_per_load_warm"] for p in const if p["span_bytes"] <= 256]
+    hit = [p["cycles_per_load_warm"] for p in const if 1024 <= p["span_bytes"] <= 8192]
     if hit:
-        lat["const_hit"] = (min(hit), "ld.const chase over 256 B, warm")
-    miss = [p["cycles_per_load_first"] for p in const if p["span_bytes"] >= 65536]
-    if miss:
-        lat["const_miss"] = (max(miss), "ld.const chase over 64 KiB with >= 256-B stride, first touch")
+        lat["const_hit"] = (min(hit), "ld.const chase over 1-8 KiB at 32-B stride, warm")
+    same_line = [p["cycles_per_load_warm"] for p in const if p["span_bytes"] <= 256]
+    if same_line:
+        other["const_same_line"] = (min(same_line), "ld.const chase over 256 B at 4-B stride (consecutive words of a line)")
+    for p in const:
+        if p["span_bytes"] == 65536 and p["stride_bytes"] == 256:
+            count, steps = p["span_bytes"] // p["stride_bytes"], 1024
+            miss = (p["cycles_per_load_first"] * steps - p["cycles_per_load_warm"] * (steps - count)) / count
+            lat["const_miss"] = (miss, "ld.const chase over 64 KiB at 256-B stride: the first pass over the chain "
+                                       "(first-launch time minus the warm passes)")
 
     at = it.get("atomics", {})
     if "latency_global" in at:
@@ -68,12 +75,19 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
 
     ctl = it.get("control", {})
     bar = ctl.get("barrier", {})
-    if "256" in bar:
-        lat["barrier"] = (bar["256"], "bar.sync in a loop, 256 threads (cycles per barrier)")
+    if "32" in bar:
+        lat["barrier"] = (bar["32"], "loop of bar.sync, one warp (cycles per barrier)")
+    if "32" in bar and "1024" in bar:
+        other["barrier_per_warp"] = ((bar["1024"] - bar["32"]) / 31,
+                                     "extra cycles per bar.sync for each further warp of the CTA (32 -> 1024 threads)")
     br = ctl.get("branch", {})
-    if "taken" in br and "not_taken" in br:
-        lat["branch"] = (max(1.0, br["taken"] - br["not_taken"] + 1.0),
-                         "loop of predicated bra.uni: taken minus not-taken cycles per iteration, plus 1")
+    if "taken" in br:
+        lat["branch"] = (br["taken"], "loop of a predicated bra.uni around an add.f32, taken (cycles per loop "
+                                      "iteration; not taken costs the same)")
+    div = ctl.get("diverge", {})
+    if "1" in div and "32" in div:
+        other["divergent_path_cycles"] = ((div["32"] - div["1"]) / 31,
+                                          "extra cycles per additional divergent path of 32 dependent add.f32")
 
     inst = it.get("inst", {})
 
@@ -81,11 +95,11 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
         return op in inst and "latency_cycles" in inst[op]
 
     fadd_lat = inst["fadd"]["latency_cycles"] if ok("fadd") else 4.0
-    iadd_lat = inst["iadd"]["latency_cycles"] if ok("iadd") else 4.0
     if ok("ffma"):
         pipes["fp32"] = (inst["ffma"]["latency_cycles"], inst["ffma"]["issue_interval"], "fma.rn.f32 chains")
-    if ok("iadd"):
-        pipes["int"] = (inst["iadd"]["latency_cycles"], inst["iadd"]["issue_interval"], "add.u32 chains")
+    if ok("imad"):
+        pipes["int"] = (inst["imad"]["latency_cycles"], inst["imad"]["issue_interval"],
+                        "mad.lo.u32 chains (add.u32 chains are fused into IADD3 by ptxas, so they give no rate)")
     if ok("dfma"):
         pipes["fp64"] = (inst["dfma"]["latency_cycles"], inst["dfma"]["issue_interval"], "fma.rn.f64 chains")
     if ok("ex2"):
@@ -102,18 +116,46 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
         pipes["tensor"] = (mma["latency_cycles"], min(thr),
                            "mma.sync.m16n8k16.row.col.f32.f16.f16.f32: dependent chain; 4-16 warps/SM x 4 chains (best)")
     banks = it.get("banks", {})
-    b1 = banks.get("block1024", {}).get("1")
-    if b1 and "shared" in lat:
-        pipes["lsu"] = (lat["shared"][0], b1 * 4 / 32,
-                        "shared loads: latency from the chase; issue from 32 warps of conflict-free dependent loads")
+    many = banks.get("block1024", {})
+    per_wavefront = [v / (int(n) * 32) for n, v in many.items() if int(n) >= 2]
+    if per_wavefront and "shared" in lat:
+        cyc = statistics.median(per_wavefront)
+        pipes["lsu"] = (lat["shared"][0], 4 * cyc,
+                        "shared loads: latency from the chase; issue from 32 warps of 2..32-way conflicting loads "
+                        f"({cyc:.3f} cycles per wavefront per SM, i.e. one 128-B wavefront per cycle)")
+        other["shared_bytes_per_clk_per_sm"] = (128 / cyc, "bank-conflict benchmark, 32 warps: 128 B per wavefront")
+    one = banks.get("block32", {})
+    if "1" in one and "32" in one:
+        other["shared_conflict_latency_per_wavefront"] = ((one["32"] - one["1"]) / 31,
+                                                          "one warp: extra latency per additional wavefront")
+    if ok("iadd"):
+        other["iadd_latency"] = (inst["iadd"]["latency_cycles"], "add.u32 dependent chain")
 
-    if ok("shfl"):
-        other["shfl_latency"] = (inst["shfl"]["latency_cycles"] - iadd_lat, "shfl.sync.bfly chain (add.u32 subtracted)")
+    ca = sorted((p["size_kib"], p["cycles_per_load"]) for p in sweep if p["op"] == "chase_ca")
+    fits = [k for k, c in ca if c < 1.5 * ca[0][1]] if ca else []
+    if fits:
+        other["l1_capacity_kib_at_least"] = (max(fits), "largest chase footprint that still hits L1 (no shared memory)")
+    atom = it.get("atomics", {})
+    for key in ("global_same", "global_distinct", "shared_same", "shared_distinct"):
+        if isinstance(atom.get(key), dict) and "atomics_per_s" in atom[key]:
+            other[f"atomic_{key}_per_s"] = (atom[key]["atomics_per_s"], "atomicAdd by 528 x 1024 threads x 64")
 
     bw = it.get("bw_dram", {})
     best = [v["bytes_per_s"] for v in bw.values() if isinstance(v, dict) and "bytes_per_s" in v]
     if best:
-        other["dram_bytes_per_s"] = (max(best), "1 GiB float4 device copy (read + write bytes / min time of 10)")
+        other["dram_copy_bytes_per_s"] = (max(best), "1 GiB float4 device copy (read + write bytes / min time of 10)")
+    rw = it.get("bw_dram_rw", {})
+    for key in ("read", "write"):
+        if isinstance(rw.get(key), dict) and "bytes_per_s" in rw[key]:
+            other[f"dram_{key}_bytes_per_s"] = (rw[key]["bytes_per_s"], f"1 GiB float4 {key}-only stream")
+    if "dram_read_bytes_per_s" in other:
+        other["dram_bytes_per_s"] = (other["dram_read_bytes_per_s"][0], "1 GiB float4 read-only stream (min time of 10)")
+    elif best:
+        other["dram_bytes_per_s"] = other["dram_copy_bytes_per_s"]
+    l1bw = it.get("bw_l1", {})
+    l1best = [v["bytes_per_clk_per_sm"] for v in l1bw.values() if isinstance(v, dict)]
+    if l1best:
+        other["l1_global_load_bytes_per_clk_per_sm"] = (max(l1best), "ld.global.ca.v4 re-reads of 16/64 KiB per CTA")
     l2bw = it.get("bw_l2", {})
     l2best = [v["bytes_per_s"] for v in l2bw.values() if isinstance(v, dict) and "bytes_per_s" in v]
     if l2best and "mhz" in clock:
@@ -128,6 +170,13 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
 SAME_SM = ("shared", "l1_hit", "atomic_shared", "barrier", "branch", "const_hit")
 
 
+def issue(ii: float) -> float:
+    """A measured issue interval; within 8 % of a power of two it is taken as that power (the
+    difference is the benchmark loop's own instructions), otherwise kept as measured."""
+    p2 = 2.0 ** round(math.log2(ii))
+    return p2 if abs(ii - p2) <= 0.08 * p2 else round(ii, 3)
+
+
 def apply(spec: dict, lat, pipes, other, source: str, transfer: bool) -> dict:
     note = source + (", same SM as H100 (transferred)" if transfer else "")
     for key, (v, how) in lat.items():
@@ -135,8 +184,8 @@ def apply(spec: dict, lat, pipes, other, source: str, transfer: bool) -> dict:
             continue
         spec["latency"][key] = {"value": max(1, int(round(v))), "source": f"{note}: {how}"}
     for cls, (l, ii, how) in pipes.items():
-        spec["pipes"][cls] = {"latency": max(1, int(round(l))), "issue_interval": round(float(ii), 3),
-                              "source": f"{note}: {how}"}
+        spec["pipes"][cls] = {"latency": max(1, int(round(l))), "issue_interval": issue(float(ii)),
+                              "source": f"{note}: {how} (measured issue interval {ii:.3f})"}
     if not transfer:
         for key in ("dram_bytes_per_s", "l2_bytes_per_clk", "l2_bytes"):
             if key in other:

@@ -27,6 +27,28 @@ def load_suite():
     return mod
 
 
+KEEP = ("gpu__", "sm__", "smsp__", "l1tex__", "lts__", "dram__", "launch__")
+PCT_KEEP = ("gpu__compute_memory_throughput.avg", "gpu__dram_throughput.avg", "sm__throughput.avg",
+            "l1tex__throughput.avg", "lts__throughput.avg", "sm__inst_executed_pipe")
+
+
+def wanted(k: str) -> bool:
+    """The metrics worth keeping: totals and averages, not the min/max/per-unit spread."""
+    if k in ("Kernel Name", "Block Size", "Grid Size"):
+        return True
+    if not k.startswith(KEEP) or ".min" in k or ".max" in k:
+        return False
+    if "pct_of_peak" in k and not k.startswith(PCT_KEEP):
+        return False
+    if k.startswith("launch__") and not k.startswith(LAUNCH_KEEP):
+        return False
+    return ".sum.pct_of_peak" not in k and ".sum.per_cycle" not in k and ".sum.peak" not in k
+
+
+LAUNCH_KEEP = ("launch__registers_per_thread", "launch__occupancy_limit", "launch__shared_mem_per_block",
+               "launch__waves_per_multiprocessor", "launch__grid_size", "launch__block_size")
+
+
 def number(text: str):
     t = text.strip().replace(",", "")
     try:
@@ -55,8 +77,7 @@ def match(cases, rows) -> dict:
             name = r.get("Kernel Name", "").split("(")[0].strip()
             if i not in used and name == c.kernel:
                 used.add(i)
-                out[c.name] = {k: number(v) for k, v in r.items()
-                               if "__" in k or k in ("Kernel Name", "Block Size", "Grid Size")}
+                out[c.name] = {k: number(v) for k, v in r.items() if wanted(k)}
                 break
     return out
 
