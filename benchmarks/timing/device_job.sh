@@ -1,7 +1,7 @@
-# budget: 290
+# budget: 200
 # gpu-exclusive: yes
 # Timing calibration on the GPU (ptxvm.timing, issue 10): microbenchmarks, then the kernel suite
-# timed with CUDA events. Queued as /work/devq/queue/timing_calib.sh; outputs under $R.
+# timed with CUDA events. Queued as /work/devq/queue/timing_calib.sh (batch 1) and timing_calib2.sh (batch 2); outputs under $R.
 set -u
 export PYTHONPATH=$PWD
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; } > "$R/nvidia_smi.txt" 2>&1

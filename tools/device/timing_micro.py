@@ -282,7 +282,7 @@ def m_inst(b):
             f = b.k("lat_" + op)
             for _ in range(2):
                 b.out.fill(0)
-                f((1,), (1,), (a, c, np.int32(32), b.out, b.sink))
+                f((1,), (32,), (a, c, np.int32(32), b.out, b.sink))  # one full warp (shfl needs it)
             b.cp.cuda.runtime.deviceSynchronize()
             cyc, ops = (int(x) for x in b.out[:2].get())
             lat = cyc / ops

@@ -6,8 +6,12 @@
 
 For every case: build its arguments (seed 0), launch once on fresh data and keep a checksum of
 the outputs (and whether they match the case's NumPy check, where it has one), then 3 warm-up
-launches and `reps` launches each timed by its own pair of CUDA events (min / median / max in
-microseconds). The JSON file is rewritten after every case; a failing case records its error.
+launches and two timings of `reps` launches (min / median / max in microseconds):
+  us         queued: a spin kernel holds the GPU while all launches and the events between them
+             are enqueued, so they run back to back and each interval is the kernel's GPU time;
+  us_single  each launch between its own pair of events, synchronizing after each (includes the
+             host's launch latency, ~5 us with CuPy, for kernels shorter than that).
+The JSON file is rewritten after every case; a failing case records its error.
 """
 from __future__ import annotations
 
@@ -71,6 +75,37 @@ class Runner:
     def launch(self, case, f, dev):
         f(tuple(case.grid), tuple(case.block), tuple(dev), shared_mem=case.shared)
 
+    def time_single(self, case, f, dev, reps):
+        """Each launch between its own pair of events, synchronizing after each: includes the
+        host's launch latency (a few us) for kernels shorter than it."""
+        cp = self.cp
+        times = []
+        for _ in range(reps):
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            self.launch(case, f, dev)
+            b.record()
+            b.synchronize()
+            times.append(cp.cuda.get_elapsed_time(a, b) * 1e3)
+        return {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps}
+
+    def time_queued(self, case, f, dev, reps):
+        """A spin kernel first keeps the GPU busy while all `reps` launches and the events between
+        them are enqueued, so they run back to back: each interval is one kernel's GPU time (plus
+        the gap between two kernels, as a stream of launches sees it)."""
+        cp, np = self.cp, self.np
+        spin = self.mod.get_function("spin")
+        events = [cp.cuda.Event() for _ in range(reps + 1)]
+        spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
+        events[0].record()
+        for i in range(reps):
+            self.launch(case, f, dev)
+            events[i + 1].record()
+        events[-1].synchronize()
+        times = [cp.cuda.get_elapsed_time(events[i], events[i + 1]) * 1e3 for i in range(reps)]
+        return {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps,
+                "method": "queued behind a spin kernel, events between back-to-back launches"}
+
     def run_case(self, case, reps):
         cp, np = self.cp, self.np
         host, dev, f = self.prepare(case)
@@ -90,15 +125,8 @@ class Runner:
         for _ in range(3):
             self.launch(case, f, dev)
         cp.cuda.runtime.deviceSynchronize()
-        times = []
-        for _ in range(reps):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            self.launch(case, f, dev)
-            b.record()
-            b.synchronize()
-            times.append(cp.cuda.get_elapsed_time(a, b) * 1e3)
-        res["us"] = {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps}
+        res["us_single"] = self.time_single(case, f, dev, reps)
+        res["us"] = self.time_queued(case, f, dev, reps)
         del dev
         cp.get_default_memory_pool().free_all_blocks()
         return res

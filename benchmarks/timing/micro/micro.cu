@@ -119,10 +119,10 @@ extern "C" __global__ void bw_l1(const float4 *src, int n4, int reps, long long 
     long long t0 = clk();
     for (int r = 0; r < reps; r++)
         for (int i = threadIdx.x; i < n4; i += blockDim.x) {
-            float4 v;
+            float4 v;  // n4 is a power of two; the index moves with r (no hoisting)
             asm volatile("ld.global.ca.v4.f32 {%0,%1,%2,%3}, [%4];"
-                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p + i));
-            acc += v.x + v.w;
+                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p + ((i + 32 * r) & (n4 - 1))));
+            acc += v.x + v.y + v.z + v.w;
         }
     __syncthreads();
     long long t1 = clk();
@@ -142,10 +142,11 @@ extern "C" __global__ void bw_shared(int reps, long long *out, float *sink) {
 #pragma unroll
         for (int k = 0; k < 8; k++) {
             float4 v;
-            unsigned addr = base + 16 * ((threadIdx.x + 32 * k) & 1023);
+            // the index moves with r, so ptxas cannot hoist the loads out of the r loop
+            unsigned addr = base + 16 * ((threadIdx.x + 32 * k + 256 * r) & 1023);
             asm volatile("ld.shared.v4.f32 {%0,%1,%2,%3}, [%4];"
                          : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
-            acc += v.x;
+            acc += v.x + v.y + v.z + v.w;
         }
     }
     __syncthreads();
