@@ -107,3 +107,58 @@ def test_l2_fetch_granularity_and_prefetch_sizes(case):
     addr = (np.arange(loads, dtype=np.uint64) * np.uint64(4096)).reshape(-1, 32)
     mem.load(coalesce(addr, None, 4), op=CacheOp.CG, prefetch=PREFETCH[case["name"]])
     assert mem.counters()["dram_bytes_read"] / loads == pytest.approx(got, rel=0.1)
+
+
+def l1cap_kernel_l1_hits(set_bytes: int, shared_bytes: int) -> int:
+    """l1cap of memory_counters.cu (one CTA of 32 warps reads set_bytes twice) in the model."""
+    gpu = load_gpu("h200")
+    mem = MemoryHierarchy(gpu, 1, shared_bytes_per_sm=shared_bytes + gpu.shared_reserved_per_cta)
+    w = np.arange(32)[:, None] * 32 + LANES
+    for _ in range(2):
+        for it in range(set_bytes // 4096):
+            mem.load(coalesce(((it * 1024 + w) * 4).astype(np.uint64), None, 4))
+    return mem.counters()["l1_hits"]
+
+
+@pytest.mark.parametrize("case", _cases("l1cap"), ids=lambda c: f"set{c['size'] >> 10}K-shared{c['stride'] >> 10}K")
+def test_l1_capacity_follows_the_carveout(case):
+    got = case["counters"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"]
+    assert l1cap_kernel_l1_hits(case["size"], case["stride"]) == got
+
+
+@pytest.mark.parametrize("case", _cases("storeload"), ids=lambda c: c["name"])
+def test_stores_update_but_do_not_allocate_l1_lines(case):
+    mem = MemoryHierarchy(load_gpu("h200"), 1)
+    w = np.arange(32)[:, None] * 32 + LANES
+    rows = [coalesce(((it * 1024 + w) * 4).astype(np.uint64), None, 4) for it in range(4)]
+    if case["name"] == "st_warm":
+        for c in rows:
+            mem.load(c)
+    for c in rows:
+        mem.store(c)
+    before = mem.counters()["l1_hits"]
+    for c in rows:
+        mem.load(c)
+    got = case["counters"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"]
+    assert mem.counters()["l1_hits"] == got + before
+
+
+@pytest.mark.parametrize("case", _cases("storestream"), ids=lambda c: c["name"])
+def test_store_stream_dram_traffic(case):
+    """128 MiB stored once, full lines or 4 B per sector; the model runs at 1/64 scale (L2 and
+    footprint) and DRAM bytes are compared as fractions of the footprint."""
+    from dataclasses import replace
+
+    scale = 64
+    gpu = load_gpu("h200")
+    mem = MemoryHierarchy(replace(gpu, l2_bytes=gpu.l2_bytes // scale), 1)
+    footprint = (128 << 20) // scale
+    step = 32 if case["name"] == "st_partial" else 16     # bytes between lanes
+    lanes = footprint // step
+    addr = (np.arange(lanes, dtype=np.uint64) * np.uint64(step)).reshape(-1, 32)
+    mem.store(coalesce(addr, None, 4 if step == 32 else 16))
+    k = case["counters"]
+    got_w = k["dram__bytes_write.sum"] / (128 << 20)
+    assert mem.counters()["dram_bytes_written"] / footprint == pytest.approx(got_w, abs=0.05)
+    got_r = k["dram__bytes_read.sum"] / (128 << 20)
+    assert mem.counters()["dram_bytes_read"] / footprint == pytest.approx(got_r, abs=0.05)

@@ -80,6 +80,53 @@ __global__ void cold_stream(const float4* in, float4* out, int n) {
     if (acc.x == 12345.f) out[0] = acc;
 }
 
+// ---- L1 capacity under each carveout: read n floats twice (.ca) with `shared` bytes of
+// dynamic shared memory allocated; second-pass L1 hits show what stayed
+__global__ void l1cap(const float* in, float* out, int n) {
+    extern __shared__ float dyn[];
+    float acc = 0.f, x;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(in + i)); acc += x; }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) dyn[0] = acc;
+    out[threadIdx.x] = acc;
+}
+
+// ---- stores: does a store keep (warm) or allocate (cold) an L1 line? 16 KiB per kernel
+__global__ void st_warm(float* buf, float* out) {
+    float acc = 0.f, x;
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) {
+        asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(buf + i)); acc += x; }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x)
+        asm volatile("st.global.f32 [%0], %1;" :: "l"(buf + i), "f"(acc) : "memory");
+    __syncthreads();
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) {
+        asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(buf + i)); acc += x; }
+    out[threadIdx.x] = acc;
+}
+__global__ void st_cold(float* buf, float* out) {
+    float acc = 1.f, x;
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x)
+        asm volatile("st.global.f32 [%0], %1;" :: "l"(buf + i), "f"(acc) : "memory");
+    __syncthreads();
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) {
+        asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(buf + i)); acc += x; }
+    out[threadIdx.x] = acc;
+}
+
+// ---- DRAM traffic of stores larger than L2: full lines, and 4 B per 32-B sector
+__global__ void st_stream(float4* out, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = make_float4(1.f, 2.f, 3.f, 4.f);
+}
+__global__ void st_partial(float* out, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[(long long)i * 8] = 1.f;
+}
+
 static FILE* cases;
 static int n_cases = 0;
 static void note(const char* kind, int size, long long stride, long long offset, unsigned mask,
@@ -170,6 +217,29 @@ int main(int argc, char** argv) {
                                (32 << 20) / 16);
     CHECK(cudaDeviceSynchronize());
     note("cold", 16, 1, 0, ALL, "cold_stream");
+    CHECK(cudaFuncSetAttribute(l1cap, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    const int shared_kib[] = {0, 32, 100, 200};
+    const int set_kib[] = {16, 24, 32, 64, 96, 112, 128, 160, 176, 192, 208, 224};
+    for (int sh_kib : shared_kib)
+        for (int kib : set_kib) {
+            l1cap<<<1, 1024, sh_kib * 1024>>>(reinterpret_cast<const float*>(in), fout, kib * 256);
+            CHECK(cudaDeviceSynchronize());
+            note("l1cap", kib * 1024, sh_kib * 1024, 0, ALL, "l1cap");
+        }
+    st_warm<<<1, 1024>>>(reinterpret_cast<float*>(out + (4 << 20)), fout);
+    CHECK(cudaDeviceSynchronize());
+    note("storeload", 4, 1, 0, ALL, "st_warm");
+    st_cold<<<1, 1024>>>(reinterpret_cast<float*>(out + (8 << 20)), fout);
+    CHECK(cudaDeviceSynchronize());
+    note("storeload", 4, 1, 0, ALL, "st_cold");
+    char* big_out;
+    CHECK(cudaMalloc(&big_out, 128 << 20));
+    st_stream<<<264, 1024>>>(reinterpret_cast<float4*>(big_out), (128 << 20) / 16);
+    CHECK(cudaDeviceSynchronize());
+    note("storestream", 16, 1, 0, ALL, "st_stream");
+    st_partial<<<264, 1024>>>(reinterpret_cast<float*>(big_out), (128 << 20) / 32);
+    CHECK(cudaDeviceSynchronize());
+    note("storestream", 4, 8, 0, ALL, "st_partial");
     fprintf(cases, "]\n");
     fclose(cases);
     return 0;

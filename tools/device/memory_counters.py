@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ncu counters of crafted memory accesses (tools/device/memory_counters.cu), to check
 ptxvm.timing.memory against the GPU: shared-memory wavefronts, global sectors and requests,
-L1 hits under each cache operator, L2 fetch granularity and prefetch sizes, cold DRAM bytes.
+L1 hits under each cache operator, L2 fetch granularity and prefetch sizes, cold DRAM bytes,
+L1 capacity under each shared-memory carveout, stores (L1 allocation, DRAM traffic).
 
 On the GPU machine (nvcc + ncu):
     python3 tools/device/memory_counters.py run OUTDIR
@@ -31,6 +32,12 @@ METRICS = [
     "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
     "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
     "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "lts__t_sectors_srcunit_tex_op_write.sum",
+    "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum",
 ]
 
 
