@@ -34,7 +34,9 @@ class Unit:
         if not self.on_sm90:
             return "unsupported_sm90", f"needs {self.requirement}"
         if not self.cases:
-            return "not_implemented", "no conformance case"
+            if engine_runs(self.opcode):
+                return "untested", "no conformance case yet (the engine runs this opcode)"
+            return "not_implemented", "no conformance case; the engine has no lowering for this opcode"
         by = {}
         for c in self.cases:
             by.setdefault(c.status, []).append(c)
@@ -58,6 +60,19 @@ class Unit:
             return "unsupported_sm90", by["unsupported_sm90"][0].reason
         c = self.cases[0]
         return "not_implemented", f"{c.id}: {c.status} {c.reason}".strip()
+
+
+@lru_cache(maxsize=None)
+def engine_runs(opcode: str) -> bool:
+    """Whether the engine lowers this opcode at all (its own lowering or a lane function). Says
+    nothing of every modifier and type: only a conformance case shows that."""
+    try:
+        from ptxvm.engine.dispatch import ENGINE_LOWERINGS
+        from ptxvm.semantics import families  # noqa: F401  (registers every family)
+        from ptxvm.semantics.registry import SEMANTICS
+    except Exception:  # noqa: BLE001
+        return False
+    return opcode in ENGINE_LOWERINGS or opcode in SEMANTICS
 
 
 def _type_name(v) -> str:
@@ -155,7 +170,7 @@ def build_units(results: list[CaseResult], cases_without_results=()) -> tuple[di
 def summary(units: dict[str, Unit], results: list[CaseResult], unmapped: list, from_table: bool) -> dict:
     from .check import summarize_cases
     s = {"forms_total": len(units), "verified": 0, "differs": 0, "unsupported_sm90": 0,
-         "not_implemented": 0, "undefined": 0}
+         "not_implemented": 0, "untested": 0, "undefined": 0}
     for u in units.values():
         st, _ = u.status()
         s[st] = s.get(st, 0) + 1

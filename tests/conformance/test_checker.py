@@ -116,7 +116,8 @@ def test_unit_status_and_summary():
         return C.CaseResult("x", "f", "add.u32", "add", ["u32"], status, reason)
 
     u = Unit("k", "f", "add", "add.type d, a, b", ("u32",))
-    assert u.status()[0] == "not_implemented"
+    assert u.status()[0] == "untested"  # no case, but the engine runs add
+    assert Unit("k3", "f", "frobnicate", "frobnicate d", ()).status()[0] == "not_implemented"
     u.cases = [res("verified"), res("undefined", "div by zero")]
     assert u.status()[0] == "verified"
     u.cases.append(res("differs", "1/4 lanes differ"))
@@ -127,7 +128,8 @@ def test_unit_status_and_summary():
     s = summary(units, results, unmapped, from_table)
     for k in ("forms_total", "verified", "differs", "unsupported_sm90", "not_implemented"):
         assert k in s
-    assert s["forms_total"] == sum(s[k] for k in ("verified", "differs", "unsupported_sm90", "not_implemented", "undefined"))
+    assert s["forms_total"] == sum(s[k] for k in ("verified", "differs", "unsupported_sm90", "not_implemented",
+                                                  "untested", "undefined"))
 
 
 FAKE_CUPY = {
