@@ -29,7 +29,7 @@ from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of
 from .cuda_driver import CudaError, CudaUnavailableError, runtime
 
-__all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaUnavailableError", "gpu_available"]
+__all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaUnavailableError", "CudaError", "gpu_available"]
 
 
 class CudaKernelFault(KernelFault):
@@ -157,6 +157,7 @@ class GpuKernel:
         start = time.perf_counter()
         rt = self.module.runtime
         loaded = self.module.loaded
+        rt.resolve(loaded, self.name)  # a module the driver rejects is a CudaError, not a fault
         copies = Copies(rt)
         try:
             params, plain = marshal(self.decl, list(args), copies)

@@ -218,6 +218,13 @@ class Runtime:
             k = loaded.kernels[name] = self._wrap(lambda: loaded.object_code.get_kernel(name), "ObjectCode.get_kernel")
         return k
 
+    def resolve(self, loaded: Loaded, name: str) -> None:
+        """Find kernel `name`, JIT-compiling the module if it was not yet (CudaError if that fails)."""
+        if loaded.object_code is not None:
+            self.core_kernel(loaded, name)
+        else:
+            self.function(loaded, name)
+
     def function(self, loaded: Loaded, name: str):
         """The CUfunction of kernel `name` in the current context."""
         f = loaded.functions.get(name)

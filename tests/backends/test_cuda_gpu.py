@@ -209,6 +209,16 @@ def test_cli_compare_and_device(tmp_path):
     assert (np.load(y) == 2 * np.arange(300) + 1).all()
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_ptx_the_driver_rejects_is_a_cuda_error(api):
+    from ptxvm.backends.cuda_driver import CudaError
+
+    text = kernels.HEADER + ".visible .entry z() { .reg .u32 %r1; add.u32 %r1, %r1, %r9; ret; }\n"
+    mod = GpuModule(ptxvm.loads(text, "bad.ptx", verify=False), api=api)  # %r9 is undeclared
+    with pytest.raises(CudaError, match="CUDA_ERROR_INVALID_PTX"):
+        mod["z"].launch(1, 1, [])
+
+
 # Last: a sticky fault resets the context (later tests would see module variables reset).
 @pytest.mark.parametrize("kernel,args", [("t", []), ("bad", [np.uint64(0)])])
 def test_fault_names_kernel_and_cuda_error_and_recovers(kernel, args):
