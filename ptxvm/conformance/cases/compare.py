@@ -65,6 +65,12 @@ def cases():
             C.append(case(F, f"set.{c2}.{d}.{t}", f"d:{d}", f"a:{t} b:{t}", I.key("nary", t, t, arg=1024),
                           variant="pair"))
         C.append(case(F, f"set.{c2}.and.{d}.{t}", f"d:{d}", f"a:{t} b:{t} c:pred", k3, variant="pair"))
+    for d in ("u32", "s32"):  # a boolean combine over scalar bf16 (the pairs above have f16 only)
+        C.append(case(F, f"set.gtu.xor.{d}.bf16", f"d:{d}", "a:bf16 b:bf16 c:pred",
+                      I.key("nary", "bf16", "bf16", "pred", arg=1024), variant="pair"))
+    C.append(case(F, "setp.leu.or.bf16", "p:pred", "a:bf16 b:bf16 c:pred",
+                  I.key("nary", "bf16", "bf16", "pred", arg=1024),
+                  asm="setp.leu.or.bf16 {p}, {a}, {b}, !{c};"))
     for cmp in ("lt", "nan", "equ"):
         C.append(case(F, f"set.{cmp}.ftz.f32.f32", "d:f32", "a:f32 b:f32"))
         C.append(case(F, f"set.{cmp}.ftz.u32.f32", "d:u32", "a:f32 b:f32"))

@@ -47,6 +47,10 @@ def cases():
                   decls="  .reg .pred %t_q;",
                   asm=("and.b32 %t_r3, {a}, 1;\nsetp.ne.u32 %t_q, %t_r3, 0;\nmov.u32 {d}, 0;\n"
                        "@!%t_q bra $L_skip;\nactivemask.b32 {d};\n$L_skip:"), **kw))
+    # vote without .sync: gone from PTX 6.4 on sm_70+ (these document the refusal)
+    why = "vote without .sync is not supported on sm_70+ from PTX ISA 6.4 (ptxas)"
+    C.append(case(F, "vote.all.pred", "d:pred", "a:pred", I.key("vote", "pred"), expect_reject=why, **kw))
+    C.append(case(F, "vote.ballot.b32", "d:b32", "a:pred", I.key("vote", "pred"), expect_reject=why, **kw))
     C.append(case(F, "elect.sync", "d:b32 p:pred", "a:u32", I.key("vote", "u32"),
                   asm=f"elect.sync {{d}}|{{p}}, {FULL};", version="8.0", **kw))
     return mark_ci(C)
