@@ -20,10 +20,14 @@ ONE = 1 << FRACTION_BITS
 GUARD_BITS = 4
 
 
+def fixed_position(x):
+    """x - 0.5 in fixed point (1/256 units, rounded to nearest, ties up) for texel-space positions x."""
+    return clip_index(np.floor((np.asarray(x, np.float64) - 0.5) * ONE + 0.5))
+
+
 def fixed_point(x):
     """(low texel index, weight in 1/256) of linear filtering at texel-space positions x."""
-    t = np.floor((np.asarray(x, np.float64) - 0.5) * ONE + 0.5)
-    t = clip_index(t)
+    t = fixed_position(x)
     return t >> FRACTION_BITS, t & (ONE - 1)
 
 
@@ -42,45 +46,71 @@ def round_half(x):
 
 def corner_weights(weights):
     """Integer weights (1/256 units) of the 2^d corners of a footprint, corners in
-    itertools.product((0, 1), repeat=d) order (first dimension slowest). In 2D the product of the two
-    high weights is rounded to 1/256 and the other corners derived from it, so they sum to one; 3D
-    nests the same rule (the 2D weights of x, y, then each split by z)."""
+    itertools.product((0, 1), repeat=d) order (first dimension slowest). Each z slice (weight
+    s = 1 - c or c; s = 1 in 2D) splits into x = 1 and x = 0 parts, x1 = round(a * s) and
+    s - x1; the x = 1 part splits at y = 1, round(x1 * b), the x = 0 part at y = 0,
+    round(x0 * (1 - b)), the other corner taking the rest; rounding half up. The weights sum to one,
+    and in 2D this is the product rule with a*b rounded (the onehot3d and linear probes)."""
     ws = [np.asarray(w, np.int64) for w in weights]
     if len(ws) == 1:
         a = ws[0]
         return [ONE - a, a]
-    if len(ws) == 2:
-        return _weights_2d(*ws)
-    a, b, c = ws
-    out = []
-    for wxy in _weights_2d(a, b):
-        hi = round_half(wxy * c / ONE).astype(np.int64)
-        out += [wxy - hi, hi]
-    return out
+    a, b = ws[0], ws[1]
+    slices = [np.full_like(a, ONE)] if len(ws) == 2 else [ONE - ws[2], ws[2]]
+    corners = {}
+    for dz, s in enumerate(slices):
+        x1 = _round_mul(a, s)
+        x0 = s - x1
+        w11 = _round_mul(x1, b)
+        w00 = _round_mul(x0, ONE - b)
+        corners[(0, 0, dz)], corners[(0, 1, dz)] = w00, x0 - w00
+        corners[(1, 0, dz)], corners[(1, 1, dz)] = x1 - w11, w11
+    keys = itertools.product((0, 1), repeat=len(ws))
+    return [corners[k + (0,) * (3 - len(ws))] for k in keys]
 
 
-def _weights_2d(a, b):
-    ab = round_half(a * b / ONE).astype(np.int64)
-    return [ONE - a - b + ab, b - ab, a - ab, ab]
+def _round_mul(w, f):
+    """round(w * f / 256), half up, in integers."""
+    return (w * f + ONE // 2) >> FRACTION_BITS
 
 
-def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32):
+def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slices=1):
     """values: (n, c, k) texel values (float, exact in float64); weights: (n, k) integer weights in
-    units of 2^-scale_bits summing to one. The filtered values, rounded to out_dtype."""
+    units of 2^-scale_bits summing to one. The filtered values, rounded to out_dtype.
+
+    `slices` > 1 (3D: the two z slices, corners z fastest): each slice's texels are aligned and
+    truncated on their own and its weighted sum formed exactly; the slice sums are then added on
+    a grid STAGE2_BITS below the largest weighted texel's exponent."""
     v = np.asarray(values, np.float64)
     w = np.asarray(weights, np.int64)[:, None, :]
-    live = np.where(w != 0, np.abs(v), 0.0)
+    bits = np.finfo(out_dtype).nmant + 1 + GUARD_BITS
     with np.errstate(invalid="ignore", over="ignore"):
-        top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1, keepdims=True)
-        e = np.frexp(top)[1]
-        q = np.ldexp(1.0, e - (np.finfo(out_dtype).nmant + 1 + GUARD_BITS))
-        s = np.sum(np.where(w != 0, np.trunc(v / q) * w, 0.0), axis=-1)
-        exact = s * np.ldexp(q[..., 0], -scale_bits)
+        parts = [_aligned_sum(v[..., k::slices], w[..., k::slices], bits) for k in range(slices)]
+        if slices == 1:
+            s = parts[0]
+        else:
+            live = np.where(w != 0, np.abs(v), 0.0)
+            top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1)
+            q = np.ldexp(1.0, np.frexp(top)[1] + scale_bits - STAGE2_BITS)
+            s = sum(np.trunc(p / q) * q for p in parts)
+        exact = s * (1.0 / (1 << scale_bits))
         nonfinite = ~np.isfinite(np.where(w != 0, v, 0.0)).all(axis=-1)
         if nonfinite.any():  # inf / NaN texels: the plain weighted sum
             plain = np.sum(np.where(w != 0, v * w, 0.0), axis=-1) / (1 << scale_bits)
             exact = np.where(nonfinite, plain, exact)
     return round_nearest_away(exact, out_dtype)
+
+
+STAGE2_BITS = 39
+
+
+def _aligned_sum(v, w, bits):
+    """sum(v * w) with the texels that carry weight aligned to the largest one's exponent e and
+    truncated toward zero to multiples of 2^(e - bits); exact."""
+    live = np.where(w != 0, np.abs(v), 0.0)
+    top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1, keepdims=True)
+    q = np.ldexp(1.0, np.frexp(top)[1] - bits)
+    return np.sum(np.where(w != 0, np.trunc(v / q) * w, 0.0), axis=-1) * q[..., 0]
 
 
 def round_nearest_away(x, dtype=np.float32):

@@ -136,6 +136,14 @@ def _read_all(readers, ctx, lanes, n, dt=None):
     return None if readers is None else [_bcast(r(ctx, lanes), n, dt) for r in readers]
 
 
+def _offsets_read(offs, ctx, lanes, n):
+    """tex's texel offsets: 4-bit signed fields (-8..7); other values wrap (measured on the H200;
+    tld4 takes -10..9 as they are)."""
+    if offs is None:
+        return None
+    return [((o.astype(np.int64) + 8) & 15) - 8 for o in _read_all(offs, ctx, lanes, n, np.int32)]
+
+
 def _write(writers, pred, ctx, lanes, vals, n):
     vals = vals.view(np.uint32) if vals.dtype.itemsize == 4 and vals.dtype.kind == "f" else vals
     for i, w in enumerate(writers):
@@ -191,7 +199,7 @@ def lower_tex(lowerer, instr, m, scope):
         _check_geometry(tex, geom)
         cs = _read_all(coords, ctx, lanes, n)
         lay = None if layer is None else _bcast(layer(ctx, lanes), n)
-        o = _read_all(offs, ctx, lanes, n, np.int32)
+        o = _offsets_read(offs, ctx, lanes, n)
         c = None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32)
         lv = None if lod is None else _bcast(lod(ctx, lanes), n, np.float32)
         if base:
@@ -242,7 +250,7 @@ def lower_tld4(lowerer, instr, m, scope):
         _check_geometry(tex, geom)
         vals = tex.gather(_read_all(coords, ctx, lanes, n), comp,
                           layer=None if layer is None else _bcast(layer(ctx, lanes), n),
-                          offsets=_read_all(offs, ctx, lanes, n, np.int32),
+                          offsets=_read_all(offs, ctx, lanes, n, np.int32),  # not wrapped: -10..9 measured
                           compare=None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32))
         _write(writers, pred, ctx, lanes, vals, n)
 

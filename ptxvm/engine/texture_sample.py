@@ -52,21 +52,28 @@ def layer_index(tex, layer) -> np.ndarray:
     return np.minimum(idx, count - 1) * per
 
 
+NORM_FRACTION_BITS = 21
+
+
+def normalized_to_texels(u, size):
+    """u * size as the hardware forms it: u truncated (floor) to 21 fraction bits, then scaled
+    exactly (the normcoord_* probes)."""
+    q = np.floor(np.asarray(u, np.float32).astype(np.float64) * (1 << NORM_FRACTION_BITS))
+    return q * (size / (1 << NORM_FRACTION_BITS))
+
+
 def _scaled(tex, x, d, k):
     """Texel-space positions along dimension d at mip level k."""
-    x = np.asarray(x, np.float32)
     size = tex.level_size(k)[d]
     if tex.normalized_coords:
-        return (x * np.float32(size)).astype(np.float64)
-    return x.astype(np.float64) * (size / tex.size[d])
+        return normalized_to_texels(x, size)
+    return np.asarray(x, np.float32).astype(np.float64) * (size / tex.size[d])
 
 
 def _index(tex, i, d, k):
     """(texel indices inside level k, in-range mask or None) after dimension d's address mode."""
     n = tex.level_size(k)[d]
-    mode = tex.address_mode[d]
-    if not tex.normalized_coords and mode in ("wrap", "mirror"):
-        mode = "clamp"
+    mode = _mode(tex, d)
     if mode == "clamp":
         return np.clip(i, 0, n - 1), None
     if mode == "border":
@@ -204,12 +211,21 @@ def _filter_level(tex, k, lay, coords, offsets, compare):
         return vals
     lows, weights = [], []
     for d in range(tex.dims):
-        base, wt = F.fixed_point(pts[d])
+        t = F.fixed_position(pts[d])
         if offsets is not None:
-            base = base + offsets[d]
-        lows.append(base)
-        weights.append(wt)
+            t = t + (offsets[d] << F.FRACTION_BITS)
+        if _mode(tex, d) == "clamp":  # the position itself is clamped: an edge texel gets all the weight
+            t = np.clip(t, 0, (tex.level_size(k)[d] - 1) << F.FRACTION_BITS)
+        lows.append(t >> F.FRACTION_BITS)
+        weights.append(t & (F.ONE - 1))
     return _linear(tex, k, lay, lows, weights, compare)
+
+
+def _mode(tex, d):
+    mode = tex.address_mode[d]
+    if not tex.normalized_coords and mode in ("wrap", "mirror"):
+        return "clamp"
+    return mode
 
 
 def _linear(tex, k, lay, lows, weights, compare):
@@ -230,7 +246,7 @@ def _linear(tex, k, lay, lows, weights, compare):
     if fixed is not None and compare is None:
         return F.blend_unorm(vals, wts, signed=tex.dtype.kind == "i")
     out_dt = np.float16 if tex.dtype == np.float16 else np.float32
-    return F.blend(vals, wts, out_dtype=out_dt).astype(np.float32)
+    return F.blend(vals, wts, out_dtype=out_dt, slices=2 if tex.dims == 3 else 1).astype(np.float32)
 
 
 def _fixed_texels(tex, k):
