@@ -215,16 +215,10 @@ PROBES = GOLDENS / "texture_probes.npz"
 META = json.loads((GOLDENS / "texture_probes.meta.json").read_text())["probes"] if PROBES.exists() else {}
 RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 # Where the engine is not yet bit-exact, the largest difference it may have (in the value's units);
-# every other probe must match bit for bit (the f32/f16 blend and the u8 normalized-float filter
-# are exact: texture_filter.py). Left: the normalized-coordinate conversion near weight ties, the
-# 3D weights and the s8 normalized-float blend.
+# every other probe must match bit for bit (texture_filter.py / texture_sample.py: the fixed-point
+# positions and weights, the blend, normalized coordinates, the u8 normalized-float filter).
 TOLERANCE = {
-    # normalized coordinates: one sample of 2048 whose u * size lies within ~1e-5 of a rounding tie
-    # of the 1/256 weight gets the neighbouring weight on the GPU
-    "mode_clamp_linear": 2e-2, "mode_wrap_linear": 2e-2, "mode_mirror_linear": 2e-2,
-    "mode_wrap_mirror_linear": 2e-2,
-    "s8_normfloat_linear": 3.1e-5,  # one step of the 16-bit result in ~4% of the samples
-    "tex3d_linear": 3e-2,
+    "s8_normfloat_linear": 3.1e-5,  # one step of the 16-bit result in ~1% of the samples
 }
 
 
