@@ -303,6 +303,41 @@ def mma_sp(a, b, c, cols, shape: str, atype: str, btype: str, ctype: str, dtype:
     return d[:, :, 0, :]
 
 
+QGMMA_ALIGN_BITS = 13   # wgmma with e4m3/e5m2 inputs: grid bits below the largest nominal exponent
+QGMMA_F32_BITS = 14     # ... and the significant bits an .f32 result keeps (truncated)
+
+
+def _keep_significant(total, bits: int):
+    """Truncate integers toward zero to their `bits` leading significant bits."""
+    mag = np.abs(total).astype(np.uint64)
+    width = np.zeros(mag.shape, np.int64)
+    m = mag.copy()
+    for sh in (32, 16, 8, 4, 2, 1):
+        big = m >= (np.uint64(1) << np.uint64(sh))
+        width += np.where(big, sh, 0)
+        m = np.where(big, m >> np.uint64(sh), m)
+    width += (mag > 0)
+    drop = np.maximum(width - bits, 0).astype(np.uint64)
+    mag = (mag >> drop) << drop
+    return np.where(total < 0, -mag.astype(np.int64), mag.astype(np.int64))
+
+
+def qgmma(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray:
+    """wgmma.mma_async with e4m3/e5m2 inputs (sm_90a QGMMA, native): one fused step like HMMA but
+    on the grid 2^(E-13); an .f32 result then keeps 14 significant bits (truncated toward zero),
+    an .f16 result is the fused sum rounded to nearest f16 (measured on an H200)."""
+    prods = Terms.products(a, b, FORMATS[atype], FORMATS[btype])
+    fmt = F32 if dtype == "f32" else F16
+    parts, summary = _with(prods, Terms.scalar(c, fmt))
+    total, q, negzero = fused_sum(parts, QGMMA_ALIGN_BITS)
+    if dtype == "f32":
+        return _round(_keep_significant(total, QGMMA_F32_BITS), q, negzero, F32, Rounding.RZ, summary.special())
+    return _round(total, q, negzero, F16, Rounding.RN, summary.special())
+
+
 def wgmma_float(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray:
-    """Floating-point wgmma.mma_async (sm_90a): one fused step over all of K and D, as HMMA."""
+    """Floating-point wgmma.mma_async (sm_90a): f16/bf16/tf32 one fused step over all of K and D,
+    exactly as HMMA; e4m3/e5m2 the coarser QGMMA step."""
+    if atype in ("e4m3", "e5m2"):
+        return qgmma(a, b, c, atype, btype, ctype, dtype)
     return hmma(a, b, c, atype, btype, ctype, dtype)

@@ -183,3 +183,30 @@ def test_wgmma_with_an_exited_thread_of_the_warpgroup_faults():
     mod = ptxvm.loads(WG_PARTIAL)
     with pytest.raises(ptxvm.KernelFault, match="warpgroup"):
         mod.kernel("k").launch(1, 128, [np.zeros(4, np.uint32)])
+
+
+def test_selectors_ptxas_takes_but_the_gpu_traps_on_fault():
+    # m16n8k32 .f16 with an .f32 accumulator: ptxas 13 accepts selectors 2 and 3, the H200 stops
+    # the kernel with an illegal instruction (tools/device/mma_sp_probe.py, batch of 2026-11-22)
+    ptx = _sp_module("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", 3, 4, 4, 4, 4)
+    mod = ptxvm.loads(ptx)
+    with pytest.raises(ptxvm.KernelFault, match="illegal instruction: sparsity selector 3"):
+        mod.kernel("k").launch(1, 32, [np.zeros(32 * 13, np.uint32), np.zeros(32 * 4, np.uint32)])
+
+
+@pytest.mark.parametrize("shape,atype,lanes", [("m16n8k16", "f16", {0}), ("m16n8k32", "bf16", {0, 1}),
+                                               ("m16n8k32", "s8", {0, 1}), ("m16n8k64", "e4m3", {0, 1, 2, 3}),
+                                               ("m16n8k128", "u4", {0, 1, 2, 3})])
+def test_metadata_lanes_per_quad(shape, atype, lanes):
+    meta = L.sparse_meta(shape, atype)
+    lane, bit = L.sparse_nibble_positions(meta, 0)
+    assert {int(x) % 4 for x in lane.ravel()} == lanes
+    # every metadata bit of those lanes is used exactly once
+    used = {(int(a), int(b) + i) for a, b in zip(lane.ravel(), bit.ravel()) for i in range(4)}
+    assert len(used) == 4 * meta.rows * meta.nibbles
+    if meta.row_words:  # 8- and 4-bit types: one row per register
+        rows = {}
+        for r in range(meta.rows):
+            for a in lane[r]:
+                rows.setdefault(int(a), set()).add(r)
+        assert all(len(v) == 1 for v in rows.values())

@@ -280,6 +280,7 @@ class SparseMeta:
     nibbles: int    # metadata nibbles per row
     threads: int    # lanes per quad that hold metadata (the selector range is 4 // threads)
     pair: int       # dense elements named by one index (2 for int4, else 1); tf32 uses halves
+    row_words: bool = False  # 8- and 4-bit types: each lane's register holds one row's nibbles
 
     @property
     def selectors(self) -> int:
@@ -292,15 +293,19 @@ def sparse_meta(shape: str, atype: str) -> SparseMeta:
     bits = BITS[atype]
     group = SP_GROUP[bits]
     nib = K // group
-    return SparseMeta(M, K, group, group // 2, nib, nib // 4, 2 if bits == 4 else 1)
+    return SparseMeta(M, K, group, group // 2, nib, nib // 4, 2 if bits == 4 else 1, bits <= 8)
 
 
 def sparse_nibble_positions(meta: SparseMeta, sel: int) -> tuple[np.ndarray, np.ndarray]:
     """(lane, bit) of the nibble of each (row, group): arrays [M, nibbles]."""
     r = np.arange(meta.rows)[:, None]
     G = np.arange(meta.nibbles)[None, :]
-    lane = 4 * (r % 8) + sel * meta.threads + G // 4
-    bit = 4 * (G % 4) + 16 * (r // 8)
+    if meta.row_words:
+        lane = 4 * (r % 8) + sel * meta.threads + 2 * (G // 8) + r // 8
+        bit = 4 * (G % 8) + 0 * r
+    else:
+        lane = 4 * (r % 8) + sel * meta.threads + G // 4
+        bit = 4 * (G % 4) + 16 * (r // 8)
     return np.broadcast_to(lane, (meta.rows, meta.nibbles)), np.broadcast_to(bit, (meta.rows, meta.nibbles))
 
 

@@ -5,14 +5,19 @@ Descriptor (64 bits): start address >> 4 in bits 0-13, leading-dimension byte of
 16-29, stride-dimension byte offset >> 4 in 32-45, base offset in 49-51, swizzle mode in 62-63
 (0 none, 1 128B, 2 64B, 3 32B).
 
-A K-major operand (A without transpose, B without transpose: rows of the M or N dimension,
-K contiguous) is built of 8-row groups SBO bytes apart. Without swizzling a group holds core
-matrices of 8 rows x 16 bytes, LBO bytes apart along K, rows 16 bytes apart; with a swizzle of
-W bytes a group is an atom of 8 rows of W bytes. An MN-major operand (imm-trans = 1) is the same
-with the roles of the two dimensions exchanged: 8 k-rows of W (or 16) bytes along M/N, LBO
-apart along M/N and SBO apart along K. Swizzling exchanges 16-byte chunks within each W-byte
-row: address bits 4.. XOR address bits 7.. (as many bits as W/16 needs), on the address the
-element would have without swizzling.
+Measured on an H200 (tools/device/wgmma_probe.py, docs/notes/matrix-numerics.md):
+
+* K-major operand (A or B without transpose: rows of the M or N dimension, K contiguous):
+  8-row groups SBO bytes apart. Without swizzling a group holds core matrices of 8 rows x 16
+  bytes (rows 16 bytes apart), LBO bytes apart along K; with a swizzle of W bytes a group is an
+  atom of 8 rows of W bytes (LBO unused: one instruction's K fits in the atom).
+* MN-major operand (imm-trans = 1): the same with the dimensions exchanged, 8 k-rows of 16 (or
+  W) bytes along M/N, but the offsets differ by mode: without swizzling LBO steps along K (8-row
+  groups) and SBO along M/N (16-byte chunks); with a swizzle, LBO steps along M/N (W-byte atoms)
+  and SBO along K.
+* Swizzling exchanges 16-byte chunks within each W-byte row: address bits 4.. XOR bits 7.. (as
+  many bits as W/16 needs) of the address the element would have unswizzled, the row phase
+  counted from the base offset: ((address >> 7) - base offset) mod 8 for 128B.
 """
 from __future__ import annotations
 
@@ -49,7 +54,7 @@ def swizzle_address(addr: np.ndarray, swizzle: int, base_offset: int = 0) -> np.
         return addr
     nbits = {128: 3, 64: 2, 32: 1}[w]
     mask = (1 << nbits) - 1
-    row = ((addr >> 7) + base_offset) & mask
+    row = ((addr >> 7) - base_offset) & mask
     return addr ^ (row << 4)
 
 
@@ -65,8 +70,10 @@ def element_offsets(rows: int, k: int, elem_bits: int, desc: Descriptor, mn_majo
     else:
         row, colb = kk, r * elem_bits // 8
         lead, stride = desc.lbo, desc.sbo
-    if w == 0:
-        off = (row // 8) * (stride if not mn_major else stride) + (colb // 16) * lead + (row % 8) * 16 + colb % 16
+    if w == 0 and mn_major:  # measured: LBO steps along K (8-row groups), SBO along M/N (16-byte chunks)
+        off = (row // 8) * lead + (colb // 16) * stride + (row % 8) * 16 + colb % 16
+    elif w == 0:
+        off = (row // 8) * stride + (colb // 16) * lead + (row % 8) * 16 + colb % 16
     else:
         off = (row // 8) * stride + (colb // w) * lead + (row % 8) * w + colb % w
     addr = desc.start + off
