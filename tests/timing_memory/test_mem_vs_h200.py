@@ -162,3 +162,36 @@ def test_store_stream_dram_traffic(case):
     assert mem.counters()["dram_bytes_written"] / footprint == pytest.approx(got_w, abs=0.05)
     got_r = k["dram__bytes_read.sum"] / (128 << 20)
     assert mem.counters()["dram_bytes_read"] / footprint == pytest.approx(got_r, abs=0.05)
+
+
+L2HOT = {
+    "l2hot_normal": (EvictPriority.NORMAL, CacheOp.CG, EvictPriority.NORMAL),
+    "l2hot_last": (EvictPriority.LAST, CacheOp.CG, EvictPriority.NORMAL),
+    "l2hot_first": (EvictPriority.NORMAL, CacheOp.CG, EvictPriority.FIRST),
+    "l2hot_cs": (EvictPriority.NORMAL, CacheOp.CS, EvictPriority.NORMAL),
+}
+
+
+@pytest.mark.parametrize("case", _cases("l2hot"), ids=lambda c: c["name"])
+def test_l2_eviction_priorities_keep_or_lose_a_hot_set(case):
+    """A hot set read with .cg (and an L2 priority), a stream twice the L2, the hot set again;
+    the model runs at 1/64 scale and the reload's L2 hit fraction is compared."""
+    from dataclasses import replace
+
+    hot_evict, stream_op, stream_evict = L2HOT[case["name"]]
+    scale = 64
+    gpu = load_gpu("h200")
+    mem = MemoryHierarchy(replace(gpu, l2_bytes=gpu.l2_bytes // scale), 1)
+
+    def rows(base, nbytes):
+        return coalesce((np.arange(nbytes // 4, dtype=np.uint64) * np.uint64(4) + np.uint64(base)).reshape(-1, 32),
+                        None, 4)
+
+    hot, stream = rows(0, case["stride"] // scale), rows(8 << 20, case["offset"] // scale)
+    mem.load(hot, op=CacheOp.CG, l2_evict=hot_evict)
+    mem.load(stream, op=stream_op, l2_evict=stream_evict)
+    before = mem.counters()["l2_hits"]
+    mem.load(hot, op=CacheOp.CG)
+    model = (mem.counters()["l2_hits"] - before) / len(hot.sectors)
+    got = case["counters"]["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / (case["stride"] // 32)
+    assert model == pytest.approx(got, abs=0.1)

@@ -127,6 +127,43 @@ __global__ void st_partial(float* out, int n) {
         out[(long long)i * 8] = 1.f;
 }
 
+// ---- L2 eviction priorities: all SMs load a 4 MiB hot set, stream 128 MiB, reload the hot
+// set (L1 not allocated), phases separated by a grid barrier (one CTA per SM, all resident)
+__device__ void grid_sync(unsigned* bar, unsigned target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1u);
+        while (atomicAdd(bar, 0u) < target) {}
+        __threadfence();
+    }
+    __syncthreads();
+}
+#define L2HOT_KERNEL(NAME, HOTPOL, STREAMPOL, STREAMLD)                                      \
+__global__ void NAME(const float* hot, int n_hot, const float* stream, int n_stream,            \
+                     float* out, unsigned* bar) {                                               \
+    float acc = 0.f, x;                                                                          \
+    unsigned long long hp, sp;                                                                   \
+    asm volatile("createpolicy.fractional.L2::" HOTPOL ".b64 %0, 1.0;" : "=l"(hp));             \
+    asm volatile("createpolicy.fractional.L2::" STREAMPOL ".b64 %0, 1.0;" : "=l"(sp));          \
+    int tid = blockIdx.x * blockDim.x + threadIdx.x, nt = gridDim.x * blockDim.x;               \
+    for (int i = tid; i < n_hot; i += nt) {                                                     \
+        asm volatile("ld.global.cg.L2::cache_hint.f32 %0, [%1], %2;"                            \
+                     : "=f"(x) : "l"(hot + i), "l"(hp)); acc += x; }                              \
+    grid_sync(bar, gridDim.x);                                                                   \
+    for (int i = tid; i < n_stream; i += nt) {                                                  \
+        asm volatile(STREAMLD : "=f"(x) : "l"(stream + i), "l"(sp)); acc += x; }                 \
+    grid_sync(bar, 2 * gridDim.x);                                                               \
+    for (int i = tid; i < n_hot; i += nt) {                                                     \
+        asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(x) : "l"(hot + i)); acc += x; }       \
+    out[tid] = acc;                                                                              \
+}
+#define HINTED "ld.global.cg.L2::cache_hint.f32 %0, [%1], %2;"
+L2HOT_KERNEL(l2hot_normal, "evict_normal", "evict_normal", HINTED)
+L2HOT_KERNEL(l2hot_last, "evict_last", "evict_normal", HINTED)
+L2HOT_KERNEL(l2hot_first, "evict_normal", "evict_first", HINTED)
+L2HOT_KERNEL(l2hot_cs, "evict_normal", "evict_normal", "ld.global.cs.f32 %0, [%1]; // %2")
+
 static FILE* cases;
 static int n_cases = 0;
 static void note(const char* kind, int size, long long stride, long long offset, unsigned mask,
@@ -240,6 +277,19 @@ int main(int argc, char** argv) {
     st_partial<<<264, 1024>>>(reinterpret_cast<float*>(big_out), (128 << 20) / 32);
     CHECK(cudaDeviceSynchronize());
     note("storestream", 4, 8, 0, ALL, "st_partial");
+    int n_sm = 0;
+    CHECK(cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, 0));
+    unsigned* bar;
+    CHECK(cudaMalloc(&bar, sizeof(unsigned)));
+    char* l2buf;
+    CHECK(cudaMalloc(&l2buf, 136 << 20));
+    CHECK(cudaMemset(l2buf, 0, 136 << 20));
+    const float* l2hot = reinterpret_cast<const float*>(l2buf);
+    const float* l2stream = reinterpret_cast<const float*>(l2buf + (8 << 20));
+#define RUN_L2HOT(K) CHECK(cudaMemset(bar, 0, sizeof(unsigned)));                                \
+    K<<<n_sm, 1024>>>(l2hot, (4 << 20) / 4, l2stream, (128 << 20) / 4, fout, bar);             \
+    CHECK(cudaDeviceSynchronize()); note("l2hot", 4, 4 << 20, 128 << 20, ALL, #K);
+    RUN_L2HOT(l2hot_normal) RUN_L2HOT(l2hot_last) RUN_L2HOT(l2hot_first) RUN_L2HOT(l2hot_cs)
     fprintf(cases, "]\n");
     fclose(cases);
     return 0;
