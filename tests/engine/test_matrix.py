@@ -376,10 +376,13 @@ EVEN:
 KERNEL_GOLDENS = pathlib.Path(__file__).resolve().parents[1] / "goldens" / "kernels"
 
 
-@pytest.mark.parametrize("case_name", ["wmma_gemm_f16_f32", "wmma_tile_f16_f16"])
+@pytest.mark.parametrize("case_name", ["wmma_gemm_f16_f32", "wmma_tile_f16_f16", "mma_ldmatrix_gemm_f32",
+                                       "mma_ldmatrix_gemm_f16", "wgmma_gemm_f16_f32"])
 def test_wmma_kernels_match_the_gpu_bit_for_bit(case_name):
-    """The CUDA wmma kernels of tests/kernels/cases.py (ADVANCED_CASES), recorded on an H200 by
-    tools/device/mma_probe.py --kernels (record_kernels.record_case): every output bit equal."""
+    """The tensor-core kernels of tests/kernels/cases.py (ADVANCED_CASES: nvcc wmma, inline-PTX
+    ldmatrix + mma.sync + stmatrix, inline-PTX wgmma with 128B-swizzled descriptors), recorded on
+    an H200 by record_kernels.record_case (tools/device/mma_probe.py record_kernel_cases): every
+    output bit equal."""
     import importlib.util
     import sys
 
