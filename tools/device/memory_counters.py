@@ -59,15 +59,26 @@ def run(out: str) -> int:
     metrics = [m for m in METRICS if m.split(".")[0] in known] or METRICS
     with open(os.path.join(out, "status.txt"), "w") as f:
         f.write(f"ncu={ncu}\nmetrics={','.join(metrics)}\ndropped={sorted(set(METRICS) - set(metrics))}\n")
-    cases = os.path.join(out, "cases.json")
-    r = subprocess.run([ncu, "--csv", "--page", "raw", "--log-file", os.path.join(out, "ncu.csv"),
-                        "--metrics", ",".join(metrics), exe, cases], capture_output=True, text=True)
-    with open(os.path.join(out, "ncu_app.log"), "w") as f:
-        f.write(r.stdout[-20000:] + "\n--- stderr ---\n" + r.stderr[-20000:])
+    rc = 0
+    # the grid-barrier (l2hot) kernels run in their own ncu session: a hang there keeps the rest
+    for group, extra, limit in (("", [], 150), ("_l2hot", ["l2hot"], 60)):
+        cases = os.path.join(out, f"cases{group}.json")
+        try:
+            r = subprocess.run([ncu, "--csv", "--page", "raw", "--log-file", os.path.join(out, f"ncu{group}.csv"),
+                                "--metrics", ",".join(metrics), exe, cases, *extra],
+                               capture_output=True, text=True, timeout=limit)
+            log, code = r.stdout[-20000:] + "\n--- stderr ---\n" + r.stderr[-20000:], r.returncode
+        except subprocess.TimeoutExpired:
+            log, code = f"timed out after {limit} s", 124
+        with open(os.path.join(out, f"ncu_app{group}.log"), "w") as f:
+            f.write(log)
+        with open(os.path.join(out, "status.txt"), "a") as f:
+            f.write(f"ncu{group} rc={code}\n")
+        rc = rc or code
     with open(os.path.join(out, "status.txt"), "a") as f:
-        f.write(f"ncu rc={r.returncode}\ndate={datetime.date.today().isoformat()}\n")
+        f.write(f"date={datetime.date.today().isoformat()}\n")
     os.remove(exe)
-    return r.returncode
+    return rc
 
 
 def _number(s: str):
@@ -79,19 +90,32 @@ def _number(s: str):
     return int(v) if v.is_integer() else v
 
 
-def unpack(out: str, dest: str) -> int:
-    with open(os.path.join(out, "cases.json")) as f:
-        cases = json.load(f)
-    with open(os.path.join(out, "ncu.csv"), newline="") as f:
-        lines = [ln for ln in f if not ln.startswith("==")]
+def _group(out: str, group: str):
+    """(case, header, row) of one ncu session; none if the session left no complete record."""
+    try:
+        with open(os.path.join(out, f"cases{group}.json")) as f:
+            cases = json.load(f)
+        with open(os.path.join(out, f"ncu{group}.csv"), newline="") as f:
+            lines = [ln for ln in f if not ln.startswith("==")]
+    except (OSError, ValueError):
+        return []
     rows = list(csv.reader(lines))
+    if len(rows) < 2:
+        return []
     header, data = rows[0], rows[2:]  # row 1 holds the units
     if len(data) != len(cases):
-        raise SystemExit(f"{len(data)} profiled launches for {len(cases)} cases")
+        raise SystemExit(f"ncu{group}.csv: {len(data)} profiled launches for {len(cases)} cases")
+    return [(c, header, r) for c, r in zip(cases, data)]
+
+
+def unpack(out: str, dest: str) -> int:
+    records = _group(out, "") + _group(out, "_l2hot")
+    if not records:
+        raise SystemExit(f"no complete ncu record under {out}")
     status = open(os.path.join(out, "status.txt")).read()
     date = next((ln.split("=", 1)[1] for ln in status.splitlines() if ln.startswith("date=")), "")
     result = {"recorder": "tools/device/memory_counters.py", "device": "H200", "date": date, "cases": []}
-    for case, row in zip(cases, data):
+    for case, header, row in records:
         rec = dict(case)
         rec["counters"] = {h: _number(v) for h, v in zip(header, row)
                            if h in METRICS and _number(v) is not None}
@@ -99,7 +123,7 @@ def unpack(out: str, dest: str) -> int:
     with open(dest, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
-    print(f"wrote {dest} ({len(cases)} cases)")
+    print(f"wrote {dest} ({len(records)} cases)")
     return 0
 
 
