@@ -174,7 +174,19 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "timing-accuracy.md"))
     ap.add_argument("--json", default=None)
+    ap.add_argument("--from-json", default=None,
+                    help="re-render the table from an earlier run's JSON (no profiling)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        saved = read_json(args.from_json)
+        ncu = read_json(os.path.join(RESULTS, f"ncu_{args.gpu}.json"))
+        for r in saved["rows"]:
+            if r["case"] in ncu:
+                r["ncu"] = ncu_view(ncu[r["case"]])
+        with open(args.out, "w") as f:
+            f.write(render(saved["rows"], args.gpu, saved["meta"]))
+        print(f"wrote {args.out}")
+        return 0
 
     from ptxvm.timing.gpu import load_gpu
 

@@ -29,7 +29,7 @@ def load_suite():
 
 KEEP = ("gpu__", "sm__", "smsp__", "l1tex__", "lts__", "dram__", "launch__")
 PCT_KEEP = ("gpu__compute_memory_throughput.avg", "gpu__dram_throughput.avg", "sm__throughput.avg",
-            "l1tex__throughput.avg", "lts__throughput.avg", "sm__inst_executed_pipe")
+            "l1tex__throughput.avg", "lts__throughput.avg", "sm__inst_executed_pipe", "sm__warps_active.avg")
 
 
 def wanted(k: str) -> bool:
