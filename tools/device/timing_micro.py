@@ -231,6 +231,29 @@ def m_bw_l1(b):
     return res
 
 
+def m_scatter(b):
+    """Accesses per second for 1-sector-per-lane (stride 32 words) vs coalesced (stride 1) reads
+    and writes, on an L2-resident buffer (16 MiB) and a DRAM-sized one (1 GiB)."""
+    cp, np = b.cp, b.np
+    res = {}
+    count = 1 << 26
+    for mib in (16, 1024):
+        n = mib * 1024 * 1024 // 4
+        buf = cp.zeros(n, dtype=cp.float32)
+        for stride in (1, 32):
+            for op in ("read", "write"):
+                if op == "read":
+                    fn = lambda: b.k("scatter_read")((132 * 16,), (256,), (buf, np.int64(n), np.int32(stride), np.int64(count), b.sink))
+                else:
+                    fn = lambda: b.k("scatter_write")((132 * 16,), (256,), (buf, np.int64(n), np.int32(stride), np.int64(count)))
+                t = b.events_ms(fn, reps=5)
+                t["accesses_per_s"] = count / (t["min_ms"] * 1e-3)
+                t["sectors_per_s"] = t["accesses_per_s"] * (1 if stride == 32 else 1 / 8)
+                res[f"{op}_stride{stride}_{mib}MiB"] = t
+        del buf
+    return res
+
+
 def m_bw_l2(b):
     cp, np = b.cp, b.np
     res = {}
@@ -397,6 +420,7 @@ ITEMS = {
     "chase_shared": m_chase_shared, "chase_const": m_chase_const, "inst": m_inst, "mma": m_mma,
     "control": m_control, "banks": m_banks, "atomics": m_atomics, "bw_dram": m_bw_dram,
     "bw_l2": m_bw_l2, "bw_shared": m_bw_shared, "bw_dram_rw": m_bw_dram_rw, "bw_l1": m_bw_l1,
+    "scatter": m_scatter,
 }
 
 

@@ -130,6 +130,21 @@ extern "C" __global__ void bw_l1(const float4 *src, int n4, int reps, long long 
     if (acc == 1234.5f) sink[0] = acc;
 }
 
+// Scattered sectors: thread i touches word (i * stride) mod n of a buffer (stride 32 words: one
+// 32-B sector per lane, 32 sectors per request); grid-stride over `count` accesses.
+extern "C" __global__ void scatter_read(const float *buf, long long n, int stride, long long count, float *sink) {
+    float acc = 0.f;
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step)
+        acc += __ldcg(buf + ((i * stride) & (n - 1)));
+    if (acc == 1234.5f) sink[0] = acc;
+}
+extern "C" __global__ void scatter_write(float *buf, long long n, int stride, long long count) {
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step)
+        buf[(i * stride) & (n - 1)] = (float)i;
+}
+
 // Shared-memory bandwidth: every thread reads float4 words from shared memory `reps` times.
 extern "C" __global__ void bw_shared(int reps, long long *out, float *sink) {
     __shared__ float4 s[1024];
