@@ -152,6 +152,18 @@ def derive(micro: dict) -> tuple[dict, dict, dict]:
         other["dram_bytes_per_s"] = (other["dram_read_bytes_per_s"][0], "1 GiB float4 read-only stream (min time of 10)")
     elif best:
         other["dram_bytes_per_s"] = other["dram_copy_bytes_per_s"]
+    sc = it.get("scatter", {})
+    for key, v in sc.items():
+        if isinstance(v, dict) and "sectors_per_s" in v and "stride32" in key:
+            other[f"scatter_{key}_sectors_per_clk"] = (v["sectors_per_s"] / (clock.get("mhz", 1980.0) * 1e6),
+                                                       "one 32-B sector per lane (stride 32 words), whole GPU")
+    shb = it.get("bw_shared", {})
+    if isinstance(shb, dict) and 0 < shb.get("bytes_per_clk_per_sm", 1e9) <= 256:
+        other["shared_ldv4_bytes_per_clk_per_sm"] = (shb["bytes_per_clk_per_sm"], "ld.shared.v4, 1024 threads per SM")
+    if ok("shfl") and inst["shfl"]["lanes_per_clk_per_sm"] <= 64:
+        iadd = inst["iadd"]["latency_cycles"] if ok("iadd") else 4.0
+        other["shfl_latency"] = (inst["shfl"]["latency_cycles"] - iadd, "shfl.sync.bfly chain, one warp (add.u32 subtracted)")
+        other["shfl_lanes_per_clk_per_sm"] = (inst["shfl"]["lanes_per_clk_per_sm"], "shfl.sync.bfly + add.u32, 32 warps/SM")
     l1bw = it.get("bw_l1", {})
     l1best = [v["bytes_per_clk_per_sm"] for v in l1bw.values() if isinstance(v, dict)]
     if l1best:
