@@ -398,6 +398,54 @@ class CubinBackend(MP.CupyBackend):
         super().run(ptx, kernel, grid, block, args, shared)
 
 
+def compact_experiments(P, rng):
+    """The committed golden (small): descriptor layouts of every swizzle mode and major-ness with
+    element codes, then per form one experiment of several CTAs, each CTA a different generator
+    (adversarial data), A alternately from registers and from a 128B-swizzled descriptor; integer,
+    b1, imm-scale, imm-trans and scale-d variants."""
+    global IMG
+    IMG = 16384
+    t, k = "f16", 16
+    labels = {"kmaj_none_l256_s128", "kmaj_sw128_s1024", "kmaj_sw64_s512", "kmaj_sw32_s256", "kmaj_sw128_start32",
+              "kmaj_sw128_start256_base2", "mnmaj_none_l256_s128", "mnmaj_sw128_l1024_s2048", "mnmaj_sw64_l512_s1024",
+              "mnmaj_sw32_l256_s512"}
+    for label, desc, mn in layout_descs(BITS[t], 64):
+        if label not in labels:
+            continue
+        cases = [{"img": codes_image(t, part), "adesc": 0, "bdesc": desc.encode(), "a": a_regs_from(identity_a(t, k), t, k),
+                  "d": np.zeros((128, 8), np.uint32), "scale_d": 0} for part in code_parts(t)]
+        run_case(P, f"wg/layout/B/{t}/m64n16k16/{label}", "m64n16k16", "f32", t, t, cases, True,
+                 imm=(1, 1, 0, 1 if mn else 0), extra={"generator": "codes", "layout": label, "mn_major": mn})
+    A0, B0 = D(0, 128, 256, 0), D(4096, 128, 256, 0)
+    A1, B1 = D(0, 16, 1024, 1), D(8192, 16, 1024, 1)
+    f8 = [MP.g_wide, MP.g_cancel, MP.g_gap, MP.g_special]
+    f16 = [MP.g_cancel, MP.g_special]
+    forms = [("m64n8k16", "f32", "f16", "f16", f16, True), ("m64n8k16", "f16", "f16", "f16", f16, False),
+             ("m64n8k16", "f32", "bf16", "bf16", f16, False), ("m64n8k8", "f32", "tf32", "tf32", f16, True),
+             ("m64n8k32", "f32", "e4m3", "e4m3", f8, False), ("m64n8k32", "f16", "e4m3", "e4m3", f8, True),
+             ("m64n8k32", "f32", "e5m2", "e4m3", f8, True), ("m64n8k32", "f16", "e5m2", "e5m2", f8[:3], False)]
+    for shape, dt, at, bt, gens, ar in forms:
+        cases = [random_case(rng, g, shape, dt, at, bt, ar, A1, B1) for g in gens]
+        run_case(P, f"wg/num/{shape}.{dt}.{at}.{bt}/mix/{'regs' if ar else 'desc'}", shape, dt, at, bt, cases, ar,
+                 extra={"generator": "mix:" + ",".join(g.__name__ for g in gens)})
+    for shape, at, bt, sat, ar in (("m64n8k32", "s8", "s8", True, True), ("m64n8k32", "u8", "s8", False, False),
+                                   ("m64n8k256", "b1", "b1", False, True)):
+        gens = (MP.g_int, MP.g_int_sat) if at != "b1" else (MP.g_int,)
+        cases = [random_case(rng, g, shape, "s32", at, bt, ar, A0, B0) for g in gens]
+        run_case(P, f"wg/num/{shape}.{'sat.' if sat else ''}s32.{at}.{bt}/mix/{'regs' if ar else 'desc'}", shape, "s32",
+                 at, bt, cases, ar, sat=sat, extra={"generator": "mix"})
+    AT, BT = D(0, 256, 128, 0), D(8192, 256, 128, 0)       # MN-major, no swizzle
+    AT1, BT1 = D(0, 1024, 2048, 1), D(8192, 1024, 2048, 1)  # MN-major, 128B swizzle
+    for shape, dt, at, imm, (ad, bd), mn in (("m64n8k16", "f32", "f16", (-1, 1, 1, 0), (AT, B0), (True, False)),
+                                             ("m64n8k16", "f32", "bf16", (1, -1, 0, 1), (A1, BT1), (False, True)),
+                                             ("m64n8k16", "f16", "f16", (1, 1, 1, 1), (AT1, BT), (True, True)),
+                                             ("m64n8k32", "f32", "e4m3", (-1, -1, 0, 0), (A0, B1), (False, False))):
+        cases = [random_case(rng, MP.g_cancel, shape, dt, at, at, False, ad, bd, mn=mn),
+                 random_case(rng, MP.g_wide, shape, dt, at, at, False, ad, bd, mn=mn, scale_d=0)]
+        run_case(P, f"wg/imm/{shape}.{dt}.{at}/{'_'.join(map(str, imm))}/desc", shape, dt, at, at, cases, False, imm=imm,
+                 extra={"generator": "g_cancel,g_wide(scale-d 0)", "mn_major": list(mn)})
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -413,7 +461,7 @@ def main(argv=None):
     rng = np.random.default_rng(90)
     for sec in a.sections.split(","):
         try:
-            {"layout": layout_experiments, "num": numeric_experiments}[sec](P, rng)
+            {"layout": layout_experiments, "num": numeric_experiments, "compact": compact_experiments}[sec](P, rng)
         except Exception:  # noqa: BLE001
             traceback.print_exc()
     arrays = dict(P.arrays)
