@@ -1,7 +1,8 @@
 """Warp-level matrix instructions: fragment layouts, GEMMs against NumPy, and the tensor cores'
 arithmetic against what an H200 did.
 
-tests/goldens/matrix/matrix_probe.{npz,json} were written by tools/device/mma_probe.py on the GPU:
+tests/goldens/matrix/*.{npz,json} were written on the GPU by tools/device/mma_probe.py (mma, wmma,
+ldmatrix/stmatrix), mma_sp_probe.py (mma.sp), wgmma_probe.py (wgmma) and wmma_colcd_probe.py:
 every experiment is a PTX kernel with its inputs and the outputs the GPU wrote. `replay` runs the
 same kernel on ptxvm and compares every output bit for bit. The other tests build inputs here
 (index codes, exactly representable values) and need no GPU.
@@ -58,11 +59,12 @@ def _meta(stem):
 
 
 def _forms():
-    """(file, experiment group) pairs: mma experiments grouped by instruction (one test per form)."""
+    """(file, experiment group) pairs: mma, mma.sp and wgmma experiments grouped by instruction (one
+    test per form)."""
     out = set()
     for stem in STEMS:
         for n, m in _meta(stem).items():
-            if m["kind"] == "mma" and m["status"] == "recorded":
+            if m["kind"] in ("mma", "mma.sp", "wgmma") and m["status"] == "recorded":
                 out.add((stem, n.rsplit("/", 1)[0] if not n.startswith("crafted/") else n))
     return sorted(out)
 
