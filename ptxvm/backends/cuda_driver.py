@@ -89,7 +89,6 @@ _SHARED: dict = {}  # ordinal -> _DeviceState
 class Loaded:
     """One PTX module loaded in the current context."""
 
-    runtime: "Runtime"
     library: object  # CUlibrary or CUmodule
     object_code: object = None  # cuda.core ObjectCode (api "core")
     kernels: dict = field(default_factory=dict)  # name -> cuda.core Kernel
@@ -199,10 +198,10 @@ class Runtime:
             code = ptx.encode()
             make = self.core.ObjectCode.from_ptx
             oc = self._wrap(lambda: make(code, name=name) if _takes_name(self.core) else make(code), "ObjectCode.from_ptx")
-            return Loaded(self, None, object_code=oc)
+            return Loaded(None, object_code=oc)
         d = self.driver
         module = self.check(d.cuModuleLoadDataEx(image, 0, [], []), "cuModuleLoadDataEx")
-        return Loaded(self, module)
+        return Loaded(module)
 
     def library(self, loaded: Loaded):
         """The CUlibrary (cuda.core >= 0.2) or CUmodule holding the module's code."""
