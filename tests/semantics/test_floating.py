@@ -533,7 +533,8 @@ def test_approx_special_values():
 
 
 def test_approx_accuracy_within_isa_bounds():
-    """Our approximations are (nearly) correctly rounded, so well inside the ISA's bounds."""
+    """Every approximation stays inside the ISA's bounds (the bit-exact MUFU models too: their
+    bits are pinned by tests/semantics/test_approx_goldens.py)."""
     rng = np.random.default_rng(1)
     x = np.concatenate([rng.uniform(-2 * np.pi, 2 * np.pi, 4000), rng.uniform(0.5, 2, 2000)]).astype(np.float32)
     pos = np.abs(x) + np.float32(1e-3)
@@ -560,10 +561,6 @@ def test_approx_accuracy_within_isa_bounds():
         elif kind == "ulp":
             err = err / ulp(exact)
         assert err.max() <= bound, (spelling, err.max(), bound)
-        # and in fact within half an ulp (+ float64 evaluation noise) of the exact value; lg2
-        # rounds toward zero (closest to the H200), so within one ulp
-        limit = 1.0 if spelling.startswith("lg2") else 0.5
-        assert (np.abs(got - exact) / ulp(exact)).max() <= limit + 1e-6, spelling
 
 
 def test_div_approx_and_full():
@@ -617,7 +614,10 @@ def test_f64_upper_word_approximations():
     assert rs.view(np.uint64)[0] == 0x7FFFFFFF00000000 and rs.view(np.uint64)[1] == 0x7FFFFFFF00000000
     assert rs[2:].tolist() == [0.0, np.inf, -np.inf, np.inf, -np.inf]
     r = run("rsqrt.approx.f64", np.array([4.0, 2.0, 0.0, -1.0]))
-    assert r[:3].tolist() == [0.5, 1 / math.sqrt(2.0), np.inf] and np.isnan(r[3])
+    # 1/sqrt(2) comes out one ulp above the rounded value, as on the H200 (the same significand
+    # as conformance floating/rsqrt.approx.f64 lanes 2 and 3: 0x...6a09e667f3bcd)
+    assert r[[0, 2]].tolist() == [0.5, np.inf] and np.isnan(r[3])
+    assert r.view(np.uint64)[1] == 0x3FE6A09E667F3BCD
 
 
 def test_legacy_defaults():

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...numerics import ieee64, mufu
 from ...numerics.encode import round_float64
 from ...numerics.nans import f64_nan
 from ...numerics.formats import F32, FloatFormat, flush_subnormal, to_float64
@@ -68,16 +69,69 @@ FUNCTIONS = {
     "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
 }
 
+# The MUFU operations measured bit for bit (numerics.mufu), on f32 bits.
+MUFU = {"rcp": mufu.rcp, "rsqrt": mufu.rsq, "sqrt": mufu.sqrt, "ex2": mufu.ex2}
 
-# Small choices fitted to the H200 goldens (see the module docstring): the rounding direction of
-# the final float64 -> f32 step (lg2: 95% of the lanes agree toward zero, 50% to nearest), and
-# inputs the hardware flushes even without .ftz (sin of a subnormal is +-0 there).
+# Small choices fitted to the H200 goldens for the functions not yet bit-exact (see the module
+# docstring): the rounding direction of the final float64 -> f32 step (lg2: 95% of the lanes
+# agree toward zero, 50% to nearest), and inputs the hardware flushes even without .ftz.
 ROUND = {"lg2": Rounding.RZ}                  # else RN
 FLUSH_INPUT = {"sin", "cos"}                  # subnormal inputs read as zero, .ftz or not
+
+_TINY = np.float32(2.0 ** -126)
+_BIG = np.float32(2.0 ** 126)
+_TWO24 = np.float32(2.0 ** 24)
+
+
+def _bits(a):
+    return np.asarray(a, dtype=np.float32).view(np.uint32)
+
+
+def _f32(bits):
+    return np.asarray(bits, dtype=np.uint32).view(np.float32)
+
+
+def _fmul(a, b, ftz: bool = False):
+    """FMUL{.FTZ} (round to nearest) on f32 lanes."""
+    if ftz:
+        return flush32(np.multiply(flush32(a), flush32(b)))
+    return np.multiply(np.float32(a) if np.isscalar(a) else a, b)
+
+
+def _scaled_mufu(core, a, scale_in, scale_out):
+    """ptxas' wrapper for the forms without .ftz: |a| < 2**-126 is multiplied by scale_in before
+    the MUFU operation and its result by scale_out (both FMUL, round to nearest)."""
+    tiny = np.abs(a) < _TINY
+    x = np.where(tiny, a * scale_in, a)
+    r = _f32(core(_bits(x)))
+    return np.where(tiny, r * scale_out, r)
+
+
+def _mufu_f32(name: str, ftz: bool, a):
+    core = MUFU[name]
+    if ftz:
+        return _f32(core(_bits(a)))
+    if name == "rcp":      # x * s, MUFU.RCP, s * r with s = 2**24 (tiny), 0.25 (|x| > 2**126)
+        s = np.where(np.abs(a) < _TINY, _TWO24, np.float32(1.0))
+        s = np.where(np.abs(a) > _BIG, np.float32(0.25), s).astype(np.float32)
+        return s * _f32(core(_bits(a * s)))
+    if name == "sqrt":
+        return _scaled_mufu(core, a, _TWO24, np.float32(2.0 ** -12))
+    if name == "rsqrt":
+        return _scaled_mufu(core, a, _TWO24, np.float32(4096.0))
+    # ex2: a < -126 is halved and the result squared (FMUL), keeping subnormal results
+    low = a < np.float32(-126.0)
+    r = _f32(core(_bits(np.where(low, a * np.float32(0.5), a))))
+    return np.where(low, r * r, r)
 
 
 def f32_unary(name: str, ftz: bool):
     """`<name>.approx{.ftz}.f32 d, a` on float32 lanes."""
+    if name in MUFU:
+        @quiet
+        def exact(a):
+            return canon32(_mufu_f32(name, ftz, np.asarray(a, dtype=np.float32)))
+        return exact
     fn = FUNCTIONS[name]
     mode = ROUND.get(name, Rounding.RN)
     flush_in = ftz or name in FLUSH_INPUT
@@ -95,83 +149,93 @@ def f32_unary(name: str, ftz: bool):
     return lanes
 
 
-_TWO24 = np.float32(2.0 ** 24)
-
-
 def div_approx_f32(ftz: bool):
-    """div.approx{.ftz}.f32: d = a * (1/b), each step rounded to f32. The reciprocal of
-    |b| > 2**126 is below the normal range and is flushed, so there d is a signed zero, or NaN
-    when a is infinite, as the ISA says. Without .ftz a subnormal b is scaled by 2**24 first and
-    the quotient scaled back (the H200 gives finite quotients there: 2**-126 / 2**-149 = 2**23)."""
+    """div.approx{.ftz}.f32 as ptxas emits it: MUFU.RCP(b) then one FMUL by a. Without .ftz a
+    subnormal b first has both operands multiplied by 2**24 (so a tiny b gives a finite
+    quotient, and a huge a may then overflow)."""
 
     @quiet
     def lanes(a, b):
         a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
         if ftz:
-            a, b = flush32(a), flush32(b)
-            tiny = None
-        else:
-            tiny = (np.abs(b) < np.float32(2.0 ** -126)) & (b != 0)
-            if tiny.any():
-                b = np.where(tiny, b * _TWO24, b)
-            else:
-                tiny = None
-        r = flush32((1.0 / b.astype(np.float64)).astype(np.float32))
-        d = np.multiply(a, r)
-        if tiny is not None:
-            d = np.where(tiny, d * _TWO24, d)
-        d = canon32(d)
-        return flush32(d) if ftz else d
+            return canon32(_fmul(a, _f32(mufu.rcp(_bits(b))), ftz=True))
+        tiny = np.abs(b) < _TINY
+        a, b = np.where(tiny, a * _TWO24, a), np.where(tiny, b * _TWO24, b)
+        return canon32(_f32(mufu.rcp(_bits(b))) * a)
 
     return lanes
 
 
 def div_full_f32(ftz: bool):
-    """div.full{.ftz}.f32: modelled as the correctly rounded quotient (ISA bound 2 ulp). The f64
-    quotient rounded to f32 is the RN quotient (53 >= 2*24 + 2: no double-rounding error)."""
+    """div.full{.ftz}.f32 as ptxas emits it: like div.approx, and |b| > 2**126 first has both
+    operands multiplied by 0.25 (so 1/b stays normal); no refinement step."""
 
     @quiet
     def lanes(a, b):
         a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+        big = np.abs(b) > _BIG
         if ftz:
-            a, b = flush32(a), flush32(b)
-        d = canon32((a.astype(np.float64) / b.astype(np.float64)).astype(np.float32))
-        return flush32(d) if ftz else d
+            q = np.float32(0.25)
+            a = np.where(big, _fmul(a, q, True), flush32(a))
+            b = np.where(big, _fmul(b, q, True), flush32(b))
+            return canon32(_fmul(_f32(mufu.rcp(_bits(b))), a, ftz=True))
+        tiny = np.abs(b) < _TINY
+        s = np.where(big, np.float32(0.25), np.where(tiny, _TWO24, np.float32(1.0))).astype(np.float32)
+        a, b = a * s, b * s
+        return canon32(_f32(mufu.rcp(_bits(b))) * a)
 
     return lanes
 
 
-def _upper_word_ftz(a):
-    """a[63:32] as an f64 with the low word zero; subnormal (exponent 0) inputs flushed."""
-    hi = np.asarray(a, dtype=np.float64).view(np.uint64) & _HI
-    hi = np.where((hi & _EXP64) == 0, hi & _SIGN64, hi)
-    return hi.view(np.float64)
+_MUFU64H = {"rcp": mufu.rcp64h, "rsqrt": mufu.rsq64h}
 
 
 def f64_hi_unary(name: str):
-    """rcp.approx.ftz.f64 / rsqrt.approx.ftz.f64: d[63:32] = f(a[63:32]), d[31:0] = 0; NaN ->
-    0x7fffffff00000000; subnormal inputs and results flushed to signed zero."""
-    fn = FUNCTIONS[name]
+    """rcp.approx.ftz.f64 / rsqrt.approx.ftz.f64: one MUFU.RCP64H / RSQ64H on a[63:32];
+    d[31:0] = 0 (a's low word is ignored; NaN -> 0x7fffffff00000000)."""
+    core = _MUFU64H[name]
 
     @quiet
     def lanes(a):
-        r = fn(_upper_word_ftz(a))
-        bits = round_float64(r, F64HI, Rounding.RZ)   # truncated: closest to the H200 (see above)
-        bits = flush_subnormal(bits, F64HI)   # 1.11.20 subnormals: exponent field 0
-        return bits.view(np.float64)
+        hi = (np.asarray(a, dtype=np.float64).view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+        return (core(hi).astype(np.uint64) << np.uint64(32)).view(np.float64)
 
     return lanes
 
 
+def _dfma(a, b, c):
+    return ieee64.fma(a.view(np.uint64), b.view(np.uint64), c.view(np.uint64)).view(np.float64)
+
+
+def _rsqrt64_newton(x):
+    """ptxas' step after MUFU.RSQ64H: y0 = rsq64h(x), e = 1 - x*y0*y0, y = y0 + (0.5 + 0.375e)(y0 e)."""
+    hi = (x.view(np.uint64) >> np.uint64(32)).astype(np.uint32)
+    y0 = (mufu.rsq64h(hi).astype(np.uint64) << np.uint64(32)).view(np.float64)
+    e = _dfma(x, -(y0 * y0), np.ones_like(x))
+    c = _dfma(e, np.full_like(x, 0.375), np.full_like(x, 0.5))
+    return _dfma(c, y0 * e, y0)
+
+
 def rsqrt_approx_f64():
+    """rsqrt.approx.f64 as ptxas emits it: MUFU.RSQ64H and one Newton-like step in f64 FMAs.
+    Positive subnormals are scaled by 2**54 first (the result by 2**27); +-0 -> +-inf,
+    +inf -> +0, NaN -> the input quieted, other negative inputs -> 0xfff8000000000000."""
     @quiet
     def lanes(a):
-        a = np.asarray(a, dtype=np.float64)
-        r = 1.0 / np.sqrt(a)
-        nan = np.isnan(r)
-        if nan.any():   # as f64 arithmetic: a's NaN quieted, or the default NaN for a < 0
-            return f64_nan(nan, r.view(np.uint64), (a.view(np.uint64),), (0,)).view(np.float64)
-        return r
+        x = np.asarray(a, dtype=np.float64)
+        bits = x.view(np.uint64)
+        hi = (bits >> np.uint64(32)).astype(np.int64)
+        sub = (hi < 0x00100000) & (x != 0)
+        xs = np.where(sub, x * 2.0 ** 54, x)
+        y = _rsqrt64_newton(xs)
+        y = np.where(sub, y * 2.0 ** 27, y)
+        y = np.where(x == 0, np.copysign(np.inf, x), y)
+        y = np.where(np.isposinf(x), 0.0, y)
+        out = y.view(np.uint64)
+        out = np.where(np.signbit(x) & (x != 0), np.uint64(0xFFF8000000000000), out)
+        nan = np.isnan(x)
+        out = np.where(nan, bits | np.uint64(0x0008000000000000), out)
+        return out.view(np.float64)
 
     return lanes
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Build ptxvm/numerics/data/mufu_tables.npz from the measurements of tools/device/approx_probe.py.
+
+    python tools/build_mufu_tables.py PROBE_OUTPUT_DIR
+
+Each table is the H200's MUFU result over one binade (two for the square roots) of inputs,
+stored as its difference from ptxvm.numerics.mufu.BASES (int8, lzma). The probe's windows hold
+the hardware result as its distance from the float64 reference rounded to f32, which for these
+inputs is BASES' own definition (IEEE-exact operations; exp2 is nowhere near an f32 tie).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+
+from ptxvm.numerics import mufu  # noqa: E402
+
+
+def _ordered(b):
+    mag = (b & 0x7FFFFFFF).astype(np.int64)
+    return np.where((b >> 31) != 0, -mag, mag)
+
+
+def window(d, op, start, ref):
+    z = np.load(os.path.join(d, f"win_{op}_{start:08x}.npz"))
+    dd = z["d8"].astype(np.int64)
+    hw = (_ordered(ref) + dd).astype(np.uint32)       # all results positive here
+    hw[z["esc_idx"]] = z["esc_hw"]
+    return hw
+
+
+def main(d: str) -> None:
+    out = {}
+    f32 = lambda v: v.astype(np.float32).view(np.uint32)  # noqa: E731
+    x12 = mufu._x_1_2(23)
+    x14 = mufu._x_1_4(23)
+    hw = {
+        "rcp": window(d, "rcp.approx.ftz.f32", 0x3F800000, f32(1.0 / x12)),
+        "rsq": window(d, "rsqrt.approx.ftz.f32", 0x3F800000, f32(1.0 / np.sqrt(x14))),
+        "sqrt": window(d, "sqrt.approx.ftz.f32", 0x3F800000, f32(np.sqrt(x14))),
+        # ex2 over [1, 2) is 2 * 2**frac: the table is that result halved
+        "ex2": window(d, "ex2.approx.ftz.f32", 0x3F800000, f32(np.exp2(x12))) - np.uint32(1 << 23),
+    }
+    for name in ("rcp64h", "rsq64h"):
+        op = "rcp.approx.ftz.f64" if name == "rcp64h" else "rsqrt.approx.ftz.f64"
+        z = np.load(os.path.join(d, f"f64hi_{op}.npz"))
+        assert int(z["win_start"]) == 0x3FF00000
+        hw[name] = z["win_hi"][: (1 << 20) if name == "rcp64h" else (1 << 21)]
+    for name, t in hw.items():
+        delta = t.astype(np.int64) - mufu.BASES[name]().astype(np.int64)
+        assert np.abs(delta).max() < 128, (name, np.abs(delta).max())
+        vals, counts = np.unique(delta, return_counts=True)
+        print(name, t.size, dict(zip(vals.tolist(), counts.tolist())))
+        out[name] = mufu.encode_deltas(delta)
+    path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_tables.npz")
+    np.savez(path, **out)
+    print(path, os.path.getsize(path), "bytes")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
