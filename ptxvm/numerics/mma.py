@@ -100,27 +100,29 @@ def _with(terms: Terms, acc: Terms) -> tuple[list, Terms]:
         Terms(None, None, None, None, terms.nan | acc.nan, terms.pinf | acc.pinf, terms.ninf | acc.ninf)
 
 
+_PRE = 32  # pre-shift: every term's left shift onto the grid is at most 21 bits, significands at most 24
+
+
 def fused_sum(parts, align_bits: int = ALIGN_BITS):
     """Sum of the terms in `parts` (each (sign, sig, exp, frac) with a last axis of terms) on the
     grid 2^(Emax - align_bits), each term truncated toward zero onto it first.
 
-    Returns (total, q, all_negative_zero): the sum is total * 2^q exactly."""
+    Returns (total, q, None): the sum is total * 2^q exactly."""
     emax = None
     for sign, sig, exp, frac in parts:
         e = np.where(sig != 0, exp, _NEG_INF_EXP).max(axis=-1)
         emax = e if emax is None else np.maximum(emax, e)
     q = emax - align_bits
     total = 0
-    negzero = True
     for sign, sig, exp, frac in parts:
-        sh = q[..., None] - (exp - frac)  # aligned = sig * 2^(exp - frac - q)
-        right = np.clip(sh, 0, 63)
-        left = np.clip(-sh, 0, 62)
-        v = np.where(sh >= 0, sig >> right, sig << left)
-        v = np.where(sh >= 63, 0, v)
-        total = total + np.where(sign, -v, v).sum(axis=-1)
-        negzero = negzero & (sign & (sig == 0)).all(axis=-1)
-    return total, q, negzero
+        # aligned = sig * 2^(exp - frac - q), truncated toward zero: (sig << _PRE) >> (q - exp + frac + _PRE)
+        sh = np.subtract((q + (frac + _PRE))[..., None], exp)
+        np.clip(sh, 0, 63, out=sh)
+        v = np.left_shift(sig, _PRE)
+        np.right_shift(v, sh, out=v)
+        np.negative(v, out=v, where=np.broadcast_to(sign, v.shape))
+        total = total + v.sum(axis=-1)
+    return total, q, None
 
 
 def _round(total, q, negzero, fmt: FloatFormat, mode: Rounding, special) -> np.ndarray:
