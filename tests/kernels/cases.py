@@ -992,6 +992,15 @@ def _advanced_cases() -> list:
     C.append(Case("mbarrier_bulk_copy", ptx("mbarrier"), "mbarrier_bulk_copy", 4, 128, [
         In("in", normal(4 * 128 * 4)), Out("out", np.float32, 4 * 128 * 4)],
         feature="cp.async.bulk", notes="TMA bulk copy completed through mbarrier tx-count"))
+
+    # the cluster probes of tests/engine/async_cases.py (PTX kept outside the nvcc corpus)
+    probes = "../../kernels/ptx/cluster_probes.sm_90.ptx"
+    C.append(Case("dsmem_histogram", probes, "dsmem_histogram", 8, 64, [
+        In("in", integers(500, 0, 2**31, np.uint32)), Out("hist", np.uint32, 128), Scalar("u32", 500)],
+        feature="cluster", notes="red.shared::cluster on mapa addresses; .reqnctapercluster 4"))
+    C.append(Case("remote_mbarrier", probes, "remote_mbarrier", 6, 32, [
+        Out("out", np.uint32, 96), Out("info", np.uint32, 96 * 4)], feature="cluster",
+        notes="st.shared::cluster and mbarrier.arrive on another CTA's barrier; getctarank, isspacep"))
     return C
 
 
