@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numerics import ieee32
+from ..numerics import ieee32, ieee64
 
 OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
 
@@ -66,14 +66,19 @@ def combiner(op: str, ptx_type: str) -> Combiner:
     raise ValueError(f"unknown atomic operation {op}")
 
 
-def element_combiner(op: str, t: str, ftz: bool = False) -> Combiner:
+def element_combiner(op: str, t: str, global_memory: bool = False) -> Combiner:
     """The per-element update of atom/red on element type `t` (raw bits for f16/bf16/x2 and b128
-    pairs; float32/float64 views for f32/f64). `ftz`: atom.add.f32 on global memory, which
-    flushes subnormal inputs and results (ISA 9.7.13.5; canonical NaN as every f32 add)."""
+    pairs; float32/float64 views for f32/f64). On global memory (`global_memory`) the H200's
+    float adds differ from the shared-memory ones: atom.add.f32 flushes subnormal inputs and
+    results (ISA 9.7.13.5), and atom.add.f64 returns a NaN operand as it is, not quieted; on
+    shared memory both round like add.f32 / add.f64 (docs/hardware-notes.md, "Atomics")."""
     if t == "f32" and op == "add":
-        return Combiner(op, lambda old, b: ieee32.add(old.view(np.uint32), b.view(np.uint32), ftz=ftz).view(np.float32))
+        return Combiner(op, lambda old, b: ieee32.add(old.view(np.uint32), b.view(np.uint32),
+                                                      ftz=global_memory).view(np.float32))
     if t == "f64" and op == "add":
-        return Combiner(op, _f64_add)
+        if global_memory:
+            return Combiner(op, _f64_add_global)
+        return Combiner(op, lambda old, b: ieee64.add(old.view(np.uint64), b.view(np.uint64)).view(np.float64))
     if t in HALF_TYPES:
         return _half_combiner(op, t)
     if t == "b128":
@@ -104,9 +109,9 @@ def _f64_nan(bits):
     return ((bits & _F64_EXP) == _F64_EXP) & ((bits & _F64_FRAC) != 0)
 
 
-def _f64_add(old, b):
-    """atom.add.f64: a NaN operand comes back as it is (not quieted; the H200 returns the source
-    operand's signalling NaN unchanged), the operand b's first."""
+def _f64_add_global(old, b):
+    """atom.add.f64 on global memory: a NaN operand comes back as it is (not quieted; the H200
+    returns a signalling NaN unchanged, from either side), b's first."""
     with np.errstate(all="ignore"):
         s = old + b
     ob, bb = old.view(np.uint64), b.view(np.uint64)

@@ -399,9 +399,9 @@ def lower_atom(lowerer, instr, m, scope):
     srcs = [_atomic_reader(lowerer, o, t, scope) for o in operands[:2]]
     value_dt = np.dtype(np.uint64) if t == "b128" else numpy_dtype(t)
     width = 16 if t == "b128" else value_dt.itemsize
-    f32_add = t == "f32" and op == "add"
+    by_space = t in ("f32", "f64") and op == "add"  # global and shared memory round differently
     combine = atomics.element_combiner(op, t)
-    combine_ftz = atomics.element_combiner(op, t, ftz=True) if f32_add else combine
+    combine_global = atomics.element_combiner(op, t, global_memory=True) if by_space else combine
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
@@ -417,7 +417,7 @@ def lower_atom(lowerer, instr, m, scope):
         if t == "b128":
             old = atomics.apply128(buf.view(np.uint64), offsets // np.uint64(8), combine, vals)
         else:
-            comb = combine_ftz if f32_add and _global_target(acc, addr) else combine
+            comb = combine_global if by_space and _global_target(acc, addr) else combine
             idx = offsets // np.uint64(width)
             if count > 1:  # vector atomics: each element is its own atomic (ISA 9.7.13.5)
                 idx = (idx[:, None] + np.arange(count, dtype=np.uint64)).reshape(-1)
@@ -476,7 +476,7 @@ def _atomic_writer(lowerer, node, t, scope):
 
 
 def _global_target(acc, addr) -> bool:
-    """Whether an atomic goes to global memory (atom.add.f32 flushes subnormals there only)."""
+    """Whether an atomic goes to global memory (where float adds round differently)."""
     if isinstance(acc, SpaceAccess):
         return acc.space == "global"
     return not classify_generic(addr).any()

@@ -32,7 +32,7 @@ def adder(t: str, space: str):
     """fn(old_bits, b_bits) -> new bits, as one atomic add of type t rounds it."""
     from ptxvm.engine import atomics
 
-    comb = atomics.element_combiner("add", t, ftz=(t == "f32" and space == "global"))
+    comb = atomics.element_combiner("add", t, global_memory=(space == "global"))
     view = {"f32": np.float32, "f64": np.float64}.get(t)
     if t == "u32":
         return lambda o, b: (np.uint32(o) + np.uint32(b)).astype(np.uint32)
@@ -43,41 +43,48 @@ def adder(t: str, space: str):
     return lambda o, b: np.asarray(comb.fn(np.array([o], dt), np.array([b], dt)))[0]
 
 
-def chain(init, olds, vals, add, final=None):
+def chain(init, olds, vals, add, final=None, budget=200000):
     """The lane order of one word's updates, or None if the old values are no serialisation of
-    single rounded adds (depth-first over lanes that saw the same value)."""
-    n = len(olds)
+    single rounded adds. At a word value v every lane that saw v goes while the word holds v:
+    first those whose add leaves v unchanged (in lane order: they commute), then one that
+    changes it; the choice of that one is searched depth first (the value may come back to v)."""
     by_old: dict = {}
     for i, o in enumerate(olds):
         by_old.setdefault(int(o), []).append(i)
-    used = np.zeros(n, bool)
-    order: list = []
-    stack = [(int(init), 0)]  # (current value, index into the candidate list)
-    cur = int(init)
-    budget = 20000
-    while len(order) < n:
-        budget -= 1
-        if budget < 0:
+    used = np.zeros(len(olds), bool)
+    steps = [0]
+
+    def go(cur, order):
+        steps[0] += 1
+        if steps[0] > budget:
             return None
+        if len(order) == len(olds):
+            return order if final is None or cur == int(final) else None
         cands = [i for i in by_old.get(cur, []) if not used[i]]
-        k = stack[-1][1]
-        if k < len(cands):
-            stack[-1] = (cur, k + 1)
-            lane = cands[k]
-            used[lane] = True
-            order.append(lane)
-            cur = int(add(olds[lane], vals[lane]))
-            stack.append((cur, 0))
-            continue
-        stack.pop()  # dead end: undo the last choice
-        if not order:
+        if not cands:
             return None
-        lane = order.pop()
-        used[lane] = False
-        cur = stack[-1][0]
-    if final is not None and cur != int(final):
+        same = [i for i in cands if int(add(olds[i], vals[i])) == cur]
+        moving = [i for i in cands if i not in same]
+        for i in same:
+            used[i] = True
+        if not moving:
+            got = go(cur, order + same)
+            if got is None:
+                for i in same:
+                    used[i] = False
+            return got
+        for m in moving:
+            used[m] = True
+            got = go(int(add(olds[m], vals[m])), order + same + [m])
+            if got is not None:
+                return got
+            used[m] = False
+        for i in same:
+            used[i] = False
         return None
-    return order
+
+    sys.setrecursionlimit(max(10000, 4 * len(olds) + 100))
+    return go(int(init), [])
 
 
 def describe(order, block):
