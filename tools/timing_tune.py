@@ -26,11 +26,19 @@ SPACE = {
     "fetch_redirect": [0, 2, 4, 6, 8, 12],
     "issue_window": [0, 4, 8, 16],
     "lsu_queue_cycles": [16, 32, 48, 96, 192],
-    "dram_efficiency": [0.75, 0.8, 0.85, 0.9, 0.95],
+    "dram_efficiency": [0.75, 0.8, 0.85, 0.9, 0.95, 1.0],
+    "dram_write_cost": [1.0, 1.25, 1.5, 1.75, 2.0],
+    "dram_loaded_latency": [0, 100, 200, 300, 400, 600],
     "l2_efficiency": [0.5, 0.6, 0.7, 0.85, 1.0],
     "cta_launch": [0, 100, 250, 500, 1000],
-    "kernel_launch": [1000, 2000, 3000, 4000, 5000, 6000],
+    "kernel_launch": [2500, 8000, 10000, 11000, 12000, 12500, 13000],
     "sreg_latency": [10, 20, 30],
+    "const_pass_cycles": [1, 4, 8, 16, 22, 32],
+    "atomic_line_cycles": [2, 3, 4, 6],
+    "shared_atomic_cycles": [0.5, 1, 2, 4],
+    "partial_store_factor": [1, 2, 3, 4, 6, 8],
+    "alu_interval": [0.5, 1.0, 1.5, 2.0],
+    "mov_latency": [0, 1, 2, 4],
 }
 
 
@@ -45,9 +53,16 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--gpu-file", default=None, help="a GPU description JSON to use instead of --gpu's")
+    ap.add_argument("--measured", default=None, help="suite times JSON (default benchmarks/timing/results/suite_<gpu>.json)")
     args = ap.parse_args(argv)
     suite = acc.load_suite()
-    measured = acc.read_json(os.path.join(acc.RESULTS, f"suite_{args.gpu}.json")).get("cases", {})
+    measured = acc.read_json(args.measured or os.path.join(acc.RESULTS, f"suite_{args.gpu}.json")).get("cases", {})
+    gpu = args.gpu
+    if args.gpu_file:
+        from ptxvm.timing.gpu import load_gpu_file
+
+        gpu = load_gpu_file(args.gpu_file)
     only = [s for s in args.only.split(",") if s]
     import ptxvm
 
@@ -61,7 +76,7 @@ def main(argv=None) -> int:
             for name, arr in c.const().items():
                 mod.write_symbol(name, arr)
         t = time.time()
-        col = collect(mod[c.kernel], c.grid, c.block, suite.materialize(c, 0), c.shared, args.gpu)
+        col = collect(mod[c.kernel], c.grid, c.block, suite.materialize(c, 0), c.shared, gpu)
         cols.append((c.name, us, col))
         print(f"traced {c.name:22s} {time.time() - t:6.1f} s", flush=True)
 

@@ -68,23 +68,37 @@ class Footprint:
 
     def __init__(self):
         self.seen = np.zeros(0, dtype=bool)
-        self._loads: dict[int, bool] = {}
+        self.written = np.zeros(0, dtype=bool)  # sectors stored to
+        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> lane atomics on it
+        self._loads: dict[int, str] = {}
 
     @property
     def sectors(self) -> int:
+        """Distinct sectors loaded."""
         return int(np.count_nonzero(self.seen))
 
-    def _is_global_load(self, op) -> bool:
+    @property
+    def all_sectors(self) -> int:
+        """Distinct sectors loaded or stored."""
+        n = min(self.seen.size, self.written.size)
+        both = int(np.count_nonzero(self.seen[:n] & self.written[:n]))
+        return self.sectors + int(np.count_nonzero(self.written)) - both
+
+    def _kind(self, op) -> str:
+        """"load" or "atomic" for global loads / atomics, "" for anything else."""
         got = self._loads.get(id(op))
         if got is None:
             origin = getattr(op, "origin", None)
-            got = (op.addr is not None and op.space in (None, "global") and origin is not None
-                   and origin[0].opcode in ("ld", "ldu"))
+            got = ""
+            if op.addr is not None and op.space in (None, "global") and origin is not None:
+                got = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic",
+                       "red": "atomic"}.get(origin[0].opcode, "")
             self._loads[id(op)] = got
         return got
 
     def record(self, ctx, op, lanes: Optional[np.ndarray]) -> None:
-        if not self._is_global_load(op):
+        kind = self._kind(op)
+        if not kind:
             return
         addr = np.asarray(op.addr(ctx, lanes)).astype(np.uint64, copy=False)
         n = ctx.n if lanes is None else lanes.size
@@ -102,14 +116,23 @@ class Footprint:
         addr = addr[addr >= np.uint64(GLOBAL_BASE)]
         if op.space is None:
             addr = addr[classify_generic(addr) == 0]
+        if kind == "atomic":
+            lines, counts = np.unique(addr >> np.uint64(7), return_counts=True)
+            got = self.atomic_lines
+            for line, k in zip(lines.tolist(), counts.tolist()):
+                got[line] = got.get(line, 0) + k
+            return
         sec = ((addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
         limit = ctx.gmem.arena.size // 32 + 1
         sec = sec[sec < limit]
-        if self.seen.size < limit:
+        name = "written" if kind == "store" else "seen"
+        bitmap = getattr(self, name)
+        if bitmap.size < limit:
             grown = np.zeros(limit, dtype=bool)
-            grown[: self.seen.size] = self.seen
-            self.seen = grown
-        self.seen[sec] = True
+            grown[: bitmap.size] = bitmap
+            bitmap = grown
+            setattr(self, name, bitmap)
+        bitmap[sec] = True
 
 
 class Tracer:

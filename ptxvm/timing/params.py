@@ -21,19 +21,24 @@ class ModelParams:
     # independent of those it passes (0: strict PTX order).
     issue_window: int = 8
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
+    alu_interval: float = 1.0  # issue interval of simple integer instructions (add, logic, shifts, setp)
     # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
     reg_banks: int = 2
     # memory pipeline
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
     lsu_queue_cycles: int = 48  # L1 backlog (cycles) beyond which memory instructions throttle
-    dram_efficiency: float = 0.90  # achievable fraction of dram_bytes_per_s
+    dram_efficiency: float = 0.95  # achievable fraction of dram_bytes_per_s
+    dram_write_cost: float = 1.6  # DRAM time of a written sector in read sectors (bus turnaround, ECC)
+    dram_loaded_latency: float = 250.0  # extra DRAM latency at full utilization (queues in the memory system)
     l2_efficiency: float = 0.85  # achievable fraction of l2_bytes_per_clk
     store_latency: int = 20  # cycles a store holds its source registers (LSU read of operands)
-    atomic_serial: int = 2  # L2 cycles per extra lane hitting one address (atomics serialize)
-    shared_atomic_serial: int = 4  # shared-memory cycles per extra lane on one address
+    atomic_line_cycles: float = 4.0  # L2 cycles per lane atomic on one 128-B line (all SMs share it)
+    shared_atomic_cycles: float = 1.0  # L1/shared data-stage cycles per wavefront of a shared atomic
+    const_pass_cycles: float = 22.0  # constant-cache port cycles per distinct address of a warp's ld.const
+    partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
     # CTA scheduling
-    cta_launch: int = 250  # cycles from a CTA slot freeing to the next CTA's first issue
-    kernel_launch: int = 2500  # cycles of launch overhead on top of the SMs' busy time (~1.3 us)
+    cta_launch: int = 700  # cycles from a CTA slot freeing to the next CTA's first issue
+    kernel_launch: int = 12200  # cycles of launch overhead on top of the SMs' busy time (~1.3 us)
     barrier_extra: int = 0  # cycles added to GpuSpec.latency["barrier"] per bar.sync release
 
     def with_(self, **changes) -> "ModelParams":

@@ -23,7 +23,7 @@ from .memory import MemoryHierarchy
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
-from .trace import build_work, memory_pass, share_l2
+from .trace import build_work, contend, memory_pass, share_l2
 
 
 @dataclass
@@ -145,7 +145,8 @@ def sm_ctas(ctas: int, sm_count: int, sm: int = 0) -> list[int]:
 
 def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: str = "gto", *,
             regs: Optional[int] = None, sms: int = 1, functional: str = "all", params: Optional[ModelParams] = None,
-            l2_sharing: bool = True, cluster=None, max_instructions=None, progress=None) -> Profile:
+            l2_sharing: bool = True, warm_l2: bool = True, cluster=None, max_instructions=None,
+            progress=None) -> Profile:
     """Run `kernel` and predict its time on `gpu` (see the module docstring).
 
     regs: registers per thread (default: ptxas -v, else an estimate);
@@ -155,13 +156,17 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     params: ModelParams (default: the calibrated defaults);
     l2_sharing: with functional="all", count which global sectors the whole grid loads: data that
       other SMs fetched too is an L2 hit for the simulated SM, not a DRAM read (see docs);
+    warm_l2: with functional="all", when everything the grid touches fits in L2, start from the L2
+      that an identical previous launch leaves (the steady state of repeated launches, as CUDA-event
+      timings of back-to-back launches see it); False: a cold L2 (as ncu's cache flush);
     progress: called with the number of CTAs the engine has finished.
     """
     t0 = time.perf_counter()
     if policy not in ("gto", "lrr"):
         raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
     col = collect(kernel, grid, block, args, shared_mem, gpu, regs=regs, sms=sms, functional=functional,
-                  l2_sharing=l2_sharing, cluster=cluster, max_instructions=max_instructions, progress=progress)
+                  l2_sharing=l2_sharing, warm_l2=warm_l2, cluster=cluster, max_instructions=max_instructions,
+                  progress=progress)
     return simulate(col, policy=policy, params=params, started=t0)
 
 
@@ -183,8 +188,8 @@ class Collected:
 
 
 def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
-            functional: str = "all", l2_sharing: bool = True, cluster=None, max_instructions=None,
-            progress=None) -> Collected:
+            functional: str = "all", l2_sharing: bool = True, warm_l2: bool = True, cluster=None,
+            max_instructions=None, progress=None) -> Collected:
     """Run the kernel on the engine with the trace on and send the trace through the memory model."""
     t0 = time.perf_counter()
     spec: GpuSpec = load_gpu(gpu) if isinstance(gpu, str) else gpu
@@ -212,15 +217,27 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
                              only_ctas=only)
     n_active = min(spec.sm_count, G)
     read_bytes = footprint.sectors * spec.sector if footprint is not None else None
+    fits = footprint is not None and footprint.all_sectors * spec.sector <= spec.l2_bytes
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
     out = []
     for tracer, cs in zip(tracers, per_sm):
-        hier = MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
-                               l2_fraction=l2_fraction)
+        def hierarchy():
+            return MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
+                                   l2_fraction=l2_fraction)
+
+        hier = hierarchy()
+        if warm_l2 and fits:  # steady state of repeated launches: the previous one left its data in L2
+            memory_pass(tracer.trace, hier)
+            hier.flush()
+            warm = hier.l2
+            hier = hierarchy()
+            hier.l2 = warm
         mem, mstats = memory_pass(tracer.trace, hier)
-        if read_bytes is not None:
+        if read_bytes is not None and not (warm_l2 and fits):
             _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector)
+        if footprint is not None and mstats.atomic_lines:
+            contend(mem, footprint.atomic_lines, mstats.atomic_lines)
         hier.flush()
         counters = {k: v for k, v in hier.counters().items()
                     if isinstance(v, (int, float)) and not k.endswith("_rate") and k != "sectors_per_request"}

@@ -22,6 +22,7 @@ number of active SMs). A load's result is ready after its level's latency plus t
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +37,7 @@ STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "
 DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
 
 # memory kinds of a warp-instruction (SmWork.mkind)
-MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE = range(6)
+MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC = range(7)
 
 
 @dataclass
@@ -72,6 +73,7 @@ class SmWork:
     dram_write: list[int]
     n_pipes: int
     keys: list = field(default_factory=list)  # per warp-instruction: L1 sector generations (trace.Fills) or None
+    atom_lines: list = field(default_factory=list)  # global atomics: ((line, lane-ops x contention), ...) or None
     ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
@@ -143,6 +145,10 @@ class SmSim:
         self.l1_free = self.l2_free = self.dram_free = 0.0
         self.l1_busy = self.l2_busy = self.dram_busy = 0.0
         self.fills: dict = {}  # sector generation -> cycle its data is in L1
+        self.const_free = 0.0  # the constant cache port
+        self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
+        self.dram_last = 0.0
+        self.line_free: dict = {}  # L2 atomic unit of each 128-B line
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
         self.warp_slots = list(range(max_warps))
@@ -357,6 +363,10 @@ class SmSim:
     def memory(self, i: int, t: float) -> float:
         """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
         W = self.w
+        if W.mkind[i] == MK_CONST:  # the constant cache: one port, a pass per distinct address
+            start = self.const_free if self.const_free > t else t
+            self.const_free = start + W.wavefronts[i] * self.params.const_pass_cycles
+            return self.const_free + W.latency[i]
         start = self.l1_free if self.l1_free > t else t
         wf = W.wavefronts[i] * self.params.l1_wavefront_cycles
         self.l1_free = start + wf
@@ -364,6 +374,8 @@ class SmSim:
         keys = W.keys[i] if W.keys else None
         if keys is not None:
             return self.load_sectors(keys, start + wf)
+        if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
+            return self.atomics(W.atom_lines[i], start + wf, W.latency[i])
         done_at = start + wf + W.latency[i]
         n2 = W.l2_sectors[i]
         if n2:
@@ -371,13 +383,11 @@ class SmSim:
             self.l2_free = s2 + n2 * self.l2_cyc
             self.l2_busy += n2 * self.l2_cyc
             done_at += s2 - start
-        nd = W.dram_read[i] + W.dram_write[i]
+        nd = W.dram_read[i] + W.dram_write[i] * self.params.dram_write_cost
         if nd:
-            sd = self.dram_free if self.dram_free > start else start
-            self.dram_free = sd + nd * self.dram_cyc
-            self.dram_busy += nd * self.dram_cyc
+            sd, extra = self.dram(start, nd)
             if W.dram_read[i]:
-                done_at += (sd - start) + W.dram_read[i] * self.dram_cyc
+                done_at += (sd - start) + W.dram_read[i] * self.dram_cyc + extra
         return done_at
 
     def load_sectors(self, keys, base: float) -> float:
@@ -396,15 +406,43 @@ class SmSim:
                 self.l2_busy += self.l2_cyc
                 wait = s2 - base
                 if level == 2 and dram:
-                    sd = self.dram_free if self.dram_free > base else base
-                    self.dram_free = sd + dram * self.dram_cyc
-                    self.dram_busy += dram * self.dram_cyc
-                    w2 = sd - base + dram * self.dram_cyc
+                    sd, extra = self.dram(base, dram)
+                    w2 = sd - base + dram * self.dram_cyc + extra
                     if w2 > wait:
                         wait = w2
                 f = fill[key] = base + lat[level] + wait
             if f > done:
                 done = f
+        return done
+
+    def dram(self, arrival: float, sectors: float) -> tuple[float, float]:
+        """Queue `sectors` of DRAM transfer behind the SM's share of the DRAM bandwidth. Returns
+        (service start, extra latency): a loaded memory system answers later than an idle one,
+        `dram_loaded_latency` at full utilization (utilization = busy fraction over ~2000 cycles)."""
+        sd = self.dram_free if self.dram_free > arrival else arrival
+        d = sectors * self.dram_cyc
+        self.dram_free = sd + d
+        self.dram_busy += d
+        tau = 2000.0
+        dt = sd - self.dram_last
+        if dt > 0:
+            self.dram_util *= math.exp(-dt / tau)
+            self.dram_last = sd
+        self.dram_util += d / tau
+        return sd, self.params.dram_loaded_latency * min(1.0, self.dram_util)
+
+    def atomics(self, lines, base: float, latency: float) -> float:
+        """Global atomics are performed at L2, one lane-operation after another per 128-B line;
+        every SM that updates the line shares that unit (`lines` carries the contention)."""
+        done = base + latency
+        cost = self.params.atomic_line_cycles
+        free = self.line_free
+        for line, ops in lines:
+            f = free.get(line, 0.0)
+            s = f if f > base else base
+            end = free[line] = s + ops * cost
+            if end + latency > done:
+                done = end + latency
         return done
 
     # ------------------------------------------------------------------ main loop

@@ -24,8 +24,8 @@ import numpy as np
 from ..engine.trace import Trace
 from ..engine.trace_info import SPACE_CODES, InstrInfo, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
-from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE, MK_TEX,
-                 SmWork)
+from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
+                 MK_TEX, SmWork)
 
 # op class -> pipe (GpuSpec.pipes names, plus "tex")
 PIPE_OF_CLASS = {"fp32": "fp32", "int": "int", "fp64": "fp64", "sfu": "sfu", "tensor": "tensor", "lsu": "lsu",
@@ -47,6 +47,9 @@ class MemStep:
     dram_write: np.ndarray
     dep: np.ndarray
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
+    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, lane operations), ...)
+    partial: Optional[np.ndarray] = None  # stores: sectors written only in part
+    shared_atomic: bool = False
 
 
 class Fills:
@@ -75,6 +78,17 @@ class Fills:
         return [tuple(x) for x in out]
 
 
+def contend(mem: dict[int, MemStep], grid_lines: dict, own_lines: dict) -> None:
+    """Scale each global atomic's lane operations on a line by how many the whole grid does on
+    that line per one of this SM's (1 when only this SM touches it)."""
+    for res in mem.values():
+        if res.atom is None:
+            continue
+        for w, lines in enumerate(res.atom):
+            if lines:
+                res.atom[w] = tuple((ln, k * max(1.0, grid_lines.get(ln, 0) / own_lines[ln])) for ln, k in lines)
+
+
 @dataclass
 class MemStats:
     load_requests: int = 0  # global/local loads (warp-instructions with an active lane)
@@ -85,6 +99,7 @@ class MemStats:
     shared_wavefronts: int = 0
     shared_ideal: int = 0
     by_space: Counter = field(default_factory=Counter)
+    atomic_lines: dict = field(default_factory=dict)  # 128-B line -> lane atomics this SM does on it
 
 
 def lane_mask_matrix(active: np.ndarray) -> np.ndarray:
@@ -154,6 +169,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             from .memory import bank_conflicts
 
             waves = bank_conflicts(addr, act, mem.size if mem.atomic else size)
+        res.shared_atomic = bool(mem.atomic)
         stats.shared_requests += int(live.sum())
         stats.shared_wavefronts += int(waves.sum())
         stats.shared_ideal += int(_ideal_wavefronts(act, size).sum())
@@ -165,10 +181,11 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         return
     if space in ("const", "param"):
         lat = hier.const_load(addr, act, size, now=_apart(len(addr)))
+        passes = hier.last.get("passes", np.ones(len(addr)))
         lat = _shared_misses(addr, act, lat)
         res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
         res.latency[sel] = lat
-        res.wavefronts[sel] = 1
+        res.wavefronts[sel] = passes
         res.dep[sel] = np.where(lat > p.lat_const_hit, DEP_CONST, DEP_EXEC)
         stats.by_space["const"] += int(live.sum())
         return
@@ -183,11 +200,18 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     stats.by_space[space] += int(live.sum())
     if mem.atomic:
         lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(len(addr)))
-        res.mkind[sel] = np.where(live, MK_GLOBAL, MK_NONE)
-        res.latency[sel] = lat
+        res.mkind[sel] = np.where(live, MK_ATOMIC, MK_NONE)
+        res.latency[sel] = p.lat_atomic_global
         res.wavefronts[sel] = c.n_lines
-        res.l2_sectors[sel] = c.n_sectors
         res.dep[sel] = DEP_MEM
+        if res.atom is None:
+            res.atom = [None] * res.mkind.size
+        own = stats.atomic_lines
+        for w, a_row, m_row in zip(np.asarray(sel).tolist(), addr, act):
+            lines, counts = np.unique(a_row[m_row] >> np.uint64(7), return_counts=True)
+            res.atom[w] = tuple(zip(lines.tolist(), counts.tolist()))
+            for ln, k in res.atom[w]:
+                own[ln] = own.get(ln, 0) + k
         return
     policy = _policy(mem)
     if mem.store:
@@ -201,6 +225,9 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         res.l2_sectors[sel] = c.n_sectors
         res.dram_write[sel] = np.round(c.n_sectors * (new / total)).astype(np.int64)
         res.dep[sel] = DEP_EXEC
+        if res.partial is None:
+            res.partial = np.zeros(res.mkind.size, np.int64)
+        res.partial[sel] = np.maximum(c.n_sectors - c.bytes // p.sector, 0)
         return
     hier.load(c, kind=kind, policy=policy)
     last = hier.last
@@ -301,14 +328,22 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     dep = np.full(total, -1, np.int8)
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
+    atom: list = [None] * total
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
         mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
+        if r.shared_atomic:
+            wavefronts[a:b] *= params.shared_atomic_cycles
+        if r.partial is not None:
+            l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
         if r.keys is not None:
             keys[a:b] = r.keys
+        if r.atom is not None:
+            atom[a:b] = r.atom
     order = np.argsort(row, kind="stable")
     keys = [keys[j] for j in order.tolist()]
+    atom = [atom[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
     mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
     per_row = np.bincount(row, minlength=n_rows)
@@ -341,6 +376,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         sleep=table.sleep[pc].tolist(), bank_extra=table.bank_extra[pc].tolist(), mkind=mkind.tolist(),
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
+        atom_lines=atom,
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
     )
     return work, stats
@@ -373,6 +409,7 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 
 _REG_NUMBER = re.compile(r"(\d+)$")
+_IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
 
 
 class _StaticTable:
@@ -381,7 +418,7 @@ class _StaticTable:
     def __init__(self, trace: Trace, gpu, params, pcs: np.ndarray):
         n = int(pcs.max()) + 1 if pcs.size else 1
         self.size = n
-        self.pipe_names = list(gpu.pipes) + ["tex"]
+        self.pipe_names = list(gpu.pipes) + ["tex", "alu"]
         pipe_id = {name: i for i, name in enumerate(self.pipe_names)}
         self.pipe = np.zeros(n, np.int64)
         self.issue = np.ones(n)
@@ -400,11 +437,16 @@ class _StaticTable:
             info: InstrInfo = trace.info(p)
             name = PIPE_OF_CLASS.get(info.op_class, "int")
             pipe = gpu.pipes.get(name, lsu)
+            interval = pipe.issue_interval
+            if name == "int" and info.opcode not in _IMAD_OPS:
+                # adds, logic, shifts, compares, moves: ptxas spreads them over the integer and
+                # FMA pipes (IADD3, LOP3, IMAD.MOV...), faster than the IMAD rate
+                name, interval = "alu", min(interval, params.alu_interval)
             self.pipe[p] = pipe_id[name]
-            self.issue[p] = pipe.issue_interval * info.sass
+            self.issue[p] = interval * info.sass
             lat = pipe.latency * info.sass
             if info.op_class == "uniform":
-                lat = gpu.latency["const_hit"]
+                lat = gpu.pipes["uniform"].latency  # a constant-bank operand of its consumer
             elif info.op_class in ("barrier", "sync"):
                 lat = gpu.latency["barrier"]
             elif info.op_class == "branch":
