@@ -44,19 +44,28 @@ def round_half(x):
     return np.floor(x + 0.5)
 
 
-def corner_weights(weights):
+def corner_weights(weights, total=None):
     """Integer weights (1/256 units) of the 2^d corners of a footprint, corners in
-    itertools.product((0, 1), repeat=d) order (first dimension slowest). Each z slice (weight
-    s = 1 - c or c; s = 1 in 2D) splits into x = 1 and x = 0 parts, x1 = round(a * s) and
-    s - x1; the x = 1 part splits at y = 1, round(x1 * b), the x = 0 part at y = 0,
-    round(x0 * (1 - b)), the other corner taking the rest; rounding half up. The weights sum to one,
-    and in 2D this is the product rule with a*b rounded (the onehot3d and linear probes)."""
+    itertools.product((0, 1), repeat=d) order (first dimension slowest), summing to `total` (one
+    by default; a mip level's share in trilinear filtering).
+
+    A slice of weight s (2D: s = total; 3D: the z slices, split from total like x in 1D) splits into
+    x = 1 and x = 0 parts, x1 = round(a * s) and s - x1; the x = 1 part splits at y = 1,
+    round(x1 * b), the x = 0 part at y = 0, round(x0 * (1 - b)), the other corner taking the rest;
+    rounding half up. With s = one this is the 2D product rule with a*b rounded (the onehot3d,
+    linear and mip_trilinear probes). 3D with a total below one (mipmapped 3D) is not measured."""
     ws = [np.asarray(w, np.int64) for w in weights]
+    tot = np.full_like(ws[0], ONE) if total is None else np.asarray(total, np.int64)
+    a = ws[0]
     if len(ws) == 1:
-        a = ws[0]
-        return [ONE - a, a]
-    a, b = ws[0], ws[1]
-    slices = [np.full_like(a, ONE)] if len(ws) == 2 else [ONE - ws[2], ws[2]]
+        x1 = _round_mul(a, tot)
+        return [tot - x1, x1]
+    b = ws[1]
+    if len(ws) == 2:
+        slices = [tot]
+    else:
+        z1 = _round_mul(ws[2], tot)
+        slices = [tot - z1, z1]
     corners = {}
     for dz, s in enumerate(slices):
         x1 = _round_mul(a, s)

@@ -148,7 +148,7 @@ def _levels(tex, lam, n):
         k = np.floor(lam + 0.5).astype(np.int64)
         k = np.minimum(k, tex.num_levels - 1)
         return k, k, np.zeros(n, np.int64)
-    t = np.floor(lam * F.ONE + 0.5).astype(np.int64)
+    t = np.floor(lam * F.ONE).astype(np.int64)  # the level of detail in fixed point, truncated
     lo = np.minimum(t >> F.FRACTION_BITS, tex.num_levels - 1)
     w = np.where(lo >= tex.num_levels - 1, 0, t & (F.ONE - 1))
     return lo, np.minimum(lo + 1, tex.num_levels - 1), w
@@ -164,19 +164,30 @@ def sample(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, grad=None
     lay, coords = _place(tex, coords, layer)
     lam = level_of_detail(tex, n, lod, grad)
     lo, hi, w = _levels(tex, lam, n)
-    out = None
+    offsets = None if offsets is None else [np.asarray(o) for o in offsets]
+    compare = None if compare is None else np.asarray(compare)
+    out = np.zeros((n, 4), np.float32 if tex.returns_float else np.uint32)
+    if not tex.returns_float or tex.filter_mode == "point" and not np.any(w):
+        for k in np.unique(lo):  # integer element reads: never filtered
+            m = lo == k
+            vals, _ = _footprint(tex, int(k), m, lay, coords, offsets, compare, None)
+            out[m] = vals[..., 0]
+        return out
     for k in np.unique(lo):
         m = lo == k
-        sub = [np.asarray(c)[m] for c in coords]
-        offs = None if offsets is None else [np.asarray(o)[m] for o in offsets]
-        cmp = None if compare is None else np.asarray(compare)[m]
-        r = _filter_level(tex, int(k), lay[m], sub, offs, cmp)
-        wk = w[m]
-        if np.any(wk):
-            r = _blend_levels(tex, r, lay[m], sub, offs, cmp, hi[m], wk)
-        if out is None:
-            out = np.zeros((n, 4), r.dtype)
-        out[m] = r
+        tri = m & (w != 0)
+        one = m & (w == 0)
+        if one.any():
+            vals, wts = _footprint(tex, int(k), one, lay, coords, offsets, compare, None)
+            out[one] = _finish(tex, vals, wts, slices=2 if tex.dims == 3 else 1)
+        for k1 in np.unique(hi[tri]):
+            m2 = tri & (hi == k1)
+            v0, w0 = _footprint(tex, int(k), m2, lay, coords, offsets, compare, F.ONE - w[m2])
+            v1, w1 = _footprint(tex, int(k1), m2, lay, coords, offsets, compare, w[m2])
+            # trilinear: the two levels are the two slices of a 3D-style filter (weights and blend)
+            vals = np.stack([v0, v1], -1).reshape(v0.shape[:-1] + (-1,))
+            wts = np.stack([w0, w1], -1).reshape(w0.shape[:-1] + (-1,))
+            out[m2] = _finish(tex, vals, wts, slices=2)
     return out
 
 
@@ -191,36 +202,6 @@ def _place(tex, coords, layer):
     return lay, list(coords[: tex.dims])
 
 
-def _filter_level(tex, k, lay, coords, offsets, compare):
-    pts = [_scaled(tex, coords[d], d, k) for d in range(tex.dims)]
-    if tex.geometry in ("cube", "acube"):
-        pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.level_size(k)[d])).astype(np.float64)
-               for d in range(2)]
-    if tex.filter_mode == "point" or not tex.returns_float:
-        idx, oks = [], []
-        for d in range(tex.dims):
-            i = F.floor_index(pts[d])
-            if offsets is not None:
-                i = i + offsets[d]
-            i, ok = _index(tex, i, d, k)
-            idx.append(i)
-            oks.append(ok)
-        vals = _texels(tex, k, lay, idx, oks)
-        if compare is not None:
-            vals = _compare(vals, compare)
-        return vals
-    lows, weights = [], []
-    for d in range(tex.dims):
-        t = F.fixed_position(pts[d])
-        if offsets is not None:
-            t = t + (offsets[d] << F.FRACTION_BITS)
-        if _mode(tex, d) == "clamp":  # the position itself is clamped: an edge texel gets all the weight
-            t = np.clip(t, 0, (tex.level_size(k)[d] - 1) << F.FRACTION_BITS)
-        lows.append(t >> F.FRACTION_BITS)
-        weights.append(t & (F.ONE - 1))
-    return _linear(tex, k, lay, lows, weights, compare)
-
-
 def _mode(tex, d):
     mode = tex.address_mode[d]
     if not tex.normalized_coords and mode in ("wrap", "mirror"):
@@ -228,25 +209,64 @@ def _mode(tex, d):
     return mode
 
 
-def _linear(tex, k, lay, lows, weights, compare):
-    vals, wts = [], []
+def _footprint(tex, k, m, lay, coords, offsets, compare, total):
+    """(texel values (m, 4, corners), integer weights (m, corners)) of the lanes `m` at level k.
+    total: None for an unfiltered fetch (one corner, no weight) or the weight of this level (1/256
+    units; ONE without mipmap blending) that the corner weights split."""
+    lay = lay[m]
+    xs = [np.asarray(coords[d])[m] for d in range(tex.dims)]
+    offs = None if offsets is None else [o[m] for o in offsets]
+    cmp = None if compare is None else compare[m]
+    if tex.geometry in ("cube", "acube"):
+        pts = [(np.asarray(x, np.float32) * np.float32(tex.level_size(k)[d])).astype(np.float64)
+               for d, x in enumerate(xs)]
+    else:
+        pts = [_scaled(tex, xs[d], d, k) for d in range(tex.dims)]
+    if tex.filter_mode == "point" or not tex.returns_float:
+        idx, oks = [], []
+        for d in range(tex.dims):
+            i = F.floor_index(pts[d])
+            if offs is not None:
+                i = i + offs[d]
+            i, ok = _index(tex, i, d, k)
+            idx.append(i)
+            oks.append(ok)
+        vals = _texels(tex, k, lay, idx, oks)
+        if cmp is not None:
+            vals = _compare(vals, cmp)
+        weight = np.full(len(lay), F.ONE, np.int64) if total is None else total
+        return vals[..., None], weight[:, None]
+    lows, fracs = [], []
+    for d in range(tex.dims):
+        t = F.fixed_position(pts[d])
+        if offs is not None:
+            t = t + (offs[d] << F.FRACTION_BITS)
+        if _mode(tex, d) == "clamp":  # the position itself is clamped: an edge texel gets all the weight
+            t = np.clip(t, 0, (tex.level_size(k)[d] - 1) << F.FRACTION_BITS)
+        lows.append(t >> F.FRACTION_BITS)
+        fracs.append(t & (F.ONE - 1))
     fixed = _fixed_texels(tex, k)
-    for corner, wt in zip(itertools.product((0, 1), repeat=tex.dims), F.corner_weights(weights)):
+    vals = []
+    for corner in itertools.product((0, 1), repeat=tex.dims):
         idx, oks = [], []
         for d, c in enumerate(corner):
             i, ok = _index(tex, lows[d] + c, d, k)
             idx.append(i)
             oks.append(ok)
         v = _texels(tex, k, lay, idx, oks, fixed)
-        if compare is not None:
-            v = _compare(v, compare)
+        if cmp is not None:
+            v = _compare(v, cmp)
         vals.append(v)
-        wts.append(wt)
-    vals, wts = np.stack(vals, -1), np.stack(wts, -1)
-    if fixed is not None and compare is None:
+    wts = F.corner_weights(fracs, total=total)
+    return np.stack(vals, -1), np.stack(wts, -1)
+
+
+def _finish(tex, vals, wts, slices):
+    """The filtered value of a footprint."""
+    if vals.dtype == np.float64:  # normalized-integer texels in 16-bit fixed point
         return F.blend_unorm(vals, wts, signed=tex.dtype.kind == "i")
     out_dt = np.float16 if tex.dtype == np.float16 else np.float32
-    return F.blend(vals, wts, out_dtype=out_dt, slices=2 if tex.dims == 3 else 1).astype(np.float32)
+    return F.blend(vals.astype(np.float64), wts, out_dtype=out_dt, slices=slices).astype(np.float32)
 
 
 def _fixed_texels(tex, k):
@@ -257,20 +277,6 @@ def _fixed_texels(tex, k):
     if k not in cache:
         cache[k] = F.unorm16(tex.levels[k])
     return cache[k]
-
-
-def _blend_levels(tex, r0, lay, coords, offsets, compare, hi, w):
-    """Trilinear: the result of the next level blended in with weight w (1/256)."""
-    r1 = np.zeros_like(r0)
-    for k in np.unique(hi):
-        m = hi == k
-        r1[m] = _filter_level(tex, int(k), lay[m], [c[m] for c in coords],
-                              None if offsets is None else [o[m] for o in offsets],
-                              None if compare is None else compare[m])
-    vals = np.stack([r0, r1], -1).astype(np.float64)
-    wts = np.stack([F.ONE - w, w], -1)
-    out_dt = np.float16 if tex.dtype == np.float16 else np.float32
-    return F.blend(vals, wts, out_dtype=out_dt).astype(np.float32)
 
 
 def _compare(vals, ref):
