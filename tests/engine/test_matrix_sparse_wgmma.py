@@ -210,3 +210,81 @@ def test_metadata_lanes_per_quad(shape, atype, lanes):
             for a in lane[r]:
                 rows.setdefault(int(a), set()).add(r)
         assert all(len(v) == 1 for v in rows.values())
+
+
+WG_TWO = """.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 128 .b8 smem[512];
+  .reg .b32 %a<4>, %t, %wg, %v, %i, %s, %c;
+  .reg .b16 %h;
+  .reg .f32 %d<4>;
+  .reg .b64 %p, %o, %bd;
+  .reg .pred %q;
+  mov.u32 %t, %tid.x;
+  shr.u32 %wg, %t, 7;
+  // B (8 x 16, K-major, no swizzle: LBO 128, SBO 256): element n, k holds k + 16 n as f16
+  setp.ge.u32 %q, %t, 128;
+  @%q bra FILLED;
+  mov.u32 %i, %t;
+  and.b32 %v, %i, 15;           // k
+  shr.u32 %s, %i, 4;            // n
+  mad.lo.u32 %v, %s, 16, %v;    // value k + 16 n
+  cvt.rn.f16.u32 %h, %v;
+  and.b32 %v, %i, 15;
+  shr.u32 %i, %v, 3;            // k / 8: core matrix along K
+  and.b32 %v, %v, 7;
+  shl.b32 %v, %v, 1;            // (k % 8) * 2 bytes
+  mad.lo.u32 %v, %i, 128, %v;
+  mad.lo.u32 %v, %s, 16, %v;    // row n: 16 bytes
+  mov.u32 %i, smem;
+  add.u32 %v, %v, %i;
+  st.shared.b16 [%v], %h;
+FILLED:
+  bar.sync 0;
+  mov.u32 %i, smem;
+  shr.u32 %i, %i, 4;
+  cvt.u64.u32 %bd, %i;
+  or.b64 %bd, %bd, 0x1000080000;  // LBO 128 (8 << 16), SBO 256 (16 << 32)
+  // A = (warpgroup + 1) * identity on k = row % 16: row g has its 1 at k = g, in register a0 of
+  // lane (g, t = g / 2), low half if g is even; row g + 8 likewise in a3
+  add.u32 %v, %wg, 1;
+  cvt.rn.f16.u32 %h, %v;
+  cvt.u32.u16 %s, %h;
+  and.b32 %i, %t, 31;
+  shr.u32 %v, %i, 2;            // g
+  and.b32 %i, %i, 3;            // t
+  and.b32 %c, %v, 1;
+  shl.b32 %c, %c, 4;            // 16 * (g & 1)
+  shl.b32 %s, %s, %c;
+  shr.u32 %v, %v, 1;
+  setp.eq.u32 %q, %v, %i;
+  selp.b32 %a0, %s, 0, %q;
+  mov.b32 %a1, 0;
+  mov.b32 %a2, 0;
+  mov.b32 %a3, %a0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %bd, 0, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  ld.param.u64 %p, [out];
+  mul.wide.u32 %o, %t, 16;
+  add.s64 %p, %p, %o;
+  st.global.v4.f32 [%p], {%d0, %d1, %d2, %d3};
+  ret;
+}
+"""
+
+
+def test_each_warpgroup_of_a_cta_runs_its_own_wgmma():
+    out = np.zeros((256, 4), np.float32)
+    ptxvm.loads(WG_TWO).kernel("k").launch(1, 256, [out.ravel()])
+    row, col = G.d_fragment_positions(8)
+    for wg in range(2):
+        D = np.zeros((64, 8), np.float32)
+        D[row, col] = out[128 * wg:128 * (wg + 1)]
+        k = np.arange(64) % 16
+        want = (wg + 1) * (k[:, None] + 16 * np.arange(8)[None, :])
+        assert np.array_equal(D, want.astype(np.float32)), wg
