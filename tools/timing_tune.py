@@ -31,10 +31,12 @@ SPACE = {
     "dram_loaded_latency": [0, 100, 200, 300, 400, 600],
     "l2_efficiency": [0.5, 0.6, 0.7, 0.85, 1.0],
     "cta_launch": [0, 100, 250, 500, 1000],
-    "kernel_launch": [2500, 8000, 10000, 11000, 12000, 12500, 13000],
+    "kernel_launch": [2500, 3000, 3500, 8000, 10000, 11000, 12000, 12500, 13000],
     "sreg_latency": [10, 20, 30],
-    "const_pass_cycles": [1, 4, 8, 16, 22, 32],
-    "atomic_line_cycles": [2, 3, 4, 6],
+    "const_pass_cycles": [16, 22, 28],
+    "const_first_pass": [2, 4, 7, 10],
+    "atomic_line_cycles": [8, 12, 17, 24],
+    "l1_line_cycles": [0.25, 0.5, 0.75, 1.0],
     "shared_atomic_cycles": [0.5, 1, 2, 4],
     "partial_store_factor": [1, 2, 3, 4, 6, 8],
     "alu_interval": [0.5, 1.0, 1.5, 2.0],
@@ -81,6 +83,7 @@ def main(argv=None) -> int:
         print(f"traced {c.name:22s} {time.time() - t:6.1f} s", flush=True)
 
     def mape(params, show=False):
+        t0 = time.time()
         errs = []
         for name, us, col in cols:
             p = simulate(col, params=params)
@@ -88,6 +91,8 @@ def main(argv=None) -> int:
             errs.append(abs(e))
             if show:
                 print(f"  {name:22s} measured {us:9.2f}  predicted {p.seconds * 1e6:9.2f}  {e:+7.1f} %")
+        if show:
+            print(f"  ({time.time() - t0:.0f} s)")
         return sum(errs) / len(errs)
 
     best = DEFAULT

@@ -26,15 +26,17 @@ class ModelParams:
     reg_banks: int = 2
     # memory pipeline
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
+    l1_line_cycles: float = 1.0  # the same stage per 128-B line of a global/local access
     lsu_queue_cycles: int = 48  # L1 backlog (cycles) beyond which memory instructions throttle
     dram_efficiency: float = 0.95  # achievable fraction of dram_bytes_per_s
     dram_write_cost: float = 1.6  # DRAM time of a written sector in read sectors (bus turnaround, ECC)
     dram_loaded_latency: float = 250.0  # extra DRAM latency at full utilization (queues in the memory system)
     l2_efficiency: float = 0.85  # achievable fraction of l2_bytes_per_clk
     store_latency: int = 20  # cycles a store holds its source registers (LSU read of operands)
-    atomic_line_cycles: float = 4.0  # L2 cycles per lane atomic on one 128-B line (all SMs share it)
+    atomic_line_cycles: float = 17.0  # L2 cycles per warp atomic request on one 128-B line (SMs share it)
     shared_atomic_cycles: float = 1.0  # L1/shared data-stage cycles per wavefront of a shared atomic
-    const_pass_cycles: float = 22.0  # constant-cache port cycles per distinct address of a warp's ld.const
+    const_first_pass: float = 7.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
+    const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
     partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
     # CTA scheduling
     cta_launch: int = 700  # cycles from a CTA slot freeing to the next CTA's first issue

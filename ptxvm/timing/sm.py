@@ -365,7 +365,8 @@ class SmSim:
         W = self.w
         if W.mkind[i] == MK_CONST:  # the constant cache: one port, a pass per distinct address
             start = self.const_free if self.const_free > t else t
-            self.const_free = start + W.wavefronts[i] * self.params.const_pass_cycles
+            passes = W.wavefronts[i]
+            self.const_free = start + self.params.const_first_pass + max(passes - 1, 0) * self.params.const_pass_cycles
             return self.const_free + W.latency[i]
         start = self.l1_free if self.l1_free > t else t
         wf = W.wavefronts[i] * self.params.l1_wavefront_cycles

@@ -47,7 +47,7 @@ class MemStep:
     dram_write: np.ndarray
     dep: np.ndarray
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
-    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, lane operations), ...)
+    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, L2 operations), ...)
     partial: Optional[np.ndarray] = None  # stores: sectors written only in part
     shared_atomic: bool = False
 
@@ -57,9 +57,21 @@ class Fills:
     every later hit belongs to it. The SM model lets the first warp *in time* that touches a
     generation pay the miss and makes the others wait for that fill (hits under a miss)."""
 
-    def __init__(self):
+    def __init__(self, write_back: bool = True):
         self.gen: dict[int, int] = {}
         self.level: dict[tuple, int] = {}
+        self.write_back = write_back  # whether stores cost DRAM write bandwidth
+        self.written: set = set()
+
+    def first_writes(self, sectors: np.ndarray) -> np.ndarray:
+        """Which of these stored sectors this launch writes for the first time."""
+        out = np.zeros(len(sectors), bool)
+        seen = self.written
+        for i, s in enumerate(sectors.tolist()):
+            if s not in seen:
+                seen.add(s)
+                out[i] = True
+        return out
 
     def keys(self, sectors: np.ndarray, warp: np.ndarray, level: np.ndarray, dram: np.ndarray, n_warps: int) -> list:
         out: list = [[] for _ in range(n_warps)]
@@ -79,8 +91,8 @@ class Fills:
 
 
 def contend(mem: dict[int, MemStep], grid_lines: dict, own_lines: dict) -> None:
-    """Scale each global atomic's lane operations on a line by how many the whole grid does on
-    that line per one of this SM's (1 when only this SM touches it)."""
+    """Scale each global atomic's operations on a line by how many the whole grid does on that
+    line per one of this SM's (1 when only this SM touches it)."""
     for res in mem.values():
         if res.atom is None:
             continue
@@ -118,11 +130,12 @@ def _policy(mem: MemInfo) -> Policy:
     return Policy(op=op, l1=l1, l2=l2, prefetch=mem.prefetch, nc=mem.nc)
 
 
-def memory_pass(trace: Trace, hier) -> tuple[dict[int, MemStep], MemStats]:
-    """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy)."""
+def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, MemStep], MemStats]:
+    """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy).
+    write_back=False: stored data stays in L2 (everything fits), no DRAM write time."""
     out: dict[int, MemStep] = {}
     stats = MemStats()
-    fills = Fills()
+    fills = Fills(write_back)
     p = hier.params
     for k, step in enumerate(trace.steps):
         if step.addr is None:
@@ -173,7 +186,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.shared_requests += int(live.sum())
         stats.shared_wavefronts += int(waves.sum())
         stats.shared_ideal += int(_ideal_wavefronts(act, size).sum())
-        res.mkind[sel] = np.where(live, MK_SHARED if not mem.store or mem.atomic else MK_STORE, MK_NONE)
+        res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
         res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
         res.wavefronts[sel] = waves
         res.dep[sel] = DEP_EXEC
@@ -208,22 +221,21 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             res.atom = [None] * res.mkind.size
         own = stats.atomic_lines
         for w, a_row, m_row in zip(np.asarray(sel).tolist(), addr, act):
-            lines, counts = np.unique(a_row[m_row] >> np.uint64(7), return_counts=True)
-            res.atom[w] = tuple(zip(lines.tolist(), counts.tolist()))
-            for ln, k in res.atom[w]:
-                own[ln] = own.get(ln, 0) + k
+            lines = np.unique(a_row[m_row] >> np.uint64(7)).tolist()
+            res.atom[w] = tuple((ln, 1) for ln in lines)  # one L2 operation per line the warp updates
+            for ln in lines:
+                own[ln] = own.get(ln, 0) + 1
         return
     policy = _policy(mem)
     if mem.store:
-        before = hier.l2.stats["write_misses"]
         hier.store(c, kind=kind, policy=policy)
-        new = hier.l2.stats["write_misses"] - before  # sectors newly dirty in L2: written back to DRAM later
-        total = max(int(c.n_sectors.sum()), 1)
         res.mkind[sel] = np.where(live, MK_STORE, MK_NONE)
         res.latency[sel] = p.lat_l2
         res.wavefronts[sel] = c.n_lines
         res.l2_sectors[sel] = c.n_sectors
-        res.dram_write[sel] = np.round(c.n_sectors * (new / total)).astype(np.int64)
+        if fills.write_back:  # each sector's first write of the launch is written back to DRAM once
+            first = fills.first_writes(c.sectors)
+            res.dram_write[sel] = np.bincount(c.warp[first], minlength=c.n_warps)
         res.dep[sel] = DEP_EXEC
         if res.partial is None:
             res.partial = np.zeros(res.mkind.size, np.int64)
@@ -335,6 +347,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
         if r.shared_atomic:
             wavefronts[a:b] *= params.shared_atomic_cycles
+        glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
+        wavefronts[a:b] = np.where(glob, wavefronts[a:b] * params.l1_line_cycles, wavefronts[a:b])
         if r.partial is not None:
             l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
         if r.keys is not None:
