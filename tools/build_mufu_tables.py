@@ -33,7 +33,31 @@ def window(d, op, start, ref):
     return hw
 
 
+def half_tables(d: str) -> None:
+    """MUFU.TANH.F16 / .BF16: the measured result for all 65536 inputs, kept as the (sparse)
+    difference (in magnitude, the sign is tanh's) from tanh rounded to nearest
+    (mufu.half_tanh_base)."""
+    z = np.load(os.path.join(d, "half.npz"))
+    out = {}
+    for fmt in ("f16", "bf16"):
+        hw = z[f"tanh_approx_{fmt}"].astype(np.uint16)
+        base = mufu.half_tanh_base(fmt)
+        assert ((hw ^ base) & 0x8000).max() == 0, "tanh keeps the sign"
+        delta = (hw & 0x7FFF).astype(np.int64) - (base & 0x7FFF).astype(np.int64)
+        idx = np.nonzero(delta)[0]
+        assert np.abs(delta).max() < 128
+        out[f"tanh_{fmt}_idx"] = idx.astype(np.uint16)
+        out[f"tanh_{fmt}_delta"] = delta[idx].astype(np.int8)
+        print("tanh", fmt, idx.size, "entries differ from RN")
+    path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_half.npz")
+    np.savez_compressed(path, **out)
+    print(path, os.path.getsize(path), "bytes")
+
+
 def main(d: str) -> None:
+    half_tables(d)
+    if "--half-only" in sys.argv:
+        return
     out = {}
     f32 = lambda v: v.astype(np.float32).view(np.uint32)  # noqa: E731
     x12 = mufu._x_1_2(23)
@@ -62,4 +86,4 @@ def main(d: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1])     # add --half-only to rebuild only data/mufu_half.npz

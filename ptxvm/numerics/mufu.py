@@ -200,3 +200,220 @@ def rsq64h(w, xp=np):
     r = xp.where(e == 2047, 0, r)
     bad = ((e == 2047) & (m != 0)) | ((s != 0) & (e != 0))
     return xp.where(bad, NAN32, r).astype(xp.uint32)
+
+
+# ------------------------------------------------------------------------------ not bit-exact yet
+# LG2, SIN, COS and TANH are not recovered: these are the closest simple models found (their
+# measured distance from the H200, over all 2**32 inputs, is in docs/hardware-notes.md).
+
+def _as_f64(xp, b):
+    with np.errstate(all="ignore"):
+        return _u32(xp, b).view(xp.float32).astype(xp.float64)
+
+
+def _to_f32_bits(xp, v):
+    return v.astype(xp.float32).view(xp.uint32)
+
+
+def _flushed(xp, b):
+    b = _u32(xp, b)
+    return xp.where((b & INF32) == 0, b & S32, b)
+
+
+def _rz_f32(xp, v):
+    """float64 -> f32 bits rounded toward zero (finite v within the f32 range)."""
+    r = v.astype(xp.float32)
+    over = xp.abs(r.astype(xp.float64)) > xp.abs(v)
+    bits = r.view(xp.uint32)
+    return xp.where(over & (bits & 0x7FFFFFFF != 0), bits - 1, bits).astype(xp.uint32)
+
+
+def lg2(b, xp=np):
+    """MUFU.LG2 (lg2.approx.ftz.f32), modelled: e + log2(1.m) + 2**-24 in float64, rounded toward
+    zero (the H200 truncates; its log2(1.m) sits about 2**-24 above the exact value, and
+    lg2(1) is exactly 0)."""
+    b = _flushed(xp, b)
+    s, e, m = fields(xp, b)
+    mant = 1.0 + m.astype(xp.float64) * 2.0 ** -23
+    v = (e - 127).astype(xp.float64) + xp.log2(mant) + 2.0 ** -24
+    r = _rz_f32(xp, v)
+    r = xp.where((e == 127) & (m == 0), 0, r)
+    r = xp.where(e == 0, 0xFF800000, r)                      # +-0 -> -inf
+    r = xp.where((e == 255) & (m == 0), INF32, r)
+    bad = ((e == 255) & (m != 0)) | ((s != 0) & (e != 0))
+    return xp.where(bad, NAN32, r).astype(xp.uint32)
+
+
+_TURN = 0.15915493667125701904                # the f32 constant ptxas multiplies by (1 / 2pi)
+
+
+def turns(b, xp=np):
+    """FMUL.RZ x, 1/2pi: the argument MUFU.SIN/COS receive, in turns, as float64 (exact f32)."""
+    x = _as_f64(xp, b)
+    t = _rz_f32(xp, x * _TURN)
+    t = xp.where(xp.isfinite(x), t, _to_f32_bits(xp, x * _TURN))
+    return _as_f64(xp, _flushed(xp, t))          # MUFU reads a subnormal t as zero
+
+
+def _sincos(b, xp, fn):
+    t = turns(b, xp)
+    if fn is xp.sin:      # sin: |t| truncated to 25 fraction bits (below 2**-25 the H200 gives 0)
+        t = xp.sign(t) * xp.floor(xp.abs(t) * 2.0 ** 25) * 2.0 ** -25
+    frac = t - xp.floor(t)                     # exact for f32 t
+    with np.errstate(all="ignore"):
+        v = fn(2.0 * np.pi * frac)
+    v = xp.where(xp.isfinite(t), v, xp.nan)
+    r = _to_f32_bits(xp, v)
+    if fn is xp.sin:                           # sin keeps the sign of a zero argument
+        r = xp.where(t == 0, _u32(xp, b) & S32, r)
+    return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
+
+
+def sin(b, xp=np):
+    """MUFU.SIN after ptxas' FMUL.RZ by 1/2pi, modelled: sin(2pi * frac(t')) rounded to f32, t'
+    being t with |t| truncated to 25 fraction bits."""
+    return _sincos(b, xp, xp.sin)
+
+
+def cos(b, xp=np):
+    """MUFU.COS, modelled like sin."""
+    return _sincos(b, xp, xp.cos)
+
+
+def tanh(b, xp=np):
+    """MUFU.TANH (tanh.approx.f32), modelled: tanh in float64 rounded to f32; subnormals pass."""
+    b = _u32(xp, b)
+    r = _to_f32_bits(xp, xp.tanh(_as_f64(xp, b)))
+    r = xp.where((b & INF32) == 0, b, r)
+    return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
+
+
+# ------------------------------------------------------------------------------ whole instructions
+# ptxas' code around the MUFU operation for each f32 .approx instruction (SASS of ptxas 13.0 for
+# sm_90): the forms without .ftz scale a subnormal operand into the normal range with FMULs.
+
+_TINY = 2.0 ** -126
+
+
+def _f(xp, bits):
+    return _u32(xp, bits).view(xp.float32)
+
+
+def _bits(xp, v):
+    return v.astype(xp.float32).view(xp.uint32)
+
+
+def _scaled(core, b, xp, scale_in, scale_out):
+    x = _f(xp, b)
+    tiny = xp.abs(x) < xp.float32(_TINY)
+    xs = xp.where(tiny, x * xp.float32(scale_in), x)
+    r = _f(xp, core(_bits(xp, xs), xp))
+    return _bits(xp, xp.where(tiny, r * xp.float32(scale_out), r))
+
+
+def rcp_full(b, xp=np):
+    """rcp.approx.f32: s = 2**24 for |x| < 2**-126, 0.25 for |x| > 2**126, else 1;
+    MUFU.RCP(x * s) * s."""
+    x = _f(xp, b)
+    one = xp.ones_like(x)
+    s = xp.where(xp.abs(x) < xp.float32(_TINY), xp.float32(2.0 ** 24) * one, one)
+    s = xp.where(xp.abs(x) > xp.float32(2.0 ** 126), xp.float32(0.25) * one, s)
+    return _bits(xp, s * _f(xp, rcp(_bits(xp, x * s), xp)))
+
+
+def ex2_full(b, xp=np):
+    """ex2.approx.f32: x < -126 is halved and MUFU.EX2's result squared (FMUL)."""
+    x = _f(xp, b)
+    low = x < xp.float32(-126.0)
+    r = _f(xp, ex2(_bits(xp, xp.where(low, x * xp.float32(0.5), x)), xp))
+    return _bits(xp, xp.where(low, r * r, r))
+
+
+def lg2_full(b, xp=np):
+    """lg2.approx.f32: |x| < 2**-126 is multiplied by 2**24 and 24 subtracted (FADD)."""
+    x = _f(xp, b)
+    tiny = xp.abs(x) < xp.float32(_TINY)
+    r = _f(xp, lg2(_bits(xp, xp.where(tiny, x * xp.float32(2.0 ** 24), x)), xp))
+    return _bits(xp, xp.where(tiny, r + xp.float32(-24.0), r))
+
+
+def _canon(fn):
+    def full(b, xp=np):
+        r = _u32(xp, fn(b, xp))
+        return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
+    return full
+
+
+F32_UNARY = {
+    "rcp.approx.ftz.f32": rcp,
+    "rcp.approx.f32": _canon(rcp_full),
+    "sqrt.approx.ftz.f32": sqrt,
+    "sqrt.approx.f32": _canon(lambda b, xp=np: _scaled(sqrt, b, xp, 2.0 ** 24, 2.0 ** -12)),
+    "rsqrt.approx.ftz.f32": rsq,
+    "rsqrt.approx.f32": _canon(lambda b, xp=np: _scaled(rsq, b, xp, 2.0 ** 24, 4096.0)),
+    "ex2.approx.ftz.f32": ex2,
+    "ex2.approx.f32": _canon(ex2_full),
+    "lg2.approx.ftz.f32": lg2,
+    "lg2.approx.f32": _canon(lg2_full),
+    "sin.approx.ftz.f32": sin,
+    "sin.approx.f32": sin,
+    "cos.approx.ftz.f32": cos,
+    "cos.approx.f32": cos,
+    "tanh.approx.f32": tanh,
+}
+
+EXACT = {"rcp", "sqrt", "rsqrt", "ex2"}        # the f32 functions that are bit-exact
+
+F64HI_UNARY = {"rcp.approx.ftz.f64": rcp64h, "rsqrt.approx.ftz.f64": rsq64h}
+
+
+# ------------------------------------------------------------------------------ 16-bit forms
+# MUFU.EX2.F16 / .BF16 and MUFU.TANH.F16 / .BF16 (one per lane of the x2 forms), measured on all
+# 65536 inputs: EX2 is MUFU.EX2 on the input widened to f32, truncated (toward zero) to the
+# 16-bit format; an f16 result of 65536 or more is +inf. TANH is a measured table: tanh rounded
+# to nearest plus the stored differences (data/mufu_half.npz).
+
+_HALF = os.path.join(os.path.dirname(__file__), "data", "mufu_half.npz")
+
+
+def _half_fmt(fmt: str):
+    from .formats import BF16, F16
+    return F16 if fmt == "f16" else BF16
+
+
+def ex2_half(bits, fmt: str):
+    """MUFU.EX2.F16 / .BF16 on raw 16-bit lanes (NumPy)."""
+    from .encode import round_float64
+    from .formats import to_float64
+    from .rounding import Rounding
+    f = _half_fmt(fmt)
+    x = to_float64(np.asarray(bits).astype(np.uint16), f).astype(np.float32).view(np.uint32)
+    r = ex2(x).view(np.float32).astype(np.float64)
+    out = round_float64(r, f, Rounding.RZ)
+    if fmt == "f16":
+        out = np.where(r >= 65536.0, np.uint16(f.inf), out)
+    return out.astype(np.uint16)
+
+
+def half_tanh_base(fmt: str):
+    """tanh of every 16-bit input rounded to nearest (the base of the measured TANH table)."""
+    from .encode import round_float64
+    from .formats import to_float64
+    from .rounding import Rounding
+    f = _half_fmt(fmt)
+    with np.errstate(all="ignore"):
+        v = np.tanh(to_float64(np.arange(1 << 16, dtype=np.uint16), f))
+    return round_float64(v, f, Rounding.RN).astype(np.uint16)
+
+
+def tanh_half(bits, fmt: str):
+    """MUFU.TANH.F16 / .BF16 on raw 16-bit lanes (NumPy)."""
+    key = ("tanh16", fmt)
+    t = _CACHE.get(key)
+    if t is None:
+        t = half_tanh_base(fmt).astype(np.int64)
+        with np.load(_HALF) as z:
+            t[z[f"tanh_{fmt}_idx"]] += z[f"tanh_{fmt}_delta"]   # magnitudes: same sign
+        t = t.astype(np.uint16)
+        _CACHE[key] = t
+    return t[np.asarray(bits).astype(np.uint16)]

@@ -324,7 +324,9 @@ def test_ex2_tanh_accuracy(t):
     assert rel.max() <= (2.0 ** -9.9 if t == "f16" else 2.0 ** -7)
     got = np.array([_hval(int(v), t) for v in run(f"tanh.approx.{t}", xs)])
     err = np.abs(got[ok] - np.tanh(vals[ok]))
-    assert err.max() <= (2.0 ** -10.987 if t == "f16" else 2.0 ** -8)
+    # the ISA's bf16 bound is 2**-8; the H200 (and so ptxvm) is 2.5e-7 past it at +-0.74609375
+    # (0x3f3f -> 0x3f21; docs/hardware-notes.md)
+    assert err.max() <= (2.0 ** -10.987 if t == "f16" else 2.0 ** -8 + 2.0 ** -21)
 
 
 def test_goldens_half_instructions():

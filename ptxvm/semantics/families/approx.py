@@ -42,10 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...numerics import ieee64, mufu
-from ...numerics.encode import round_float64
-from ...numerics.nans import f64_nan
-from ...numerics.formats import F32, FloatFormat, flush_subnormal, to_float64
-from ...numerics.rounding import Rounding
+from ...numerics.formats import FloatFormat
 from ._float import canon32, flush32, quiet
 
 # The upper word of an f64 (1.11.20) as a format of its own: encode rounds into it and leaves
@@ -69,15 +66,6 @@ FUNCTIONS = {
     "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
 }
 
-# The MUFU operations measured bit for bit (numerics.mufu), on f32 bits.
-MUFU = {"rcp": mufu.rcp, "rsqrt": mufu.rsq, "sqrt": mufu.sqrt, "ex2": mufu.ex2}
-
-# Small choices fitted to the H200 goldens for the functions not yet bit-exact (see the module
-# docstring): the rounding direction of the final float64 -> f32 step (lg2: 95% of the lanes
-# agree toward zero, 50% to nearest), and inputs the hardware flushes even without .ftz.
-ROUND = {"lg2": Rounding.RZ}                  # else RN
-FLUSH_INPUT = {"sin", "cos"}                  # subnormal inputs read as zero, .ftz or not
-
 _TINY = np.float32(2.0 ** -126)
 _BIG = np.float32(2.0 ** 126)
 _TWO24 = np.float32(2.0 ** 24)
@@ -95,56 +83,17 @@ def _fmul(a, b, ftz: bool = False):
     """FMUL{.FTZ} (round to nearest) on f32 lanes."""
     if ftz:
         return flush32(np.multiply(flush32(a), flush32(b)))
-    return np.multiply(np.float32(a) if np.isscalar(a) else a, b)
-
-
-def _scaled_mufu(core, a, scale_in, scale_out):
-    """ptxas' wrapper for the forms without .ftz: |a| < 2**-126 is multiplied by scale_in before
-    the MUFU operation and its result by scale_out (both FMUL, round to nearest)."""
-    tiny = np.abs(a) < _TINY
-    x = np.where(tiny, a * scale_in, a)
-    r = _f32(core(_bits(x)))
-    return np.where(tiny, r * scale_out, r)
-
-
-def _mufu_f32(name: str, ftz: bool, a):
-    core = MUFU[name]
-    if ftz:
-        return _f32(core(_bits(a)))
-    if name == "rcp":      # x * s, MUFU.RCP, s * r with s = 2**24 (tiny), 0.25 (|x| > 2**126)
-        s = np.where(np.abs(a) < _TINY, _TWO24, np.float32(1.0))
-        s = np.where(np.abs(a) > _BIG, np.float32(0.25), s).astype(np.float32)
-        return s * _f32(core(_bits(a * s)))
-    if name == "sqrt":
-        return _scaled_mufu(core, a, _TWO24, np.float32(2.0 ** -12))
-    if name == "rsqrt":
-        return _scaled_mufu(core, a, _TWO24, np.float32(4096.0))
-    # ex2: a < -126 is halved and the result squared (FMUL), keeping subnormal results
-    low = a < np.float32(-126.0)
-    r = _f32(core(_bits(np.where(low, a * np.float32(0.5), a))))
-    return np.where(low, r * r, r)
+    return np.multiply(a, b)
 
 
 def f32_unary(name: str, ftz: bool):
-    """`<name>.approx{.ftz}.f32 d, a` on float32 lanes."""
-    if name in MUFU:
-        @quiet
-        def exact(a):
-            return canon32(_mufu_f32(name, ftz, np.asarray(a, dtype=np.float32)))
-        return exact
-    fn = FUNCTIONS[name]
-    mode = ROUND.get(name, Rounding.RN)
-    flush_in = ftz or name in FLUSH_INPUT
+    """`<name>.approx{.ftz}.f32 d, a` on float32 lanes (numerics.mufu.F32_UNARY)."""
+    spelling = f"{name}.approx{'.ftz' if ftz and name != 'tanh' else ''}.f32"
+    fn = mufu.F32_UNARY[spelling]
 
     @quiet
     def lanes(a):
-        a = np.asarray(a, dtype=np.float32)
-        x = fn((flush32(a) if flush_in else a).astype(np.float64))
-        if mode is Rounding.RN:
-            r = canon32(x.astype(np.float32))
-        else:
-            r = round_float64(x, F32, mode).view(np.float32)
-        return flush32(r) if ftz else r
+        return fn(np.asarray(a, dtype=np.float32).view(np.uint32)).view(np.float32)
 
     return lanes
 
@@ -241,16 +190,14 @@ def rsqrt_approx_f64():
 
 
 def half_unary(name: str, fmt: FloatFormat, ftz: bool = False):
-    """`<name>.approx{.ftz}.{f16,bf16}` on raw 16-bit lanes: f(a) in float64, rounded RN once."""
-    fn = FUNCTIONS[name]
+    """`ex2.approx{.ftz}` / `tanh.approx` on raw f16 / bf16 lanes: MUFU.EX2.F16/.BF16 and
+    MUFU.TANH.F16/.BF16 as measured on every input (numerics.mufu). The .ftz of the bf16 ex2
+    changes nothing: MUFU.EX2 reads subnormals as zero anyway."""
+    core = {"ex2": mufu.ex2_half, "tanh": mufu.tanh_half}[name]
 
     @quiet
     def lanes(a):
-        b = np.asarray(a).astype(fmt.dtype, copy=False)
-        if ftz:
-            b = flush_subnormal(b, fmt)
-        out = round_float64(fn(to_float64(b, fmt)), fmt, Rounding.RN)
-        return flush_subnormal(out, fmt) if ftz else out
+        return core(np.asarray(a).astype(fmt.dtype, copy=False), fmt.name)
 
     return lanes
 
