@@ -46,9 +46,10 @@ def test_engine_serialises_in_lane_order(tmp_path):
     engine_npz(p)
     rows = A.analyze(str(p))
     assert {r["experiment"] for r in rows} == set(SUBSET)
+    assert sum("lane_order" in r for r in rows) >= 4
     for r in rows:
-        if "serialisable" in r:
-            assert r["serialisable"] and r["lane_order"], r
+        if "serialisable" in r:  # the order is known where no two lanes saw the same value
+            assert r["serialisable"] and r.get("lane_order", True), r
         else:
             assert r["final_equals_lane_order"], r
 
@@ -66,5 +67,12 @@ def test_chain_rejects_a_combined_update():
 
 @pytest.mark.skipif(not os.path.exists(GPU), reason="no H200 atomics-order recording (tools/device/probe_atomic_order.py)")
 def test_h200_results_are_serialisations_of_rounded_updates():
+    """Every returning experiment is a chain of single rounded adds; within a warp the lanes go
+    in ascending order (so single-warp collisions match the engine exactly), across warps they
+    interleave."""
     rows = [r for r in A.analyze(GPU) if "serialisable" in r]
-    assert rows and all(r["serialisable"] for r in rows), [r for r in rows if not r["serialisable"]][:3]
+    assert len(rows) >= 30 and all(r["serialisable"] for r in rows), [r for r in rows if not r["serialisable"]][:3]
+    ordered = [r for r in rows if "lane_order" in r]
+    assert ordered and all(r["ascending_within_warp"] == 1.0 for r in ordered)
+    assert all(r["lane_order"] for r in ordered if r["experiment"].endswith("_1warp"))
+    assert any(r["warp_switches"] > 0 for r in ordered)
