@@ -148,8 +148,13 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             for case in T.cases():
                 part = os.path.join(tmp, case.name)
-                r = subprocess.run([sys.executable, os.path.abspath(__file__), "--case", case.name, "--out", part],
-                                   capture_output=True, text=True, timeout=120)
+                try:
+                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--case", case.name, "--out", part],
+                                       capture_output=True, text=True, timeout=15)  # a wrong tx count would hang
+                except subprocess.TimeoutExpired:
+                    meta["cases"][case.name] = {"status": "failed", "error": "timed out (the mbarrier never completed?)"}
+                    print(json.dumps({case.name: "timed out"}), flush=True)
+                    continue
                 try:
                     with open(os.path.join(part, "tma.meta.json")) as f:
                         meta["cases"].update(json.load(f)["cases"])
