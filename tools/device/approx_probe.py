@@ -594,12 +594,89 @@ def sass(out_dir, summary):
             os.remove(cub)
 
 
+def golden_inputs32(n_random: int = 1024, seed: int = 90):
+    """A stratified golden set: every exponent with six significands and both signs, specials,
+    multiples of pi/4, then random inputs (half uniform over all bits, half in [2**-24, 2**8])."""
+    rng = np.random.default_rng(seed)
+    e = edge_inputs32()
+    uni = rng.integers(0, 1 << 32, n_random // 2, dtype=np.uint64).astype(np.uint32)
+    ex = rng.integers(127 - 24, 127 + 8, n_random - n_random // 2)
+    mid = ((rng.integers(0, 2, ex.size) << 31) | (ex << 23) |
+           rng.integers(0, 1 << 23, ex.size)).astype(np.uint32)
+    return np.concatenate([e, uni, mid])
+
+
+def write_goldens(g, out_dir):
+    """Compact goldens for the test suite (tests/goldens/approx/approx.npz): every f32 .approx
+    form on golden_inputs32(), the f64 forms and div on smaller stratified sets."""
+    cp = g.cp
+    res = {"f32_inputs": golden_inputs32()}
+    for op in F32_UNARY:
+        res[op] = cp.asnumpy(g.f32_arr(op, res["f32_inputs"]))
+    rng = np.random.default_rng(91)
+    e64 = np.array([0, 1 << 63, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000,
+                    0x7FF0000000000001, 0xFFF4000000000000, 1, 0x000FFFFFFFFFFFFF,
+                    0x8000000000000001, 0x0010000000000000, 0x3FF0000000000000,
+                    0xBFF0000000000000, 0x7FEFFFFFFFFFFFFF, 0x3FF0000000000001,
+                    0x3FEFFFFFFFFFFFFF, 0x4000000000000000, 0x0008000000000000], dtype=np.uint64)
+    ex = rng.integers(0, 2047, 1024).astype(np.uint64)
+    x64 = np.concatenate([e64, (ex << np.uint64(52)) | rng.integers(0, 1 << 52, 1024, dtype=np.uint64),
+                          rng.integers(0, 1 << 64, 1024, dtype=np.uint64)])
+    res["f64_inputs"] = x64
+    xd = cp.asarray(x64)
+    for op in list(F64HI) + ["rsqrt.approx.f64"]:
+        out = cp.empty_like(xd)
+        g.launch(ident(op) + "_arr64", xd.size, xd, np.uint32(xd.size), out)
+        res[op] = cp.asnumpy(out)
+    ed = edge_inputs32()
+    a = np.concatenate([np.repeat(ed[::7], 9), rng.integers(0, 1 << 32, 2048, dtype=np.uint64).astype(np.uint32)])
+    b = np.concatenate([np.tile(ed[::97], ed[::7].size)[: ed[::7].size * 9],
+                        rng.integers(0, 1 << 32, 2048, dtype=np.uint64).astype(np.uint32)])
+    b[-512:] = rng.integers(0, 1 << 23, 512).astype(np.uint32)                   # subnormal
+    b[-1024:-512] = ((rng.integers(252, 255, 512) << 23) | rng.integers(0, 1 << 23, 512)).astype(np.uint32)
+    res["div_a"], res["div_b"] = a, b
+    A, B = cp.asarray(a), cp.asarray(b)
+    for op in DIV_OPS:
+        out = cp.empty_like(A)
+        g.launch(ident(op), a.size, A, B, np.uint32(a.size), out)
+        res[op] = cp.asnumpy(out)
+    np.savez_compressed(os.path.join(out_dir, "approx.npz"), **res)
+    meta = {"recorder": "tools/device/approx_probe.py --goldens", "device": device_info(),
+            "f32_lanes": int(res["f32_inputs"].size), "f64_lanes": int(x64.size),
+            "div_lanes": int(a.size)}
+    with open(os.path.join(out_dir, "approx.meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def device_info() -> dict:
+    info = {}
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        info["nvidia_smi"] = r.stdout.strip()
+        r = subprocess.run(["ptxas", "--version"], capture_output=True, text=True, timeout=30)
+        info["ptxas"] = r.stdout.strip().splitlines()[-1] if r.stdout else ""
+    except Exception as e:  # noqa: BLE001
+        info["error"] = repr(e)
+    try:
+        import cupy as cp
+        info["cupy"] = cp.__version__
+        info["compute_capability"] = cp.cuda.Device().compute_capability
+    except Exception:  # noqa: BLE001
+        pass
+    return info
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--goldens", action="store_true", help="write only the compact goldens")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.goldens:
+        write_goldens(Gpu(), args.out)
+        return 0
     summary = {}
     exh = lambda op: lambda g: exhaustive_f32(g, op, args.out, summary)   # noqa: E731
     scal = lambda op, p: lambda g: scaling_check(g, op, ONE, p, args.out, summary)   # noqa: E731
