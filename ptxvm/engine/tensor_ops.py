@@ -18,7 +18,7 @@ from . import tensor_map as TM
 from .async_ops import _access, _address, _lane_values, _mods, _remote, _words
 from .machine import Fault, Op
 from .memory import CLUSTER_OFFSET_MASK, AccessFault
-from .memory_ops import address_reader
+from .memory_ops import SpaceAccess, address_reader
 from .operands import LoweringError
 
 U8 = np.dtype(np.uint8)
@@ -90,15 +90,11 @@ def _flat(rows):
     return rows.reshape(-1) if rows.shape[1] == 1 else rows
 
 
-_GLOBAL = {}
+GLOBAL = SpaceAccess("global", True)
 
 
 def _access_global(ctx):
-    from .memory_ops import SpaceAccess
-
-    if "g" not in _GLOBAL:
-        _GLOBAL["g"] = SpaceAccess("global", True)
-    return _GLOBAL["g"]
+    return GLOBAL
 
 
 def _fill(data, ok, d: TM.Desc):
