@@ -152,14 +152,14 @@ def _write(writers, pred, ctx, lanes, vals, n):
         pred(ctx, lanes, np.ones(n, bool))
 
 
-def _extras(lowerer, instr, scope, first, dims, level, grad):
+def _extras(lowerer, instr, scope, first, dims, level, grad, ctype="f32"):
     """Readers of the operands after the bracket: lod, gradients, offsets, depth compare."""
     ops = list(instr.operands[first:])
     lod = gx = gy = offs = cmp = None
     if level:
         if not ops:
             raise LoweringError(".level needs a level-of-detail operand")
-        lod = lowerer.reader(ops.pop(0), "f32", scope)
+        lod = lowerer.reader(ops.pop(0), ctype, scope)
     if grad:
         if len(ops) < 2:
             raise LoweringError(".grad needs two gradient vectors")
@@ -187,7 +187,7 @@ def lower_tex(lowerer, instr, m, scope):
     dims = _COORDS[geom][0]
     op = _Operand(lowerer, instr.operands[1], scope)
     layer, coords = _coordinates(lowerer, op, geom, ctype, scope)
-    lod, grad, offs, cmp = _extras(lowerer, instr, scope, 2, dims, "level" in mods, "grad" in mods)
+    lod, grad, offs, cmp = _extras(lowerer, instr, scope, 2, dims, "level" in mods, "grad" in mods, ctype)
     half = dtype in ("f16", "f16x2")
     writers, pred = _dest(lowerer, instr.operands[0], scope, "b16" if dtype == "f16" else "b32",
                           2 if dtype == "f16x2" else 4)
@@ -201,11 +201,11 @@ def lower_tex(lowerer, instr, m, scope):
         lay = None if layer is None else _bcast(layer(ctx, lanes), n)
         o = _offsets_read(offs, ctx, lanes, n)
         c = None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32)
-        lv = None if lod is None else _bcast(lod(ctx, lanes), n, np.float32)
+        lv = None if lod is None else _bcast(lod(ctx, lanes), n, np.int32 if ctype == "s32" else np.float32)
         if base:
             lv = np.zeros(n, np.float32)
         if ctype == "s32":
-            vals = tex.fetch_int(cs, layer=lay, lod=lv, offsets=o)
+            vals = tex.fetch_int(cs, layer=lay, lod=None if lod is None else lv, offsets=o)
         else:
             g = None if grad is None else (_read_all(grad[0], ctx, lanes, n, np.float32),
                                            _read_all(grad[1], ctx, lanes, n, np.float32))
@@ -269,6 +269,8 @@ def _query(obj, q, level=0):
         if q == "force_unnormalized_coords":
             return int(obj.force_unnormalized_coords)
         raise Fault(f"txq.{q} asks a sampler for what only a texture has")
+    if q == "depth" and obj.geometry in ("a1d", "a2d", "acube"):
+        return obj.array_size  # layered objects report their layer (cube) count as the depth (H200)
     if q in ("width", "height", "depth"):
         i = ("width", "height", "depth").index(q)
         if i >= obj.dims:

@@ -286,21 +286,35 @@ def _compare(vals, ref):
 
 
 def fetch_int(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, offsets=None) -> np.ndarray:
-    """Integer texel coordinates (tex with .s32 coordinates): (n, 4) values; coordinates outside the
-    texture read zero whatever the address mode."""
+    """Integer texel coordinates (tex with .s32 coordinates): (n, 4) values. Without a level,
+    coordinates (and array indices) outside the texture read zero whatever the address mode; with
+    tex.level's integer level they go through the address mode, and a level that does not exist
+    reads zero (measured on the H200)."""
     n = np.asarray(coords[0]).shape[0]
-    k = 0 if lod is None else int(np.clip(np.asarray(lod).astype(np.int64).max(initial=0), 0, tex.num_levels - 1))
+    cs = [np.asarray(c).astype(np.int64) + (0 if offsets is None else offsets[d]) for d, c in enumerate(coords)]
     lay = np.zeros(n, np.int64) if layer is None else layer_index(tex, layer)
-    size = tex.level_size(k)
-    idx, ok = [], np.ones(n, bool)
-    for d in range(tex.dims):
-        i = np.asarray(coords[d]).astype(np.int64)
-        if offsets is not None:
-            i = i + offsets[d]
-        ok &= (i >= 0) & (i < size[d])
-        idx.append(np.clip(i, 0, size[d] - 1))
-    out = _texels(tex, k, lay, idx, [None])
-    out[~ok] = 0
+    out = np.zeros((n, 4), np.float32 if tex.returns_float else np.uint32)
+    if lod is None:
+        size = tex.level_size(0)
+        ok = np.ones(n, bool)
+        if layer is not None:  # an array index past the end reads zero too (float coordinates clamp it)
+            ok &= (np.asarray(layer).astype(np.int64) & 0xFFFFFFFF) < tex.array_size
+        for d in range(tex.dims):
+            ok &= (cs[d] >= 0) & (cs[d] < size[d])
+        vals = _texels(tex, 0, lay, [np.clip(cs[d], 0, size[d] - 1) for d in range(tex.dims)], [None])
+        out[ok] = vals[ok]
+        return out
+    ks = np.asarray(lod).astype(np.int64)
+    for k in np.unique(ks):
+        if not 0 <= k < tex.num_levels:
+            continue
+        m = ks == k
+        idx, oks = [], []
+        for d in range(tex.dims):
+            i, ok = _index(tex, cs[d][m], d, int(k))
+            idx.append(i)
+            oks.append(ok)
+        out[m] = _texels(tex, int(k), lay[m], idx, oks)
     return out
 
 
