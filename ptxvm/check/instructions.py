@@ -380,6 +380,16 @@ def _sparsity_selector(plan: Plan, assigned) -> list[Result]:
     return out
 
 
+def _wgmma_register_a(plan: Plan, assigned) -> list[Result]:
+    """wgmma.mma_async with A in registers takes no imm-trans-a (ptxas: "Arguments mismatch")."""
+    names = {ro.spec.name: (shape, j) for ro, shape, j in assigned}
+    a = names.get("a-desc")
+    if a is not None and a[0][0] == "vec" and "imm-trans-a" in names:
+        return [(names["imm-trans-a"][1], "imm-trans-a is only given when A comes from a descriptor, "
+                                          "not from registers", "error")]
+    return []
+
+
 def _generic_only(plan: Plan, assigned) -> list[Result]:
     """prefetchu takes a generic address: a register, or a .global variable (not a .shared one)."""
     return [(j, f"prefetchu needs a generic address: '{NAME}' is a .{shape[1][1].space} variable", "error")
@@ -408,7 +418,8 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "bfe": (_ranges(b=range(0, 256), c=range(0, 256)),),
     "bfi": (_ranges(c=range(0, 256), d=range(0, 256)),),
     "mma": (_sparsity_selector,),
-    "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),),
+    "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),
+              _wgmma_register_a),
     "mbarrier": (_ranges(phaseParity=(0, 1)), _mbarrier_count),
     "fence": (_size_128,),
     "st": (_ranges(initval=(0,)),),

@@ -288,3 +288,10 @@ def test_each_warpgroup_of_a_cta_runs_its_own_wgmma():
         k = np.arange(64) % 16
         want = (wg + 1) * (k[:, None] + 16 * np.arange(8)[None, :])
         assert np.array_equal(D, want.astype(np.float32)), wg
+
+
+def test_imm_trans_a_with_a_in_registers_is_a_diagnostic():
+    # ptxas 13: "Arguments mismatch for instruction 'wgmma.mma_async'"
+    ptx = WG_PARTIAL.replace("%ad, %ad, 0, 1, 1, 0, 0;", "{%d0, %d1, %d2, %d3}, %ad, 0, 1, 1, 0, 0;")
+    with pytest.raises(ptxvm.PtxError, match="imm-trans-a is only given when A comes from a descriptor"):
+        ptxvm.loads(ptx)
