@@ -12,7 +12,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ptxvm.numerics import convert, half, ieee32, ieee64  # noqa: E402
+from ptxvm.numerics import convert, half, ieee32, ieee64, mufu  # noqa: E402
+from ptxvm.semantics.families import approx  # noqa: E402
 from ptxvm.numerics.formats import F16, F32  # noqa: E402
 from ptxvm.numerics.rounding import Rounding  # noqa: E402
 
@@ -57,10 +58,23 @@ def main(n: int = 1_000_000) -> None:
         ("cvt.rn.f16.f32", lambda: convert.f32_to_f16(a32)),
         ("cvt.rzi.s32.f32", lambda: convert.float_to_int(a32, F32, np.int32, Rounding.RZ)),
     ]
+    # the approximate functions (MUFU models, numerics.mufu; tables built before timing)
+    f32a, f32b = a32.view(np.float32), b32.view(np.float32)
+    for op in mufu.F32_UNARY:
+        mufu.F32_UNARY[op](a32[:16])
+        cases.append((op, (lambda fn: lambda: fn(a32))(mufu.F32_UNARY[op])))
+    cases += [
+        ("div.approx.f32", lambda: approx.div_approx_f32(False)(f32a, f32b)),
+        ("div.full.f32", lambda: approx.div_full_f32(False)(f32a, f32b)),
+        ("rcp.approx.ftz.f64", lambda: approx.f64_hi_unary("rcp")(a64.view(np.float64))),
+        ("rsqrt.approx.f64", lambda: approx.rsqrt_approx_f64()(np.abs(a64.view(np.float64)))),
+        ("ex2.approx.f16", lambda: mufu.ex2_half(h[0], "f16")),
+        ("tanh.approx.bf16", lambda: mufu.tanh_half(h[0], "bf16")),
+    ]
     print(f"{n:,} elements, best of 5")
     for name, fn in cases:
         rate, sec = _rate(fn, n)
-        print(f"  {name:<18} {rate / 1e6:8.1f} M results/s  ({sec * 1e3:7.1f} ms)")
+        print(f"  {name:<22} {rate / 1e6:8.1f} M results/s  ({sec * 1e3:7.1f} ms)")
 
 
 if __name__ == "__main__":
