@@ -194,6 +194,10 @@ class TextureObject(_Object):
         self.max_anisotropy = int(max_anisotropy)
         self.seamless_cubemap = bool(seamless_cubemap)
         self.disable_trilinear_optimization = bool(disable_trilinear_optimization)
+        # the depth-compare operand of tex/tld4 applies to depth textures only; CUDA makes none
+        # (cuArray3DCreate refuses CUDA_ARRAY3D_DEPTH_TEXTURE for f32 arrays) and an H200 ignores
+        # the operand on the textures it does make, so ptxvm's textures ignore it too
+        self.depth_compare = False
         self.values = [self._convert(lv) for lv in self.levels]
 
     @property

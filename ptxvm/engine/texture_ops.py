@@ -209,7 +209,7 @@ def lower_tex(lowerer, instr, m, scope):
         else:
             g = None if grad is None else (_read_all(grad[0], ctx, lanes, n, np.float32),
                                            _read_all(grad[1], ctx, lanes, n, np.float32))
-            vals = tex.sample(cs, layer=lay, lod=lv, grad=g, offsets=o, compare=c)
+            vals = tex.sample(cs, layer=lay, lod=lv, grad=g, offsets=o, compare=c if tex.depth_compare else None)
         if half:
             vals = _to_half(vals, dtype)
         _write(writers, pred, ctx, lanes, vals, n)
@@ -251,7 +251,7 @@ def lower_tld4(lowerer, instr, m, scope):
         vals = tex.gather(_read_all(coords, ctx, lanes, n), comp,
                           layer=None if layer is None else _bcast(layer(ctx, lanes), n),
                           offsets=_read_all(offs, ctx, lanes, n, np.int32),  # not wrapped: -10..9 measured
-                          compare=None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32))
+                          compare=None if cmp is None or not tex.depth_compare else _bcast(cmp(ctx, lanes), n, np.float32))
         _write(writers, pred, ctx, lanes, vals, n)
 
     return [Op(run, side_effects=True)]
