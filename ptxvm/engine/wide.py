@@ -41,7 +41,7 @@ def lower_mov(lowerer, instr, m, scope):
             w(ctx, lanes, join(pairs))
 
         return [Op(pack)]
-    r = lowerer.reader(src, "b128", scope)
+    r = _immediate(src) if isinstance(src, ast.Immediate) else lowerer.reader(src, "b128", scope)
     if isinstance(dst, ast.VectorOperand):  # unpack into {lo, hi}
         wl, wh = (lowerer.writer(e, "b64", scope) for e in dst.elements)
 
@@ -54,6 +54,15 @@ def lower_mov(lowerer, instr, m, scope):
         return [Op(unpack)]
     w = lowerer.writer(dst, "b128", scope)
     return [Op(lambda ctx, lanes: w(ctx, lanes, np.array(r(ctx, lanes), copy=True)))]
+
+
+def _immediate(node):
+    """A literal as a b128 value (zero-extended to 128 bits)."""
+    from ..syntax.constexpr import evaluate
+
+    v = int(evaluate(node.expr)) & ((1 << 128) - 1)
+    value = join(np.array([[v & (2**64 - 1), v >> 64]], dtype=np.uint64))[0]
+    return lambda ctx, lanes: value
 
 
 LOWERINGS = {"mov": lower_mov}
