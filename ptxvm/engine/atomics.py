@@ -34,10 +34,13 @@ def _float_max(old, b):
 
 
 class Combiner:
-    def __init__(self, op: str, fn, ufunc=None):
+    def __init__(self, op: str, fn, ufunc=None, guarded=None):
         self.op = op
         self.fn = fn  # (old, b[, c]) -> new
         self.ufunc = ufunc  # for the `ufunc.at` path
+        # (ufunc, guard(values) -> bool): a `ufunc.at` path that is exact when the guard holds
+        # for the operands and the old values, and the results come out finite
+        self.guarded = guarded
 
 
 def combiner(op: str, ptx_type: str) -> Combiner:
@@ -74,11 +77,12 @@ def element_combiner(op: str, t: str, global_memory: bool = False) -> Combiner:
     shared memory both round like add.f32 / add.f64 (docs/hardware-notes.md, "Atomics")."""
     if t == "f32" and op == "add":
         return Combiner(op, lambda old, b: ieee32.add(old.view(np.uint32), b.view(np.uint32),
-                                                      ftz=global_memory).view(np.float32))
+                                                      ftz=global_memory).view(np.float32),
+                        guarded=(np.add, _no_subnormal_sums if global_memory else _finite))
     if t == "f64" and op == "add":
-        if global_memory:
-            return Combiner(op, _f64_add_global)
-        return Combiner(op, lambda old, b: ieee64.add(old.view(np.uint64), b.view(np.uint64)).view(np.float64))
+        fn = _f64_add_global if global_memory else \
+            (lambda old, b: ieee64.add(old.view(np.uint64), b.view(np.uint64)).view(np.float64))
+        return Combiner(op, fn, guarded=(np.add, _finite))
     if t in HALF_TYPES:
         return _half_combiner(op, t)
     if t == "b128":
@@ -87,6 +91,19 @@ def element_combiner(op: str, t: str, global_memory: bool = False) -> Combiner:
 
 
 HALF_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
+_TINY32 = np.float32(2.0 ** -100)
+
+
+def _finite(v) -> bool:
+    """NumPy's own add is the PTX one for finite operands with finite results (round to nearest)."""
+    return bool(np.isfinite(v).all())
+
+
+def _no_subnormal_sums(v) -> bool:
+    """Finite, and zero or at least 2^-100 in magnitude: every partial sum is then zero or a
+    multiple of at least 2^-123, never subnormal, so the flush to zero never applies."""
+    a = np.abs(v)
+    return bool(np.isfinite(a).all() and ((a == 0) | (a >= _TINY32)).all())
 
 
 def _half_combiner(op: str, t: str) -> Combiner:
@@ -154,9 +171,27 @@ def apply(view: np.ndarray, idx: np.ndarray, comb: Combiner, vals: list, need_ol
     if not need_old and comb.ufunc is not None:
         comb.ufunc.at(view, idx, vals[0])
         return None
+    if not need_old and comb.guarded is not None and _guarded_at(view, idx, comb, vals[0]):
+        return None
     if comb.op == "add" and comb.ufunc is np.add and view.dtype.kind in "ui":
         return _int_add(view, idx, vals[0])
     return _rounds(view, idx, comb, vals)
+
+
+def _guarded_at(view, idx, comb, b) -> bool:
+    """Float adds without results: NumPy's sequential `ufunc.at` (lane order, one rounding per
+    update) where that is exactly the PTX result; False (memory untouched) where it might not be."""
+    ufunc, guard = comb.guarded
+    words = np.unique(idx)
+    before = view[words]
+    if not (guard(b) and guard(before)):
+        return False
+    with np.errstate(all="ignore"):
+        ufunc.at(view, idx, b)
+    if guard(view[words]):
+        return True
+    view[words] = before
+    return False
 
 
 def _segments(idx):
