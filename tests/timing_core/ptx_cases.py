@@ -132,3 +132,33 @@ def load_compute_kernel(iters: int = 4, fmas: int = 40, accs: int = 8) -> str:
     lines += ["  ld.param.u64 %rd5, [out];", "  cvta.to.global.u64 %rd6, %rd5;", "  add.s64 %rd7, %rd6, %rd3;",
               f"  st.global.f32 [%rd7], %f3;", "  ret;", "}"]
     return "\n".join(lines) + "\n"
+
+
+HIST = """
+.visible .entry hist(.param .u64 data, .param .u64 bins, .param .u32 private)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [data];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r5, [%rd4];
+  and.b32 %r6, %r5, 255;
+  ld.param.u32 %r7, [private];
+  mul.lo.u32 %r8, %r2, %r7;
+  shl.b32 %r9, %r8, 8;
+  add.u32 %r10, %r9, %r6;
+  ld.param.u64 %rd5, [bins];
+  cvta.to.global.u64 %rd6, %rd5;
+  mul.wide.u32 %rd7, %r10, 4;
+  add.s64 %rd8, %rd6, %rd7;
+  red.global.add.u32 [%rd8], 1;
+  ret;
+}
+"""

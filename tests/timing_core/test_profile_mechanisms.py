@@ -114,3 +114,22 @@ def test_unknown_policy_is_refused():
     out = np.zeros(32, np.float32)
     with pytest.raises(ValueError, match="policy"):
         load(fma_kernel(4, 1))["fmas"].profile(1, 32, [out], policy="fifo")
+
+
+def _hist(private):
+    from .ptx_cases import HIST
+
+    ctas = 1056
+    data = np.random.default_rng(0).integers(0, 1 << 30, ctas * 256).astype(np.uint32)
+    bins = np.zeros(256 * (ctas if private else 1), np.uint32)
+    prof = load(HIST)["hist"].profile(ctas, 256, [data, bins, np.uint32(private)])
+    expect = np.bincount((data & 255) + (np.repeat(np.arange(ctas), 256) * 256 if private else 0),
+                         minlength=bins.size)
+    assert np.array_equal(bins, expect)
+    return prof
+
+
+def test_global_atomics_on_lines_every_sm_updates_serialize():
+    shared, private = _hist(False), _hist(True)
+    # 256 bins shared by all 1056 CTAs: every SM queues on the same 8 lines of L2
+    assert shared.sm_cycles > 5 * private.sm_cycles
