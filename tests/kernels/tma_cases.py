@@ -279,3 +279,107 @@ def kernel_ptx(case: TmaCase) -> str:
 def launch(case: TmaCase) -> tuple:
     """(grid, block)."""
     return case.ctas, 128
+
+
+# ------------------------------------------------------------------------------- im2col probes
+
+@dataclass(frozen=True)
+class Im2colCase:
+    """cp.async.bulk.tensor .im2col loads over an NWC / NHWC tensor of u32 whose elements hold
+    their own linear index + 1 (0 marks a filled element), to see which elements each load takes.
+    shape in NumPy order (N, [H,] W, C); lower/upper: the bounding-box corners as passed to
+    cuTensorMapEncodeIm2col (array order); coords per CTA innermost first (c, w, [h,] n); offsets
+    per CTA (the im2colInfo operand, innermost first)."""
+
+    name: str
+    shape: tuple
+    lower: tuple
+    upper: tuple
+    channels: int
+    pixels: int
+    coords: tuple
+    offsets: tuple
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def ctas(self) -> int:
+        return len(self.coords)
+
+    @property
+    def box_bytes(self) -> int:
+        return self.channels * self.pixels * 4
+
+    @property
+    def smem_bytes(self) -> int:
+        return max(1024, -(-self.box_bytes // 1024) * 1024)
+
+    def global_strides(self) -> tuple:
+        out, s = [], self.shape[-1] * 4
+        for d in reversed(self.shape[:-1]):
+            out.append(s)
+            s *= d
+        return tuple(out)
+
+
+def im2col_tensor(case: Im2colCase) -> np.ndarray:
+    return (np.arange(int(np.prod(case.shape)), dtype=np.uint32) + 1).view(np.uint8)
+
+
+def im2col_coords(case: Im2colCase) -> np.ndarray:
+    a = np.zeros((case.ctas, 8), np.int32)
+    for i, (c, o) in enumerate(zip(case.coords, case.offsets)):
+        a[i, : len(c)] = c
+        a[i, 5: 5 + len(o)] = o
+    return a.reshape(-1)
+
+
+def im2col_cases() -> list:
+    return [
+        Im2colCase("im2col_3d_nwc", (2, 10, 8), (-1,), (-2,), 8, 16,
+                   ((0, -1, 0), (0, 5, 0), (0, -1, 0), (0, 7, 1)), ((0,), (0,), (2,), (1,))),
+        Im2colCase("im2col_4d_nhwc", (2, 5, 6, 4), (-1, -2), (-1, 0), 4, 32,
+                   ((0, 0, 0, 0), (0, -1, -2, 0), (0, 3, 2, 1), (0, 0, 0, 0)), ((0, 0), (0, 0), (1, 0), (2, 1))),
+        Im2colCase("im2col_4d_nhwc_c8", (1, 4, 4, 16), (0, 0), (-1, -1), 8, 16,
+                   ((0, 0, 0, 0), (8, 1, 1, 0)), ((0, 0), (1, 1))),
+    ]
+
+
+def im2col_ptx(case: Im2colCase) -> str:
+    """Kernel `im2col(tmap, out, coords)`: each CTA loads one column into its shared buffer (pre-
+    filled with the sentinel) and copies the buffer out. coords: s32[ctas][8], offsets at [5..7]."""
+    r = case.rank
+    smem = case.smem_bytes
+    noff = r - 2
+    coords = "{" + ", ".join(f"%c{i}" for i in range(r)) + "}"
+    offs = "{" + ", ".join(f"%o{i}" for i in range(noff)) + "}"
+    L = [".version 8.4", ".target sm_90", ".address_size 64", "",
+         ".visible .entry im2col(.param .align 64 .b8 tmap[128], .param .u64 pout, .param .u64 pcoords)", "{",
+         "    .reg .pred %p, %leader, %done;", "    .reg .b32 %r<12>, %c<5>, %q<3>, %sm, %bar;",
+         "    .reg .b16 %o<3>;", "    .reg .b64 %rd<12>, %tm, %tok;",
+         f"    .shared .align 1024 .b8 smem[{smem}];", "    .shared .align 8 .b64 mbar;",
+         "    ld.param.u64 %rd1, [pout];", "    ld.param.u64 %rd2, [pcoords];",
+         "    cvta.to.global.u64 %rd1, %rd1;", "    cvta.to.global.u64 %rd2, %rd2;",
+         "    mov.u64 %tm, tmap;", "    cvta.param.u64 %tm, %tm;",
+         "    mov.u32 %r1, %tid.x;", "    mov.u32 %r2, %ctaid.x;", "    mov.u32 %sm, smem;", "    mov.u32 %bar, mbar;",
+         "    setp.eq.u32 %leader, %r1, 0;", "    mul.wide.u32 %rd3, %r2, 32;", "    add.u64 %rd3, %rd2, %rd3;"]
+    L += [f"    ld.global.s32 %c{i}, [%rd3+{4 * i}];" for i in range(r)]
+    for i in range(noff):
+        L += [f"    ld.global.s32 %q{i}, [%rd3+{20 + 4 * i}];", f"    cvt.u16.u32 %o{i}, %q{i};"]
+    L += ["    mov.u32 %r4, %r1;", "FILL:", f"    setp.ge.u32 %p, %r4, {smem // 4};", "    @%p bra FILLED;",
+          "    shl.b32 %r5, %r4, 2;", "    add.u32 %r6, %sm, %r5;", f"    mov.u32 %r7, {SENTINEL * 0x01010101};",
+          "    st.shared.u32 [%r6], %r7;", "    add.u32 %r4, %r4, 128;", "    bra FILL;", "FILLED:",
+          "    @%leader mbarrier.init.shared::cta.b64 [%bar], 1;", "    fence.mbarrier_init.release.cluster;",
+          "    fence.proxy.async.shared::cta;", "    bar.sync 0;",
+          f"    @%leader mbarrier.arrive.expect_tx.shared::cta.b64 %tok, [%bar], {case.box_bytes};",
+          f"    @%leader cp.async.bulk.tensor.{r}d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+          f"[%sm], [%tm, {coords}], [%bar], {offs};",
+          "WAIT:", "    mbarrier.try_wait.parity.shared::cta.b64 %done, [%bar], 0;", "    @!%done bra WAIT;",
+          f"    mul.wide.u32 %rd5, %r2, {smem};", "    add.u64 %rd8, %rd1, %rd5;", "    mov.u32 %r4, %r1;", "COPY:",
+          f"    setp.ge.u32 %p, %r4, {smem // 4};", "    @%p bra END;", "    shl.b32 %r5, %r4, 2;",
+          "    add.u32 %r6, %sm, %r5;", "    ld.shared.u32 %r7, [%r6];", "    cvt.u64.u32 %rd9, %r5;",
+          "    add.u64 %rd9, %rd8, %rd9;", "    st.global.u32 [%rd9], %r7;", "    add.u32 %r4, %r4, 128;",
+          "    bra COPY;", "END:", "    ret;", "}", ""]
+    return "\n".join(L)

@@ -85,6 +85,29 @@ def record_case(cp, d, case: T.TmaCase) -> tuple:
     return result, raw
 
 
+def record_im2col(cp, d, case) -> tuple:
+    """One im2col case: cuTensorMapEncodeIm2col over the iota tensor, the CTAs' shared buffers."""
+    mod = cp.cuda.function.Module()
+    mod.load(T.im2col_ptx(case).encode())
+    fn = mod.get_function("im2col")
+    tensor = cp.asarray(T.im2col_tensor(case))
+    u32 = d.cuuint32_t
+    err, tmap = d.cuTensorMapEncodeIm2col(
+        d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT32, case.rank, int(tensor.data.ptr),
+        [d.cuuint64_t(int(x)) for x in reversed(case.shape)], [d.cuuint64_t(int(x)) for x in case.global_strides()],
+        list(case.lower), list(case.upper), u32(case.channels), u32(case.pixels), [u32(1)] * case.rank,
+        d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+        d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if int(err) != 0:
+        raise RuntimeError(f"cuTensorMapEncodeIm2col: {err}")
+    raw = np.array([int(x) for x in tmap.opaque], np.uint64).tobytes()
+    out = cp.zeros(case.ctas * case.smem_bytes, cp.uint8)
+    coords = cp.asarray(T.im2col_coords(case))
+    _launch(cp, fn, case.ctas, 128, [raw, int(out.data.ptr), int(coords.data.ptr)])
+    return cp.asnumpy(out), raw
+
+
 def record_nvcc(cp, d, out_arrays: dict) -> dict:
     """tma_scale_2d: a 64x96 f32 matrix, 16x32 tiles, in_map and out_map over two arrays."""
     src = os.path.join(ROOT, "tests", "kernels", "cuda", "tma_scale.cu")
@@ -133,11 +156,11 @@ def main(argv=None) -> int:
             "driver": cp.cuda.runtime.driverGetVersion(), "cases": {}}
     arrays = {}
     if a.case:  # in this process
-        for case in T.cases():
+        for case in T.cases() + T.im2col_cases():
             if case.name not in a.case:
                 continue
             try:
-                res, raw = record_case(cp, d, case)
+                res, raw = (record_im2col if isinstance(case, T.Im2colCase) else record_case)(cp, d, case)
                 arrays[f"{case.name}|out"] = res
                 meta["cases"][case.name] = {"status": "recorded", "map_bytes": raw.hex()}
             except Exception as e:  # noqa: BLE001
@@ -146,7 +169,7 @@ def main(argv=None) -> int:
             print(json.dumps({case.name: meta["cases"][case.name]["status"]}), flush=True)
     else:  # one process per case: a faulting launch (a sticky error) spoils only its own case
         with tempfile.TemporaryDirectory() as tmp:
-            for case in T.cases():
+            for case in T.cases() + T.im2col_cases():
                 part = os.path.join(tmp, case.name)
                 try:
                     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--case", case.name, "--out", part],
