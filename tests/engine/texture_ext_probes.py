@@ -29,7 +29,10 @@ V = "{%o0, %o1, %o2, %o3}"
 
 
 def probe_ptx(p):
-    return HEAD + " " + p["instr"] + "\n" + TAIL
+    head = HEAD
+    if p.get("ref"):  # a module-level reference the instruction names instead of the handle
+        head = head.replace(".address_size 64\n", f".address_size 64\n.global .{p['ref']} ref0;\n")
+    return head + " " + p["instr"] + "\n" + TAIL
 
 
 def cols(*arrays, n=None):
@@ -82,10 +85,10 @@ def probes():
             p["data"] = data
         P.append(p)
 
-    n = 2048
+    n = 1024
     # ---- the blend arithmetic of linear filtering (1D / 2D / 3D)
     u = rng.uniform(0.5, 1.5, (3, n))
-    sweep = 0.5 + np.arange(n) / 2048.0
+    sweep = 0.5 + np.arange(n) / n
     LIN = dict(filter_mode="linear")
     add("accum1d", "texture", "1d", f"tex.1d.v4.f32.f32 {V}, [%rd1, {{%c0}}];",
         cols(np.concatenate([sweep[::2], u[0, : n // 2]])), _wide(rng, (2, 4)), desc=LIN)
@@ -110,7 +113,7 @@ def probes():
         add(f"normcoord_point_{size}", "texture", "1d", f"tex.1d.v4.f32.f32 {V}, [%rd1, {{%c0}}];", cols(u_pt), ramp,
             desc=dict(normalized_coords=True))
     # normalized-integer formats, linear: 1D, many texel pairs and weights
-    xs1 = rng.uniform(0, 64, 4096)
+    xs1 = rng.uniform(0, 64, 2048)
     for nm, dt in (("u8", np.uint8), ("s8", np.int8), ("u16", np.uint16), ("s16", np.int16)):
         info = np.iinfo(dt)
         d = rng.integers(info.min, info.max + 1, (64, 2)).astype(dt)
@@ -145,6 +148,13 @@ def probes():
     add("mip_grad_random", "texture", "2d", grad, cols(half[:n], half[:n], *gr), levels=lv, desc=MIP)
     add("mip_grad_random_aniso", "texture", "2d", grad, cols(half[:n], half[:n], *gr), levels=lv,
         desc=dict(MIP, max_anisotropy=16))
+    gx = 2.0 ** rng.uniform(-9, 0, (2, 1024))
+    z1 = np.zeros(1024)
+    h1 = np.full(1024, 0.5)
+    add("mip_grad_xonly", "texture", "2d", grad, cols(h1, h1, gx[0], z1, z1, z1), levels=lv, desc=MIP)
+    add("mip_grad_axes", "texture", "2d", grad, cols(h1, h1, gx[0], z1, z1, gx[1]), levels=lv, desc=MIP)
+    add("mip_grad_diag", "texture", "2d", grad, cols(h1, h1, gx[0], gx[0], z1, z1), levels=lv, desc=MIP)
+    add("mip_grad_xy_same_axis", "texture", "2d", grad, cols(h1, h1, gx[0], z1, gx[1], z1), levels=lv, desc=MIP)
     # implicit derivatives: lanes of a 2x2 quad step by s in x and t in y
     q = np.arange(n)
     s = np.repeat(2.0 ** rng.uniform(-8, 0, n // 4), 4)
@@ -259,6 +269,11 @@ def probes():
     add("dc_cube_linear", "texture", "cube", f"tex.cube.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c2}}], %c6;",
         cols(*dirs, 0, 0, 0, ref), rng.uniform(0, 1, (6, 4, 4, 1)).astype(np.float32),
         desc=dict(filter_mode="linear", normalized_coords=True), array_flags=16)
+    add("dc_tld4_plain", "texture", "2d", f"tld4.r.2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1}}], %c6;",
+        cols(cx, cy, 0, 0, 0, 0, ref), dep)
+    add("dc2d_linear_depth_u16", "texture", "2d", f"tex.2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1}}], %c6;",
+        cols(cx, cy, 0, 0, 0, 0, ref), rng.integers(0, 65536, (5, 6, 1)).astype(np.uint16),
+        desc=dict(LIN, read_mode="normalized_float"), array_flags=16)
     add("tld4_a2d", "texture", "a2d", f"tld4.b.a2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c2}}];",
         cols(i32(rng.integers(-1, 4, n)), cx, cy), a2)
     add("tld4_cube", "texture", "cube", f"tld4.a.cube.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c2}}];",
@@ -288,12 +303,24 @@ def probes():
         vmod = {1: "", 2: ".v2", 4: ".v4"}[ch]
         add(f"sustp_{nm}", "surface", "2d", f"sust.p.2d{vmod}.b32.trap [%rd1, {{%c0, %c1}}], {vec};",
             cols(i32(x), i32(y), *src), np.zeros((H, W, ch), dt), fmt=fmt)
-    # a v4 store to a one-channel surface; stores outside with .zero and .clamp
-    src = rng.uniform(-2, 2, (4, W * H + 6))
-    x2, y2 = perm_xy(W, H, 6)
+    # a v4 store to a one-channel surface; stores outside with .zero and .clamp: the in-range lanes
+    # write columns 1..W-2, the others land (clamped) on columns 0 and W-1, each on its own sample
+    inner = np.array([(xx, yy) for yy in range(H) for xx in range(1, W - 1)]).T
+    outer = np.array([(xx, yy) for yy in range(H) for xx in (-3, W + 2)]).T
+    x2, y2 = np.concatenate([inner, outer], 1)
+    src = rng.uniform(-2, 2, (4, x2.size))
     for mode in ("zero", "clamp"):
         add(f"sustp_f32x1_v4_{mode}", "surface", "2d", f"sust.p.2d.v4.b32.{mode} [%rd1, {{%c0, %c1}}], {{%c2, %c3, %c4, %c5}};",
             cols(i32(x2), i32(y2), *src), np.zeros((H, W, 1), np.float32))
+    # normalized formats near their rounding ties: x = (m + 1/2) / max, nudged by up to 3 ulps
+    for nm, dt, fmt in (("unorm8", np.uint8, "UNORM_INT8X1"), ("snorm8", np.int8, "SNORM_INT8X1"),
+                        ("unorm16", np.uint16, "UNORM_INT16X1"), ("snorm16", np.int16, "SNORM_INT16X1")):
+        mx = np.iinfo(dt).max
+        sgn = rng.choice([-1, 1], 1024) if dt in (np.int8, np.int16) else 1
+        mm = rng.integers(0, mx, 1024)
+        val = (f32(sgn * (mm + 0.5) / mx).view(np.int32) + rng.integers(-3, 4, 1024).astype(np.int32)).view(np.float32)
+        add(f"sustp_{nm}_ties", "surface", "1d", "sust.p.1d.b32.trap [%rd1, {%c0}], %c2;",
+            cols(i32(np.arange(1024)), 0, val), np.zeros((1024, 1), dt), fmt=fmt)
     add("sustp_1d_u8x4", "surface", "1d", "sust.p.1d.v4.b32.trap [%rd1, {%c0}], {%c2, %c3, %c4, %c5};",
         cols(i32(rng.permutation(16)), 0, *rng.choice(vi, (4, 16)).astype(np.int32)), np.zeros((16, 4), np.uint8))
     add("sustp_a2d_f32", "surface", "a2d", "sust.p.a2d.v2.b32.trap [%rd1, {%c6, %c0, %c1, %c1}], {%c2, %c3};",
@@ -323,9 +350,11 @@ def probes():
     add("sustb_2d_v2_clamp", "surface", "2d", "sust.b.2d.v2.b32.clamp [%rd1, {%c0, %c1}], {%c2, %c3};",
         cols(i32([8, 16, -8, 8, 80, 16]), i32([1, 2, 1, -5, 2, 9]), i32(np.arange(6) + 7), i32(np.arange(6) + 70)),
         np.zeros((H, W // 2, 2), np.uint32))
+    cells = np.array([(xx, yy, zz) for zz in range(2) for yy in range(3) for xx in range(4)])
+    cells = np.concatenate([cells[rng.permutation(len(cells))], [(-1, 0, 0), (4, 1, 1), (0, 3, 0), (1, 1, 2), (2, -1, 1)]]).T
     add("sustb_3d_zero", "surface", "3d", "sust.b.3d.b32.zero [%rd1, {%c0, %c1, %c2, %c2}], %c3;",
-        cols(i32(rng.integers(-1, 5, 256) * 4), i32(rng.integers(-1, 4, 256)), i32(rng.integers(-1, 3, 256)),
-             i32(np.arange(256))), np.zeros((2, 3, 4, 1), np.uint32))
+        cols(i32(cells[0] * 4), i32(cells[1]), i32(cells[2]), i32(np.arange(cells.shape[1]) + 1)),
+        np.zeros((2, 3, 4, 1), np.uint32))
     add("sustb_a1d_zero", "surface", "a1d", "sust.b.a1d.b32.zero [%rd1, {%c2, %c0}], %c3;",
         cols(i32(np.tile(np.arange(8) * 4, 4)), 0, i32(np.repeat([0, 1, 2, 5], 8)), i32(np.arange(32))),
         np.zeros((3, 8, 1), np.uint32))
@@ -338,6 +367,15 @@ def probes():
         add(f"suldb_3d_{mode}", "surface", "3d", f"suld.b.3d.b32.{mode} {{%o0}}, [%rd1, {{%c0, %c1, %c2, %c2}}];",
             cols(i32(rng.integers(-2, 7, 512) * 4), i32(rng.integers(-2, 6, 512)), i32(rng.integers(-1, 4, 512))),
             sa[..., :1].copy())
+    # ---- module-level .texref / .surfref (bound with cuModuleGetTexRef / cuTexRefSetArray)
+    add("texref_linear", "texture", "2d", f"tex.2d.v4.f32.f32 {V}, [ref0, {{%c0, %c1}}];", cols(cx, cy), d2,
+        desc=LIN, ref="texref")
+    add("texref_point_norm_wrap", "texture", "2d", f"tex.2d.v4.f32.f32 {V}, [ref0, {{%c0, %c1}}];",
+        cols(rng.uniform(-1, 2, n), rng.uniform(-1, 2, n)), d2, desc=dict(address_mode="wrap", normalized_coords=True),
+        ref="texref")
+    add("texref_txq_width", "texture", "2d", "txq.width.b32 %o0, [ref0];", cols(i32([0])), d2, ref="texref")
+    add("surfref_suld", "surface", "2d", "suld.b.2d.v2.b32.zero {%o0, %o1}, [ref0, {%c0, %c1}];",
+        cols(i32(rng.integers(-2, 7, 512) * 8), i32(rng.integers(-1, 5, 512))), sa[0].copy(), ref="surfref")
     # ---- queries on layered, cube and mipmapped objects
     for q in ("width", "height", "depth", "array_size", "num_mipmap_levels"):
         for nm, kw in (("a2d", dict(data=a2)), ("cube", dict(data=cube)), ("acube", dict(data=acube)),

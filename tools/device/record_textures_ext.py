@@ -10,8 +10,8 @@ kernels are launched with CuPy. Each probe is one instruction in a kernel that r
 inputs per thread (%c0..%c7) and stores four b32 results (%o0..%o3); surface probes also read the
 array back. OUTDIR/<out-name>.npz holds <probe>.data (or .L<k> per mip level), .inp (n, 8) u32,
 .out (n, 4) u32, .after and .ptx; <out-name>.meta.json the descriptor of each probe and the sha256
-of its inputs (with --compact the inputs are not stored: the replay regenerates them from the probe
-list and checks the digest). The probes
+of its inputs and PTX (with --compact neither is stored: the replay regenerates them from the probe
+list and checks the digests). The probes
 themselves are defined in tests/engine/texture_ext_probes.py (shared with the replay tests).
 """
 import datetime, hashlib, json, os, sys, traceback
@@ -24,7 +24,46 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "engine"))
 import texture_ext_probes as TP  # noqa: E402
 
 
+def run_ref_probe(p, cp, D):
+    """A probe on a module-level .texref/.surfref (unified mode), bound through the driver's
+    (deprecated) reference API and launched with cuLaunchKernel."""
+    import ctypes
+    from cuda.bindings import driver as cu
+    ptx = TP.probe_ptx(p)
+    mod = D.ck(cu.cuModuleLoadData(ptx.encode() + b"\0"))
+    fn = D.ck(cu.cuModuleGetFunction(mod, b"probe"))
+    geom, desc = p["geom"], p.get("desc", {})
+    if p["ref"] == "texref":
+        tr = D.ck(cu.cuModuleGetTexRef(mod, b"ref0"))
+        arr = D.make_array(p["data"], geom)
+        D.ck(cu.cuTexRefSetArray(tr, arr, cu.CU_TRSA_OVERRIDE_FORMAT))
+        D.ck(cu.cuTexRefSetFilterMode(tr, {"point": cu.CUfilter_mode.CU_TR_FILTER_MODE_POINT,
+                                           "linear": cu.CUfilter_mode.CU_TR_FILTER_MODE_LINEAR}[desc.get("filter_mode", "point")]))
+        am = desc.get("address_mode", "clamp")
+        for dim in range(2):
+            D.ck(cu.cuTexRefSetAddressMode(tr, dim, getattr(cu.CUaddress_mode, "CU_TR_ADDRESS_MODE_" + am.upper())))
+        D.ck(cu.cuTexRefSetFlags(tr, cu.CU_TRSF_NORMALIZED_COORDINATES if desc.get("normalized_coords") else 0))
+    else:
+        sr = D.ck(cu.cuModuleGetSurfRef(mod, b"ref0"))
+        arr = D.make_array(p["data"], geom, cu.CUDA_ARRAY3D_SURFACE_LDST)
+        D.ck(cu.cuSurfRefSetArray(sr, arr, 0))
+    inp = np.ascontiguousarray(p["inp"], np.uint32)
+    n = inp.shape[0]
+    di = cp.asarray(inp)
+    o = cp.zeros(4 * n, np.uint32)
+    vals = [ctypes.c_uint64(0), ctypes.c_uint64(di.data.ptr), ctypes.c_uint64(o.data.ptr), ctypes.c_uint32(n)]
+    ptrs = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in vals])
+    D.ck(cu.cuLaunchKernel(fn, (n + 127) // 128, 1, 1, 128, 1, 1, 0, cu.CUstream(0), ctypes.addressof(ptrs), 0))
+    D.ck(cu.cuCtxSynchronize())
+    res = {"out": cp.asnumpy(o).reshape(n, 4), "ptx": np.frombuffer(ptx.encode(), np.uint8)}
+    if p["kind"] == "surface":
+        res["after"] = D.read_array(arr, p["data"], geom)
+    return res
+
+
 def run_probe(p, cp, D):
+    if p.get("ref"):
+        return run_ref_probe(p, cp, D)
     import tempfile
     path = os.path.join(tempfile.mkdtemp(), "k.ptx")
     ptx = TP.probe_ptx(p)
@@ -82,10 +121,13 @@ def main():
         if only and p["name"] not in only:
             continue
         nm = p["name"]
-        m = {k: v for k, v in p.items() if k in ("kind", "geom", "desc", "instr", "fmt", "array_flags")}
+        m = {k: v for k, v in p.items() if k in ("kind", "geom", "desc", "instr", "fmt", "array_flags", "ref")}
         try:
             r = run_probe(p, cp, D)
+            m["ptx_sha256"] = hashlib.sha256(r["ptx"].tobytes()).hexdigest()
             for k, v in r.items():
+                if k == "ptx" and "--compact" in sys.argv:
+                    continue
                 arrays[f"{nm}.{k}"] = v
             if "levels" in p:
                 for i, lv in enumerate(p["levels"]):
