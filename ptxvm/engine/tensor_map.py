@@ -70,6 +70,7 @@ class Desc:
     swizzle: int
     interleave: int
     oob_nan: bool
+    im2col: Optional[tuple] = None  # (lower corner, upper corner, channels, pixels): innermost first
 
     @property
     def itemsize(self) -> int:
@@ -82,6 +83,8 @@ class Desc:
 
     @property
     def box_bytes(self) -> int:
+        if self.im2col is not None:
+            return self.im2col[2] * self.im2col[3] * self.itemsize
         return int(np.prod(self.counts)) * self.itemsize
 
 
@@ -112,6 +115,10 @@ def encode(d: Desc, l2: int = 0) -> bytes:
     struct.pack_into("<4Q", raw, 64, *pad(d.strides[1:], 4))
     struct.pack_into("<5H", raw, 96, *pad(d.box, 5))
     struct.pack_into("<5B", raw, 106, *pad(d.element_strides, 5))
+    if d.im2col is not None:
+        lower, upper, channels, pixels = d.im2col
+        struct.pack_into("<HHB", raw, 18, channels, pixels, 1)
+        struct.pack_into("<3h3h", raw, 112, *pad(lower, 3), *pad(upper, 3))
     return bytes(raw)
 
 
@@ -126,7 +133,13 @@ def decode(raw) -> Desc:
     strides = (DATA_TYPES[dtype][1],) + struct.unpack_from("<4Q", raw, 64)[: rank - 1]
     box = struct.unpack_from("<5H", raw, 96)[:rank]
     es = struct.unpack_from("<5B", raw, 106)[:rank]
-    return Desc(rank, dtype, address, tuple(dims), tuple(strides), tuple(box), tuple(es), swz, inter, bool(oob))
+    im2col = None
+    channels, pixels, mode = struct.unpack_from("<HHB", raw, 18)
+    if mode == 1:
+        corners = struct.unpack_from("<3h3h", raw, 112)
+        im2col = (corners[: rank - 2], corners[3: 3 + rank - 2], channels, pixels)
+    return Desc(rank, dtype, address, tuple(dims), tuple(strides), tuple(box), tuple(es), swz, inter, bool(oob),
+                im2col)
 
 
 # ------------------------------------------------------------------------------------ the API
@@ -179,6 +192,75 @@ def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="
     desc = Desc(rank, t, int(dev.address), shape[::-1], strides[::-1], box[::-1], es[::-1], SWIZZLES[swizzle],
                 INTERLEAVES[interleave], oob_fill == "nan")
     return TensorMap(encode(desc, L2_PROMOTIONS[l2_promotion]), desc, dev)
+
+
+def tensor_map_im2col(array, *, lower, upper, channels: int, pixels: int, swizzle="none", oob_fill="none",
+                      l2_promotion="none", dtype: Optional[str] = None, shape=None, strides=None) -> TensorMap:
+    """An im2col tensor map (cuTensorMapEncodeIm2col) over an N[D][H]WC `array` (NumPy order, 3 to
+    5 dimensions). `lower`/`upper`: the bounding-box corners, one per spatial dimension, in the
+    order the driver takes them; `channels` per pixel and `pixels` per column as the driver's
+    channelsPerPixel / pixelsPerColumn."""
+    from .device import DeviceArray, default_device
+
+    dev = array if isinstance(array, DeviceArray) else default_device().to_device(np.ascontiguousarray(array))
+    t = _dtype_name(dev, dtype)
+    size = DATA_TYPES[t][1]
+    shape = tuple(int(x) for x in (dev.shape if shape is None else shape))
+    rank = len(shape)
+    if not 3 <= rank <= 5:
+        raise TensorMapError(f"an im2col tensor has 3 to 5 dimensions, not {rank}")
+    if strides is None:
+        strides, st = [], size
+        for d in reversed(shape):
+            strides.append(st)
+            st *= d
+        strides = tuple(reversed(strides))
+    lower, upper = tuple(int(x) for x in lower), tuple(int(x) for x in upper)
+    if len(lower) != rank - 2 or len(upper) != rank - 2:
+        raise TensorMapError(f"lower and upper corners need {rank - 2} entries (the spatial dimensions)")
+    if not 0 < channels <= 256 or not 0 < pixels <= 1024:
+        raise TensorMapError("channels 1 .. 256, pixels 1 .. 1024")
+    if swizzle not in SWIZZLES or oob_fill not in OOB_FILLS or l2_promotion not in L2_PROMOTIONS:
+        raise TensorMapError(f"swizzle in {tuple(SWIZZLES)}, oob_fill in {tuple(OOB_FILLS)}")
+    box = (1,) * (rank - 1) + (channels,)
+    _check(shape, tuple(strides), box, (1,) * rank, size, t, swizzle, oob_fill, dev, rank)
+    desc = Desc(rank, t, int(dev.address), shape[::-1], tuple(strides)[::-1], box[::-1], (1,) * rank,
+                SWIZZLES[swizzle], 0, oob_fill == "nan", (lower, upper, int(channels), int(pixels)))
+    return TensorMap(encode(desc, L2_PROMOTIONS[l2_promotion]), desc, dev)
+
+
+def im2col_layout(d: Desc, coords, offsets):
+    """An .im2col load: (global address, in-bounds mask, shared offset) of every element.
+
+    Pixels are visited from the pixel the coordinates name, W fastest, through the bounding box
+    (per spatial dimension from its lower corner to the dimension's end plus its upper corner),
+    then on to the next image; each visited pixel is read displaced by the im2col offsets, its
+    `channels` channels from coordinate c on."""
+    lower, upper, channels, pixels = d.im2col
+    spatial = d.rank - 2
+    lo = [lower[i] for i in range(spatial)]
+    ext = [d.dims[1 + i] - 1 + upper[i] - lower[i] + 1 for i in range(spatial)]
+    lin = 0
+    for i in reversed(range(spatial)):
+        lin = lin * ext[i] + (int(coords[1 + i]) - lo[i])
+    lin += int(coords[d.rank - 1]) * int(np.prod(ext))
+    p = lin + np.arange(pixels, dtype=np.int64)
+    pos = []
+    rest = p
+    for i in range(spatial):
+        pos.append(lo[i] + rest % ext[i] + int(offsets[i]))
+        rest = rest // ext[i]
+    n = rest
+    ch = int(coords[0]) + np.arange(channels, dtype=np.int64)
+    P, CH = np.meshgrid(np.arange(pixels), ch, indexing="ij")
+    ok = (CH >= 0) & (CH < d.dims[0]) & (n[P] < d.dims[d.rank - 1]) & (n[P] >= 0)
+    addr = d.address + CH * d.strides[0] + n[P] * d.strides[d.rank - 1]
+    for i in range(spatial):
+        q = pos[i][P]
+        ok &= (q >= 0) & (q < d.dims[1 + i])
+        addr = addr + q * d.strides[1 + i]
+    smem = np.arange(pixels * channels, dtype=np.int64) * d.itemsize
+    return addr.reshape(-1), ok.reshape(-1), smem
 
 
 def _check(shape, strides, box, es, size, t, swizzle, oob_fill, dev, rank):

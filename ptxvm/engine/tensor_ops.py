@@ -23,7 +23,7 @@ from .operands import LoweringError
 
 U8 = np.dtype(np.uint8)
 REDUCTIONS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
-UNSUPPORTED_MODES = ("im2col", "im2col::w", "im2col::w::128", "im2col_no_offs", "tile::gather4", "tile::scatter4")
+UNSUPPORTED_MODES = ("im2col::w", "im2col::w::128", "im2col_no_offs", "tile::gather4", "tile::scatter4")
 
 
 def _tensor_operand(lowerer, node, scope):
@@ -40,7 +40,7 @@ def _tensor_operand(lowerer, node, scope):
 def _check_mode(mods):
     bad = [x for x in mods if x in UNSUPPORTED_MODES]
     if bad:
-        raise LoweringError(f"cp.async.bulk.tensor .{bad[0]} mode is not supported (only .tile)")
+        raise LoweringError(f"cp.async.bulk.tensor .{bad[0]} mode is not supported (only .tile and .im2col)")
 
 
 def _read_map(acc, ctx, lane, addr) -> TM.Desc:
@@ -113,8 +113,15 @@ def lower_tensor_load(lowerer, instr, m, scope):
     dst_acc, dst_of = _address(lowerer, ops[0], scope, "shared::cluster")
     map_acc, map_of, coord_of = _tensor_operand(lowerer, ops[1], scope)
     bar_acc, bar_of = _address(lowerer, ops[2], scope, "shared::cluster")
+    im2col = "im2col" in mods
+    rest = ops[3:]
+    off_of = None
+    if im2col:
+        els = rest[0].elements if isinstance(rest[0], ast.VectorOperand) else (rest[0],)
+        off_of = [lowerer.reader(e, "u16", scope) for e in els]
+        rest = rest[1:]
     multicast = "multicast::cluster" in mods
-    mask_of = lowerer.reader(ops[3], "u16", scope) if multicast else None
+    mask_of = lowerer.reader(rest[0], "u16", scope) if multicast else None
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
@@ -123,11 +130,15 @@ def lower_tensor_load(lowerer, instr, m, scope):
         bar = _lane_values(bar_of, ctx, lanes, group)
         coords = _coords(coord_of, ctx, lanes, group)
         masks = _lane_values(mask_of, ctx, lanes, group, np.int64) if multicast else None
+        offs = _coords(off_of, ctx, lanes, group) if im2col else None
         for i in range(group.size):  # in lane order: few threads issue tensor copies
             lane = int(group[i])
             d = _read_map(map_acc, ctx, lane, int(maps[i]))
             _check_coords(d, coords[i], lane)
-            addr, ok, smem = TM.box_layout(d, coords[i])
+            if im2col != (d.im2col is not None):
+                raise Fault(f"an {'.im2col' if im2col else '.tile'} copy needs a "
+                            f"{'im2col' if im2col else 'tiled'} tensor map", lane)
+            addr, ok, smem = TM.im2col_layout(d, coords[i], offs[i]) if im2col else TM.box_layout(d, coords[i])
             data = _fill(_gather(ctx, lane, addr, ok, d.itemsize), ok, d)
             if multicast:
                 ranks = [r for r in range(16) if int(masks[i]) >> r & 1]

@@ -173,3 +173,27 @@ def test_nvcc_tma_kernel():
     else:
         want = (a.astype(np.float64) * 1.5 + 1.0).astype(np.float32)  # one rounding: nvcc contracts to fma
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+IM2COL = T.im2col_cases()
+
+
+def run_im2col(case):
+    dev = ptxvm.to_device(T.im2col_tensor(case))
+    tm = TM.tensor_map_im2col(dev, lower=case.lower, upper=case.upper, channels=case.channels, pixels=case.pixels,
+                              dtype="u32", shape=case.shape)
+    out = np.zeros(case.ctas * case.smem_bytes, np.uint8)
+    ptxvm.loads(T.im2col_ptx(case), f"{case.name}.ptx")["im2col"].launch(case.ctas, 128,
+                                                                         [tm, out, T.im2col_coords(case)])
+    return out
+
+
+@pytest.mark.parametrize("case", IM2COL, ids=lambda c: c.name)
+def test_im2col_matches_the_gpu(case):
+    got = run_im2col(case)
+    golden, meta = _golden()
+    if golden is None or meta["cases"].get(case.name, {}).get("status") != "recorded":
+        pytest.skip("no H200 golden for this im2col case (tools/device/record_tma.py)")
+    want = golden[f"{case.name}|out"]
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), \
+        (got.view(np.uint32)[:64].tolist(), want.view(np.uint32)[:64].tolist())
