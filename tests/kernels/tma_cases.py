@@ -48,6 +48,7 @@ class TmaCase:
     map_in: str = "generic"  # generic | global
     pad: int = 0          # bytes of padding after each innermost row (global strides)
     small: bool = False    # small-integer data (float reductions exact in any order)
+    dst_offset: int = 0   # the shared box starts this many bytes into the (1024-aligned) buffer
 
     @property
     def rank(self) -> int:
@@ -76,7 +77,7 @@ class TmaCase:
 
     @property
     def smem_bytes(self) -> int:
-        return max(1024, -(-self.box_bytes // 1024) * 1024)
+        return max(1024, -(-(self.box_bytes + self.dst_offset) // 1024) * 1024)
 
     @property
     def ctas(self) -> int:
@@ -182,6 +183,11 @@ def cases() -> list[TmaCase]:
         C.append(TmaCase(f"reduce_add_2d_{dt}", dt, (16, 32), (8, 16), ((0, 0), (8, 4), (24, 12)),
                          kind="reduce.add", small=True))
     C.append(TmaCase("reduce_min_2d_f16", "f16", (16, 32), (8, 16), ((0, 0), (8, 4)), kind="reduce.min", small=True))
+    for name, dt, op in (("reduce_add_2d_f32_bits", "f32", "add"), ("reduce_add_2d_f16_bits", "f16", "add"),
+                         ("reduce_max_2d_bf16_bits", "bf16", "max")):  # one CTA: any bits, no overlap
+        C.append(TmaCase(name, dt, (16, 32), (8, 16), ((4, 2),), kind=f"reduce.{op}"))
+    C.append(TmaCase("load_2d_f32_sw128_off256", "f32", (32, 64), (16, 32), ((0, 0), (24, 8)), swizzle="128B",
+                     dst_offset=256))
     C.append(TmaCase("reduce_add_3d_s32_sw32", "s32", (4, 8, 16), (2, 4, 8), ((0, 0, 0), (8, 6, 3)),
                      kind="reduce.add", swizzle="32B"))
     return C
@@ -242,6 +248,10 @@ def kernel_ptx(case: TmaCase) -> str:
         L += ["    bar.sync 0;"]
     co = f"[{tm}, {_coords(r)}]"
     dim = f"{r}d"
+    box = "%sm"
+    if case.dst_offset:
+        L += [f"    add.u32 %r9, %sm, {case.dst_offset};"]
+        box = "%r9"
     if case.kind in ("load", "prefetch", "multicast"):
         L += [f"    @%leader mbarrier.arrive.expect_tx.shared::cta.b64 %tok, [%bar], {case.box_bytes};"]
         if case.kind == "prefetch":
@@ -253,7 +263,7 @@ def kernel_ptx(case: TmaCase) -> str:
                   f".multicast::cluster [%sm], {co}, [%bar], %h;"]
         else:
             L += [f"    @%leader cp.async.bulk.tensor.{dim}.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                  f"[%sm], {co}, [%bar];"]
+                  f"[{box}], {co}, [%bar];"]
         L += ["WAIT:", "    mbarrier.try_wait.parity.shared::cta.b64 %done, [%bar], 0;", "    @!%done bra WAIT;",
               "    ld.param.u64 %rd1, [pout];", "    cvta.to.global.u64 %rd1, %rd1;",
               "    add.u64 %rd8, %rd1, %rd5;", "    mov.u32 %r4, %r1;", "COPY:",
@@ -267,7 +277,7 @@ def kernel_ptx(case: TmaCase) -> str:
             instr = f"cp.reduce.async.bulk.tensor.{dim}.global.shared::cta.{op}.tile.bulk_group"
         else:
             instr = f"cp.async.bulk.tensor.{dim}.global.shared::cta.tile.bulk_group"
-        L += [f"    @%leader {instr} {co}, [%sm];", "    @%leader cp.async.bulk.commit_group;",
+        L += [f"    @%leader {instr} {co}, [{box}];", "    @%leader cp.async.bulk.commit_group;",
               "    @%leader cp.async.bulk.wait_group 0;"]
     L += ["END:"]
     if cluster:
