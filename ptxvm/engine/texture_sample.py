@@ -241,13 +241,17 @@ def _footprint(tex, k, m, lay, coords, offsets, compare, total):
         t = F.fixed_position(pts[d])
         if offs is not None:
             t = t + (offs[d] << F.FRACTION_BITS)
-        if _mode(tex, d) == "clamp":  # the position itself is clamped: an edge texel gets all the weight
+        if _mode(tex, d) == "clamp" and not _seamless(tex):  # the position itself is clamped
             t = np.clip(t, 0, (tex.level_size(k)[d] - 1) << F.FRACTION_BITS)
         lows.append(t >> F.FRACTION_BITS)
         fracs.append(t & (F.ONE - 1))
     fixed = _fixed_texels(tex, k)
     vals = []
     for corner in itertools.product((0, 1), repeat=tex.dims):
+        if _seamless(tex):
+            lay_c, idx = _cube_texel(tex, k, lay, lows[0] + corner[0], lows[1] + corner[1])
+            vals.append(_texels(tex, k, lay_c, idx, [None], fixed))
+            continue
         idx, oks = [], []
         for d, c in enumerate(corner):
             i, ok = _index(tex, lows[d] + c, d, k)
@@ -258,7 +262,55 @@ def _footprint(tex, k, m, lay, coords, offsets, compare, total):
             v = _compare(v, cmp)
         vals.append(v)
     wts = F.corner_weights(fracs, total=total)
+    if _seamless(tex):
+        wts = _cube_corner_weights(wts, lows, tex.level_size(k)[0])
     return np.stack(vals, -1), np.stack(wts, -1)
+
+
+def _cube_corner_weights(wts, lows, size):
+    """At a cube corner the footprint's fourth texel does not exist: its weight goes to the other
+    three, round(w / 3) to each neighbour across an edge and the rest to the face's own texel."""
+    wts = [w.copy() for w in wts]
+    x_out = [(lows[0] + c < 0) | (lows[0] + c >= size) for c in (0, 1)]
+    y_out = [(lows[1] + c < 0) | (lows[1] + c >= size) for c in (0, 1)]
+    for cx, cy in itertools.product((0, 1), repeat=2):
+        m = x_out[cx] & y_out[cy]
+        if not m.any():
+            continue
+        diag = 2 * cx + cy  # corners in product order, x slowest
+        wd = wts[diag][m]
+        share = (wd + 1) // 3  # round(wd / 3), half up (never a tie)
+        wts[2 * cx + (1 - cy)][m] += share
+        wts[2 * (1 - cx) + cy][m] += share
+        wts[2 * (1 - cx) + (1 - cy)][m] += wd - 2 * share
+        wts[diag][m] = 0
+    return wts
+
+
+def _seamless(tex) -> bool:
+    return tex.seamless_cubemap and tex.geometry in ("cube", "acube")
+
+
+def _cube_texel(tex, k, lay, i, j):
+    """(layer, [i, j]) of face texel (i, j) of layer `lay`; a texel beyond the face's edge is the
+    one its centre's direction lands on in the neighbouring face (seamless cube filtering)."""
+    size = tex.level_size(k)[0]
+    out = (i < 0) | (i >= size) | (j < 0) | (j >= size)
+    if not out.any():
+        return lay, [i, j]
+    face = lay % 6
+    sc = (2 * i + 1) / size - 1.0
+    tc = (2 * j + 1) / size - 1.0
+    d = np.zeros((3, lay.size))
+    for f, (major, sign, sa, ss, ta, ts) in enumerate(_FACES):
+        m = face == f
+        d[major, m] = sign
+        d[sa, m] = ss * sc[m]
+        d[ta, m] = ts * tc[m]
+    f2, (s2, t2) = cube_coords(*d.astype(np.float32))
+    i2 = np.clip(np.floor(s2.astype(np.float64) * size), 0, size - 1).astype(np.int64)
+    j2 = np.clip(np.floor(t2.astype(np.float64) * size), 0, size - 1).astype(np.int64)
+    return np.where(out, lay - face + f2, lay), [np.where(out, i2, i), np.where(out, j2, j)]
 
 
 def _finish(tex, vals, wts, slices):
