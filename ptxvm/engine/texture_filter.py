@@ -143,11 +143,12 @@ def unorm_scale(dtype) -> int:
 
 def unorm16(data):
     """Normalized-integer texels in 16-bit fixed point as the filter sees them (float64): 8-bit
-    values scaled exactly to the 16-bit range (u8: v * 65535/255 = v * 257; s8: v * 32767/127,
-    not rounded), 16-bit values as they are; the most negative value reads as -max."""
+    values scaled exactly to the 16-bit range (u8: v * 65535/255 = v * 257; s8: v * 32767/127, not
+    rounded), 16-bit values as they are. The most negative value is not clamped to -max here (the
+    filtered result is)."""
     d = np.asarray(data)
     info = np.iinfo(d.dtype)
-    v = np.maximum(d.astype(np.float64), -info.max)
+    v = d.astype(np.float64)
     return v if d.dtype.itemsize == 2 else v * (unorm_scale(d.dtype) / info.max)
 
 
@@ -156,5 +157,6 @@ def blend_unorm(values, weights, signed=False):
     rounded to a 16-bit value (half up), as float32 (value / 65535, or / 32767 when signed)."""
     w = np.asarray(weights, np.int64)[:, None, :]
     num = np.sum(np.asarray(values, np.float64) * w, axis=-1)
-    q = np.floor(num / ONE + 0.5)
-    return (q / (32767 if signed else 65535)).astype(np.float32)
+    top = 32767 if signed else 65535
+    q = np.clip(np.floor(num / ONE + 0.5), -top, top)
+    return (q / top).astype(np.float32)
