@@ -220,6 +220,13 @@ def probes():
     for axis, r in (("s", ramp[None, None, :] + 0 * ramp[None, :, None]), ("t", ramp[None, :, None] + 0 * ramp[None, None, :])):
         add(f"cube_ramp_{axis}", "texture", "cube", CUBE, cols(*dirs), (r + face_off)[..., None].astype(np.float32),
             desc=dict(filter_mode="linear", normalized_coords=True))
+    big = 512  # finer faces: the precision of the face coordinates
+    ramp = np.arange(big, dtype=np.float32)
+    face_off = (big * np.arange(6, dtype=np.float32))[:, None, None]
+    for axis, r in (("s", np.broadcast_to(ramp[None, None, :], (1, big, big))),
+                    ("t", np.broadcast_to(ramp[None, :, None], (1, big, big)))):
+        add(f"cube_ramp{big}_{axis}", "texture", "cube", CUBE, cols(*dirs), (r + face_off)[..., None].astype(np.float32),
+            desc=dict(filter_mode="linear", normalized_coords=True))
     acube = rng.standard_normal((12, 4, 4, 2)).astype(np.float32)
     add("acube_linear", "texture", "acube", f"tex.acube.v4.f32.f32 {V}, [%rd1, {{%c0, %c1, %c2, %c3}}];",
         cols(i32(rng.integers(-1, 4, n)), *dirs), acube, desc=dict(filter_mode="linear", normalized_coords=True))

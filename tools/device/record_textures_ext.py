@@ -10,8 +10,8 @@ kernels are launched with CuPy. Each probe is one instruction in a kernel that r
 inputs per thread (%c0..%c7) and stores four b32 results (%o0..%o3); surface probes also read the
 array back. OUTDIR/<out-name>.npz holds <probe>.data (or .L<k> per mip level), .inp (n, 8) u32,
 .out (n, 4) u32, .after and .ptx; <out-name>.meta.json the descriptor of each probe and the sha256
-of its inputs and PTX (with --compact neither is stored: the replay regenerates them from the probe
-list and checks the digests). The probes
+of its inputs, texture data and PTX (with --compact none of them is stored: the replay regenerates
+them from the probe list and checks the digests; outputs and surfaces' final contents are stored). The probes
 themselves are defined in tests/engine/texture_ext_probes.py (shared with the replay tests).
 """
 import datetime, hashlib, json, os, sys, traceback
@@ -129,11 +129,14 @@ def main():
                 if k == "ptx" and "--compact" in sys.argv:
                     continue
                 arrays[f"{nm}.{k}"] = v
-            if "levels" in p:
-                for i, lv in enumerate(p["levels"]):
-                    arrays[f"{nm}.L{i}"] = lv
-            else:
-                arrays[f"{nm}.data"] = p["data"]
+            srcs = p["levels"] if "levels" in p else [p["data"]]
+            m["data_sha256"] = hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in srcs)).hexdigest()
+            if "--compact" not in sys.argv:
+                if "levels" in p:
+                    for i, lv in enumerate(p["levels"]):
+                        arrays[f"{nm}.L{i}"] = lv
+                else:
+                    arrays[f"{nm}.data"] = p["data"]
             inp = np.ascontiguousarray(p["inp"], np.uint32)
             m["inp_sha256"] = hashlib.sha256(inp.tobytes()).hexdigest()
             if "--compact" not in sys.argv:  # compact: the replay regenerates the inputs (digest checked)
