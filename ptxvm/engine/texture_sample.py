@@ -372,11 +372,13 @@ def fetch_int(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, offset
 
 def gather(tex, coords: Sequence[np.ndarray], comp: int, *, layer=None, offsets=None, compare=None) -> np.ndarray:
     """tld4: channel `comp` of the 2x2 footprint of bilinear filtering, in the order (i, j+1),
-    (i+1, j+1), (i+1, j), (i, j) as the ISA lists them (x, y, z, w)."""
+    (i+1, j+1), (i+1, j), (i, j) as the ISA lists them (x, y, z, w). Unlike tex, the position is not
+    clamped first (`tld4_*` probes); each texel index goes through the address mode."""
     lay, coords = _place(tex, coords, layer)
-    pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.size[d])).astype(np.float64)
-           if tex.normalized_coords or tex.geometry in ("cube", "acube") else np.asarray(coords[d], np.float32)
-           for d in range(2)]
+    if tex.geometry in ("cube", "acube"):
+        pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.size[d])).astype(np.float64) for d in range(2)]
+    else:
+        pts = [_scaled(tex, coords[d], d, 0) for d in range(2)]
     lows = []
     for d in range(2):
         base = F.fixed_point(pts[d])[0]
