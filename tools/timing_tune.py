@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 SPACE = {
     "fetch_redirect": [0, 2, 4, 6, 8, 12],
     "issue_window": [0, 4, 8, 16],
+    "divergence_cycles": [0, 20, 40, 60],
     "lsu_queue_cycles": [16, 32, 48, 96, 192],
     "dram_efficiency": [0.75, 0.8, 0.85, 0.9, 0.95, 1.0],
     "dram_write_cost": [1.0, 1.25, 1.5, 1.75, 2.0],

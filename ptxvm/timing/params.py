@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 class ModelParams:
     # front end
     fetch_redirect: int = 6  # cycles before a warp issues after a taken branch (instruction fetch)
+    divergence_cycles: int = 0  # extra cycles when a branch splits a warp's lanes (BSSY/BSYNC bookkeeping)
     sreg_latency: int = 20  # S2R: reading %tid, %ctaid, ... into a register
     # ptxas schedules instructions; PTX order is not SASS order. While a warp's next instruction
     # waits, one of the next `issue_window` instructions of its basic block may issue if it is

@@ -127,7 +127,8 @@ class SmSim:
     """The state of one SM while it runs `work` (see the module docstring)."""
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
-                 l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64):
+                 l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
+                 barrier_per_warp: float = 0.0):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -136,6 +137,7 @@ class SmSim:
         self.params = params
         self.barrier_latency = barrier_latency + params.barrier_extra
         self.window = params.issue_window
+        self.barrier_per_warp = barrier_per_warp
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
@@ -201,7 +203,7 @@ class SmSim:
             return
         waiting = [x for x in ws if not x.done]
         if waiting and all(x.at_bar for x in waiting):
-            release = when + self.barrier_latency
+            release = when + self.barrier_latency + self.barrier_per_warp * (len(ws) - 1)
             for x in waiting:
                 x.at_bar = False
                 if x.fetch < release:

@@ -363,10 +363,14 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     per_row = np.bincount(row, minlength=n_rows)
     start = np.concatenate([[0], np.cumsum(per_row)])
     taken = np.zeros(total, bool)
+    split = np.zeros(total, bool)  # the warp's lanes part ways after this instruction (divergence)
     if total > 1:
-        taken[:-1] = (pc[1:] != pc[:-1] + 1) & (row[1:] == row[:-1])
+        same = row[1:] == row[:-1]
+        taken[:-1] = (pc[1:] != pc[:-1] + 1) & same
+        split[:-1] = (active[1:] != active[:-1]) & same
 
     table = _StaticTable(trace, gpu, params, np.unique(pc))
+    split &= table.ctrl[pc] & ~table.barrier[pc]  # only a branch splits a warp
     pipe = table.pipe[pc]
     issue = table.issue[pc]
     latency = np.where(mkind > 0, mlat, table.latency[pc])
@@ -387,13 +391,22 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         pipe=pipe.tolist(), issue=issue.tolist(), latency=latency.tolist(),
         reads=[table.reads[p] for p in pc.tolist()], writes=[table.writes[p] for p in pc.tolist()],
         dep_kind=dep_kind.tolist(), barrier=table.barrier[pc].tolist(), taken=taken.tolist(),
-        sleep=table.sleep[pc].tolist(), bank_extra=table.bank_extra[pc].tolist(), mkind=mkind.tolist(),
+        sleep=table.sleep[pc].tolist(), bank_extra=(table.bank_extra[pc] + split * params.divergence_cycles).tolist(),
+        mkind=mkind.tolist(),
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
         atom_lines=atom,
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
     )
     return work, stats
+
+
+def _derived(gpu, key: str, default: float) -> float:
+    """A number the calibration derived (GpuSpec.measured["derived"]), else `default`."""
+    v = (getattr(gpu, "measured", None) or {}).get("derived", {}).get(key)
+    if isinstance(v, dict):
+        v = v.get("value")
+    return float(v) if isinstance(v, (int, float)) else default
 
 
 def hier_lat(gpu, key: str) -> int:
@@ -470,6 +483,8 @@ class _StaticTable:
             elif info.op_class == "tex":
                 lat = gpu.latency["tex_hit"]
                 self.dep[p] = DEP_TEX
+            if name == "alu":
+                lat = _derived(gpu, "iadd_latency", pipe.latency) * info.sass
             if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
                 lat = params.mov_latency  # register allocation and immediates fold most moves away
             if info.sreg:

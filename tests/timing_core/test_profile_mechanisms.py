@@ -73,7 +73,7 @@ def test_streaming_cs_loads_keep_the_hot_set_that_ca_streams_evict():
     assert cs.cache_hit_rates["l1"] == pytest.approx(4 / 20 * 5 / 6, abs=0.02)
     assert ca.cache_hit_rates["l1"] < 0.5 * cs.cache_hit_rates["l1"]
     assert ca.cache_hit_rates["l2"] > 0.1  # with .ca the hot set comes back from L2
-    assert cs.cycles <= ca.cycles  # (here both wait on the stream's DRAM reads)
+    assert cs.cycles <= 1.01 * ca.cycles  # (here both wait on the stream's DRAM reads)
 
 
 def _fmas(n, chains):
