@@ -54,8 +54,28 @@ def half_tables(d: str) -> None:
     print(path, os.path.getsize(path), "bytes")
 
 
+def lg2_table(d: str) -> None:
+    """MUFU.LG2 over [1, 2) (the table L of mufu.lg2), relative to log2 truncated to f32; the
+    entries near 1 (absolute error, so thousands of ulps) are kept whole as escapes."""
+    x12 = mufu._x_1_2(23)
+    base = mufu.BASES["lg2"]()
+    z = np.load(os.path.join(d, "win_lg2.approx.ftz.f32_3f800000.npz"))
+    ref = np.log2(x12).astype(np.float32).view(np.uint32)        # the probe's RN reference
+    hw = (_ordered(ref) + z["d8"].astype(np.int64)).astype(np.uint32)
+    hw[z["esc_idx"]] = z["esc_hw"]
+    delta = hw.astype(np.int64) - base.astype(np.int64)
+    esc = np.nonzero(np.abs(delta) > 127)[0]
+    d8 = np.where(np.abs(delta) > 127, 0, delta).astype(np.int8)
+    out = {"lg2": mufu.encode_deltas(d8), "lg2_esc_idx": esc.astype(np.uint32),
+           "lg2_esc_bits": hw[esc]}
+    path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_lg2.npz")
+    np.savez_compressed(path, **out)
+    print("lg2", esc.size, "escapes;", path, os.path.getsize(path), "bytes")
+
+
 def main(d: str) -> None:
     half_tables(d)
+    lg2_table(d)
     if "--half-only" in sys.argv:
         return
     out = {}
@@ -86,4 +106,4 @@ def main(d: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])     # add --half-only to rebuild only data/mufu_half.npz
+    main(sys.argv[1])     # add --half-only to rebuild only mufu_half.npz and mufu_lg2.npz

@@ -29,6 +29,7 @@ import os
 import numpy as np
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "mufu_tables.npz")
+_DATA_LG2 = os.path.join(os.path.dirname(__file__), "data", "mufu_lg2.npz")
 M23 = 0x7FFFFF
 S32 = 0x80000000
 INF32 = 0x7F800000
@@ -64,7 +65,15 @@ BASES = {
     "ex2": lambda: _f32(np.exp2(np.arange(1 << 23, dtype=np.float64) * 2.0 ** -23)),
     "rcp64h": lambda: _hi(1.0 / _x_1_2(20)),
     "rsq64h": lambda: _hi(1.0 / np.sqrt(_x_1_4(20))),
+    "lg2": lambda: _rz32_np(np.log2(_x_1_2(23))),
 }
+
+
+def _rz32_np(v):
+    r = v.astype(np.float32)
+    bits = r.view(np.uint32)
+    over = np.abs(r.astype(np.float64)) > np.abs(v)
+    return np.where(over & ((bits & 0x7FFFFFFF) != 0), bits - 1, bits).astype(np.uint32)
 
 _CACHE: dict = {}
 
@@ -79,10 +88,13 @@ def table(name: str, xp=np):
     key = (name, xp.__name__)
     t = _CACHE.get(key)
     if t is None:
-        with np.load(_DATA) as z:
+        with np.load(_DATA_LG2 if name == "lg2" else _DATA) as z:
             d = np.frombuffer(lzma.decompress(z[name].tobytes()), dtype=np.int8)
+            esc = (z[f"{name}_esc_idx"], z[f"{name}_esc_bits"]) if f"{name}_esc_idx" in z else None
         base = BASES[name]()
         t = (base.astype(np.int64) + d).astype(np.uint32)
+        if esc is not None:                    # entries too far from the base for an int8
+            t[esc[0]] = esc[1]
         t = xp.asarray(t)
         _CACHE[key] = t
     return t
@@ -229,15 +241,16 @@ def _rz_f32(xp, v):
 
 
 def lg2(b, xp=np):
-    """MUFU.LG2 (lg2.approx.ftz.f32), modelled: e + log2(1.m) + 2**-24 in float64, rounded toward
-    zero (the H200 truncates; its log2(1.m) sits about 2**-24 above the exact value, and
-    lg2(1) is exactly 0)."""
+    """MUFU.LG2 (lg2.approx.ftz.f32): e + L(1.m) in fixed point, truncated toward zero, where
+    L is the measured 2**23-entry table (the results for [1, 2)). A negative e works on the
+    ones' complement, so the magnitude ends a hair below |e| - L (lg2(2**-126) = -125.99999).
+    Exact except for e = -1 ([0.5, 1)), where L's bits below the table's precision matter."""
     b = _flushed(xp, b)
     s, e, m = fields(xp, b)
-    mant = 1.0 + m.astype(xp.float64) * 2.0 ** -23
-    v = (e - 127).astype(xp.float64) + xp.log2(mant) + 2.0 ** -24
-    r = _rz_f32(xp, v)
-    r = xp.where((e == 127) & (m == 0), 0, r)
+    big_e = e - 127
+    lt = table("lg2", xp)[m]
+    v = big_e.astype(xp.float64) + _as_f64(xp, lt) + xp.where(big_e < 0, 2.0 ** -40, 0.0)
+    r = xp.where(big_e == 0, lt, _rz_f32(xp, v))
     r = xp.where(e == 0, 0xFF800000, r)                      # +-0 -> -inf
     r = xp.where((e == 255) & (m == 0), INF32, r)
     bad = ((e == 255) & (m != 0)) | ((s != 0) & (e != 0))
@@ -364,7 +377,7 @@ F32_UNARY = {
     "tanh.approx.f32": _canon(tanh),
 }
 
-EXACT = {"rcp", "sqrt", "rsqrt", "ex2"}        # the f32 functions that are bit-exact
+EXACT = {"rcp", "sqrt", "rsqrt", "ex2"}        # the f32 functions that are bit-exact (lg2 nearly)
 
 F64HI_UNARY = {"rcp.approx.ftz.f64": rcp64h, "rsqrt.approx.ftz.f64": rsq64h}
 
