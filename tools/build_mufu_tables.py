@@ -25,6 +25,10 @@ def _ordered(b):
     return np.where((b >> 31) != 0, -mag, mag)
 
 
+def _unordered(o):
+    return np.where(o < 0, (-o) | (1 << 31), o).astype(np.uint32)
+
+
 def window(d, op, start, ref):
     z = np.load(os.path.join(d, f"win_{op}_{start:08x}.npz"))
     dd = z["d8"].astype(np.int64)
@@ -55,22 +59,41 @@ def half_tables(d: str) -> None:
 
 
 def lg2_table(d: str) -> None:
-    """MUFU.LG2 over [1, 2) (the table L of mufu.lg2), relative to log2 truncated to f32; the
-    entries near 1 (absolute error, so thousands of ulps) are kept whole as escapes."""
-    x12 = mufu._x_1_2(23)
-    base = mufu.BASES["lg2"]()
-    z = np.load(os.path.join(d, "win_lg2.approx.ftz.f32_3f800000.npz"))
-    ref = np.log2(x12).astype(np.float32).view(np.uint32)        # the probe's RN reference
-    hw = (_ordered(ref) + z["d8"].astype(np.int64)).astype(np.uint32)
-    hw[z["esc_idx"]] = z["esc_hw"]
-    delta = hw.astype(np.int64) - base.astype(np.int64)
-    esc = np.nonzero(np.abs(delta) > 127)[0]
-    d8 = np.where(np.abs(delta) > 127, 0, delta).astype(np.int8)
-    out = {"lg2": mufu.encode_deltas(d8), "lg2_esc_idx": esc.astype(np.uint32),
-           "lg2_esc_bits": hw[esc]}
+    """MUFU.LG2 over [1, 2) (the table L of mufu.lg2) and over [0.5, 1) ("lg2w"), relative to
+    log2 truncated to f32; entries far from it (near 1 the error is absolute, so thousands of
+    ulps) are kept whole as escapes."""
+    out = {}
+    for name, start, x in (("lg2", 0x3F800000, mufu._x_1_2(23)), ("lg2w", 0x3F000000, mufu._x_1_2(23) / 2)):
+        base = mufu.BASES[name]()
+        z = np.load(os.path.join(d, f"win_lg2.approx.ftz.f32_{start:08x}.npz"))
+        ref = np.log2(x).astype(np.float32).view(np.uint32)        # the probe's RN reference
+        hw = _unordered(_ordered(ref) + z["d8"].astype(np.int64))
+        hw[z["esc_idx"]] = z["esc_hw"]
+        delta = _ordered(hw) - _ordered(base)
+        # an entry whose base could round the other way under another libm's log2 (within 8
+        # float64 ulps of an f32 boundary) is kept whole too, as is any sign change
+        fragile = _fragile(name)
+        far = (np.abs(delta) > 127) | fragile | ((hw ^ base) >> 31 != 0)
+        esc = np.nonzero(far)[0]
+        d8 = np.where(far, 0, hw.astype(np.int64) - base.astype(np.int64)).astype(np.int8)
+        print(name, int(fragile.sum()), "fragile bases")
+        out.update({name: mufu.encode_deltas(d8), f"{name}_esc_idx": esc.astype(np.uint32),
+                    f"{name}_esc_bits": hw[esc]})
+        print(name, esc.size, "escapes")
     path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_lg2.npz")
     np.savez_compressed(path, **out)
-    print("lg2", esc.size, "escapes;", path, os.path.getsize(path), "bytes")
+    print(path, os.path.getsize(path), "bytes")
+
+
+def _fragile(name: str) -> np.ndarray:
+    x = mufu._x_1_2(23)
+    v = np.log2(x) if name == "lg2" else np.log2(x) - 1.0 + 2.0 ** -24
+    base = mufu._rz32_np(v)
+    out = np.zeros(v.size, bool)
+    lo, hi = v.copy(), v.copy()
+    for _ in range(8):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+    return (mufu._rz32_np(lo) != base) | (mufu._rz32_np(hi) != base) | out
 
 
 def main(d: str) -> None:

@@ -66,6 +66,7 @@ BASES = {
     "rcp64h": lambda: _hi(1.0 / _x_1_2(20)),
     "rsq64h": lambda: _hi(1.0 / np.sqrt(_x_1_4(20))),
     "lg2": lambda: _rz32_np(np.log2(_x_1_2(23))),
+    "lg2w": lambda: _rz32_np(np.log2(_x_1_2(23)) - 1.0 + 2.0 ** -24),
 }
 
 
@@ -88,7 +89,7 @@ def table(name: str, xp=np):
     key = (name, xp.__name__)
     t = _CACHE.get(key)
     if t is None:
-        with np.load(_DATA_LG2 if name == "lg2" else _DATA) as z:
+        with np.load(_DATA_LG2 if name.startswith("lg2") else _DATA) as z:
             d = np.frombuffer(lzma.decompress(z[name].tobytes()), dtype=np.int8)
             esc = (z[f"{name}_esc_idx"], z[f"{name}_esc_bits"]) if f"{name}_esc_idx" in z else None
         base = BASES[name]()
@@ -244,13 +245,15 @@ def lg2(b, xp=np):
     """MUFU.LG2 (lg2.approx.ftz.f32): e + L(1.m) in fixed point, truncated toward zero, where
     L is the measured 2**23-entry table (the results for [1, 2)). A negative e works on the
     ones' complement, so the magnitude ends a hair below |e| - L (lg2(2**-126) = -125.99999).
-    Exact except for e = -1 ([0.5, 1)), where L's bits below the table's precision matter."""
+    For e = -1 ([0.5, 1)) L's bits below the table's precision matter: that binade is a measured
+    table of its own ("lg2w")."""
     b = _flushed(xp, b)
     s, e, m = fields(xp, b)
     big_e = e - 127
     lt = table("lg2", xp)[m]
     v = big_e.astype(xp.float64) + _as_f64(xp, lt) + xp.where(big_e < 0, 2.0 ** -40, 0.0)
     r = xp.where(big_e == 0, lt, _rz_f32(xp, v))
+    r = xp.where(big_e == -1, table("lg2w", xp)[m], r)
     r = xp.where(e == 0, 0xFF800000, r)                      # +-0 -> -inf
     r = xp.where((e == 255) & (m == 0), INF32, r)
     bad = ((e == 255) & (m != 0)) | ((s != 0) & (e != 0))
