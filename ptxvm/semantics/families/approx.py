@@ -1,41 +1,17 @@
 """Approximate instructions: rcp/sqrt/rsqrt/div .approx, div.full, sin cos lg2 ex2 tanh .approx
 (f32, and ex2/tanh on f16/bf16), rcp.approx.ftz.f64, rsqrt.approx{.ftz}.f64.
 
-NOT YET HARDWARE-EXACT. The GPU computes these with its special-function unit (MUFU) and short
-ptxas sequences around it; their exact bits are still to be recovered from GPU measurements.
-Until then each function is computed in float64 with NumPy and rounded once into the destination
-format - to nearest even, except lg2 (toward zero) and the 1.11.20 results of the .ftz.f64 forms
-(truncated), the directions closest to the H200. Against the exact function that is:
+Each is what ptxas (13.0, sm_90) emits for it: one operation of the special-function unit
+(numerics.mufu, measured on the H200 over every input) and, for the forms without .ftz, FMULs
+that scale subnormal operands into the normal range (docs/notes/approx-functions.md lists the
+SASS). Bit-exact with the H200 on every input: rcp, sqrt, rsqrt, ex2, lg2 (.f32, .ftz or not),
+div.approx, div.full (both are MUFU.RCP and one FMUL), rcp/rsqrt.approx.ftz.f64, rsqrt.approx.f64
+(MUFU.RSQ64H and one f64 FMA step), ex2 and tanh on f16/bf16 (and x2). Not recovered yet:
+sin, cos and tanh.approx.f32 (numerics.mufu has the closest models found; their measured
+distance from the H200 is in docs/hardware-notes.md).
 
-  - f32 / f16 / bf16 results: error <= 0.5 ulp + ~2**-28 ulp (1 ulp for lg2): NumPy's float64
-    sin/cos/exp2/log2/tanh/sqrt are within a few float64 ulps, which after rounding to 24 bits
-    only matters within 2**-28 ulp of a rounding tie. div.approx.f32 is modelled as the ISA
-    describes it, a * (1/b) with both steps rounded (<= 1.5 ulp; a subnormal b is scaled by
-    2**24 first unless .ftz); div.full.f32 as the correctly rounded quotient.
-  - rsqrt.approx.f64: 1 / sqrt(a), two float64 roundings: <= 1 ulp.
-  - rcp.approx.ftz.f64 / rsqrt.approx.ftz.f64: computed from the upper word of a as the ISA's
-    Semantics block says, truncated to 1.11.20 (low word zero): < 1 ulp of the 20-bit fraction.
-
-Measured against the H200 conformance goldens (tests/goldens/conformance, 4096-16384 lanes per
-form, random bit patterns and specials; tests/semantics/test_floating.py keeps these bounds):
-rcp / sqrt / rsqrt .approx.f32 differ in 9-12% of the lanes, by 1 ulp at most; ex2.approx.f32
-13%, div.approx 7%, div.full 16-19%, <= 2 ulp; lg2 5% (a few lanes near 1.0 by more, inside the
-ISA's absolute bound); tanh.approx.f32 18%, <= 123 ulp; sin/cos nearly everywhere, absolute
-difference <= 2**-20 in [-2pi, 2pi] (the hardware also reads subnormal inputs as zero, which is
-copied here); rsqrt.approx.f64 13%, 1 ulp; rcp/rsqrt.approx.ftz.f64 6% / 3%, one unit of the
-20-bit fraction; ex2/tanh on f16/bf16 3-52% of the lanes, 1 ulp at most.
-
-ISA bounds (the hardware may use all of it): rcp/ex2 f32 1-2 ulp, sqrt 2**-23 and rsqrt 2**-22.9
-relative, lg2 2**-22 absolute/relative, sin/cos 2**-20.5 absolute in [-2pi, 2pi] (2**-14.7 up to
-100pi, nothing beyond), tanh f32 2**-11 relative, tanh f16 2**-10.987 / bf16 2**-8 absolute,
-ex2 f16 2**-9.9 / bf16 2**-7 relative.
-
-Special values follow the ISA tables (rcp: +-0 -> +-Inf, +-Inf -> +-0; sqrt: -0 -> -0, negative
--> NaN; rsqrt: -0 -> -Inf; lg2: +-0 -> -Inf, negative -> NaN; ex2: -Inf -> +0; sin/cos:
-+-Inf -> NaN; tanh: +-Inf -> +-1, subnormals pass through). NaN results: the canonical NaN of
-numerics.nans for f32/f16/bf16, its f64 rule (the input NaN quieted, or the default NaN for a
-negative input) for rsqrt.approx.f64; .ftz flushes subnormal inputs and results. For the
-.ftz.f64 forms the ISA specifies the NaN 0x7fffffff00000000 itself.
+Special values are the hardware's (NaN results are the canonical NaN; the .ftz.f64 forms give
+0x7fffffff00000000; rsqrt.approx.f64 returns an input NaN quieted).
 """
 from __future__ import annotations
 
@@ -44,27 +20,6 @@ import numpy as np
 from ...numerics import ieee64, mufu
 from ...numerics.formats import FloatFormat
 from ._float import canon32, flush32, quiet
-
-# The upper word of an f64 (1.11.20) as a format of its own: encode rounds into it and leaves
-# the low word zero; its NaN is the one the ISA gives for rcp/rsqrt.approx.ftz.f64.
-F64HI = FloatFormat("f64hi", 11, 20, np.uint64, pad_bits=32, canonical_nan=0x7FFFFFFF00000000)
-_HI = np.uint64(0xFFFFFFFF00000000)
-_EXP64 = np.uint64(0x7FF0000000000000)
-_SIGN64 = np.uint64(1 << 63)
-
-
-def _rcp(x):
-    return 1.0 / x
-
-
-def _rsqrt(x):
-    return 1.0 / np.sqrt(x)
-
-
-FUNCTIONS = {
-    "rcp": _rcp, "sqrt": np.sqrt, "rsqrt": _rsqrt, "sin": np.sin, "cos": np.cos,
-    "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
-}
 
 _TINY = np.float32(2.0 ** -126)
 _BIG = np.float32(2.0 ** 126)
@@ -202,5 +157,5 @@ def half_unary(name: str, fmt: FloatFormat, ftz: bool = False):
     return lanes
 
 
-__all__ = ["F64HI", "FUNCTIONS", "f32_unary", "div_approx_f32", "div_full_f32", "f64_hi_unary",
+__all__ = ["f32_unary", "div_approx_f32", "div_full_f32", "f64_hi_unary",
            "rsqrt_approx_f64", "half_unary"]
