@@ -83,7 +83,7 @@ __global__ void cold_stream(const float4* in, float4* out, int n) {
 
 // ---- L1 capacity under each carveout: read n floats twice (.ca) with `shared` bytes of
 // dynamic shared memory allocated; second-pass L1 hits show what stayed
-__global__ void l1cap(const float* in, float* out, int n) {
+__global__ void l1cap(const float* in, float* out, int n, int has_shared) {
     extern __shared__ float dyn[];
     float acc = 0.f, x;
     for (int pass = 0; pass < 2; ++pass) {
@@ -91,7 +91,7 @@ __global__ void l1cap(const float* in, float* out, int n) {
             asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(x) : "l"(in + i)); acc += x; }
         __syncthreads();
     }
-    if (threadIdx.x == 0) dyn[0] = acc;
+    if (threadIdx.x == 0 && has_shared) dyn[0] = acc;  // no dynamic shared: nothing to touch
     out[threadIdx.x] = acc;
 }
 
@@ -196,6 +196,7 @@ struct GlobalCase { int size; long long stride, offset; unsigned mask; };
 int main(int argc, char** argv) {
     if (argc < 2) { fprintf(stderr, "usage: %s CASES.json [l2hot]\n", argv[0]); return 2; }
     const bool l2hot_only = argc > 2 && std::string(argv[2]) == "l2hot";
+    setvbuf(stderr, nullptr, _IONBF, 0);
     cases = fopen(argv[1], "w");
     if (!cases) return 2;
     fprintf(cases, "[\n");
@@ -262,7 +263,7 @@ int main(int argc, char** argv) {
     const int set_kib[] = {16, 24, 32, 64, 96, 112, 128, 160, 176, 192, 208, 224};
     for (int sh_kib : shared_kib)
         for (int kib : set_kib) {
-            l1cap<<<1, 1024, sh_kib * 1024>>>(reinterpret_cast<const float*>(in), fout, kib * 256);
+            l1cap<<<1, 1024, sh_kib * 1024>>>(reinterpret_cast<const float*>(in), fout, kib * 256, sh_kib);
             CHECK(cudaDeviceSynchronize());
             note("l1cap", kib * 1024, sh_kib * 1024, 0, ALL, "l1cap");
         }

@@ -5,8 +5,8 @@ L1 hits under each cache operator, L2 fetch granularity and prefetch sizes, cold
 L1 capacity under each shared-memory carveout, stores (L1 allocation, DRAM traffic).
 
 On the GPU machine (nvcc + ncu):
-    python3 tools/device/memory_counters.py run OUTDIR
-Here, from the results:
+    python3 tools/device/memory_counters.py run OUTDIR [main|l2hot]
+Here, from the results (several OUTDIRs separated by commas):
     python3 tools/device/memory_counters.py unpack OUTDIR tests/timing_memory/h200_counters.json
 """
 from __future__ import annotations
@@ -48,7 +48,8 @@ def _ncu() -> str:
     raise SystemExit("ncu not found")
 
 
-def run(out: str) -> int:
+def run(out: str, only: str = "") -> int:
+    """only: "main" or "l2hot" to run one ncu session of the two."""
     os.makedirs(out, exist_ok=True)
     exe = os.path.join(out, "memory_counters")
     subprocess.run(["nvcc", "-arch=sm_90", "-O2", "-o", exe, os.path.join(HERE, "memory_counters.cu")],
@@ -62,6 +63,8 @@ def run(out: str) -> int:
     rc = 0
     # the grid-barrier (l2hot) kernels run in their own ncu session: a hang there keeps the rest
     for group, extra, limit in (("", [], 150), ("_l2hot", ["l2hot"], 60)):
+        if only and only != (group.lstrip("_") or "main"):
+            continue
         cases = os.path.join(out, f"cases{group}.json")
         try:
             r = subprocess.run([ncu, "--csv", "--page", "raw", "--log-file", os.path.join(out, f"ncu{group}.csv"),
@@ -108,11 +111,14 @@ def _group(out: str, group: str):
     return [(c, header, r) for c, r in zip(cases, data)]
 
 
-def unpack(out: str, dest: str) -> int:
-    records = _group(out, "") + _group(out, "_l2hot")
+def unpack(outs: str, dest: str) -> int:
+    """outs: one results directory, or several separated by commas (sessions recorded apart)."""
+    records, status = [], ""
+    for out in outs.split(","):
+        records += _group(out, "") + _group(out, "_l2hot")
+        status += open(os.path.join(out, "status.txt")).read()
     if not records:
-        raise SystemExit(f"no complete ncu record under {out}")
-    status = open(os.path.join(out, "status.txt")).read()
+        raise SystemExit(f"no complete ncu record under {outs}")
     date = next((ln.split("=", 1)[1] for ln in status.splitlines() if ln.startswith("date=")), "")
     result = {"recorder": "tools/device/memory_counters.py", "device": "H200", "date": date, "cases": []}
     for case, header, row in records:
@@ -129,7 +135,7 @@ def unpack(out: str, dest: str) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "run":
-        sys.exit(run(sys.argv[2]))
+        sys.exit(run(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else ""))
     if len(sys.argv) >= 4 and sys.argv[1] == "unpack":
         sys.exit(unpack(sys.argv[2], sys.argv[3]))
     raise SystemExit(__doc__)
