@@ -27,22 +27,24 @@ from ..engine.launch import _scalar_bytes, dim3
 from ..engine.layout import var_size
 from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of
-from .cuda_driver import CudaError, CudaUnavailableError, runtime
+from .cuda_driver import CudaContextLost, CudaError, CudaUnavailableError, runtime
 
-__all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaUnavailableError", "CudaError", "gpu_available"]
+__all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaUnavailableError", "CudaError", "CudaContextLost",
+           "gpu_available"]
 
 
 class CudaKernelFault(KernelFault):
     """A launch failed on the GPU. `cuda_error` is the CUresult name (CUDA_ERROR_ILLEGAL_ADDRESS, ...).
 
     The GPU does not say which thread faulted, so `cta`, `thread` and `line` are None. After a
-    sticky error the context is reset: module variables go back to their initial values."""
+    sticky error (`context_lost`: illegal address, trap, ...) CUDA accepts no more work in this
+    process: later GPU calls raise CudaContextLost."""
 
-    def __init__(self, kernel: str, error: CudaError, grid, block, reset: bool):
+    def __init__(self, kernel: str, error: CudaError, grid, block, lost: bool):
         self.cuda_error = error.name
-        self.context_reset = reset
+        self.context_lost = lost
         self._where = f"kernel {kernel} on the GPU (grid {grid}, block {block})"
-        self._note = "; the CUDA context was reset (module variables are back at their initial values)" if reset else ""
+        self._note = "; the GPU is now unusable in this process (CUDA needs a new process)" if lost else ""
         super().__init__(f"{error.name}: {error.text}", FaultSite(kernel, None, None))
 
     def _describe(self) -> str:
@@ -81,17 +83,15 @@ class GpuModule:
         self.runtime = runtime(ordinal, api)
         self.device = f"cuda:{ordinal}"
         self._loaded = None
-        self._generation = -1
         self._prints = "vprintf" in self.source
 
     @property
     def loaded(self):
-        """The driver's module, (re)loaded when missing or lost to a context reset."""
+        """The driver's module (loaded on first use), with the GPU's context current."""
         rt = self.runtime
-        if self._loaded is None or self._generation != rt.generation:
-            rt.make_current()
+        rt.make_current()
+        if self._loaded is None:
             self._loaded = rt.load(self.source, self.file)
-            self._generation = rt.generation
         return self._loaded
 
     def kernel(self, name: str) -> "GpuKernel":
@@ -176,10 +176,10 @@ class GpuKernel:
         try:
             rt.launch(loaded, self.name, grid, block, params, int(shared_mem), cluster, plain)
         except CudaError as e:
-            reset = rt.sticky()
-            if reset:
-                rt.reset()
-            raise CudaKernelFault(self.name, e, grid, block, reset) from None
+            lost = rt.sticky()
+            if lost:
+                rt.lose(f"kernel {self.name} failed with {e.name}")
+            raise CudaKernelFault(self.name, e, grid, block, lost) from None
 
     def __getitem__(self, config):
         grid, block, *rest = config

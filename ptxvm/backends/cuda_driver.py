@@ -31,6 +31,11 @@ class CudaUnavailableError(RuntimeError):
         super().__init__(f"{NEEDS}; here {reason}")
 
 
+class CudaContextLost(RuntimeError):
+    """An earlier launch failed in a way CUDA does not recover from (illegal address, trap, ...):
+    the driver refuses all further GPU work in this process; only a new process can use the GPU."""
+
+
 class CudaError(RuntimeError):
     """A CUDA call failed: `name` is the CUresult's name (CUDA_ERROR_...), `text` its description."""
 
@@ -77,9 +82,8 @@ def _handle(obj):
 class _DeviceState:
     """What every Runtime of one GPU shares: they all use its primary context."""
 
-    generation: int = 0  # bumped by each context reset after a sticky fault
+    lost: Optional[str] = None  # why CUDA refuses further work in this process (a sticky fault)
     context: object = None  # the primary context as retained through the driver API
-    context_generation: int = -1
 
 
 _SHARED: dict = {}  # ordinal -> _DeviceState
@@ -105,12 +109,12 @@ class Runtime:
         self.driver = _import_driver()
         if self.driver is None:
             raise CudaUnavailableError("cuda.bindings (cuda-python) is not installed")
-        self._core = _import_core() if api == "core" else None
+        self.core = _import_core() if api == "core" else None
         self.ordinal = ordinal
         self.shared = _SHARED.setdefault(ordinal, _DeviceState())
         try:
             self._open()
-        except CudaUnavailableError:
+        except (CudaUnavailableError, CudaContextLost):
             raise
         except CudaError as e:
             raise CudaUnavailableError(f"the driver reports {e.name} ({e.text})") from None
@@ -138,29 +142,20 @@ class Runtime:
         self.compute_capability = (major, minor)
 
     @property
-    def core(self):
-        """cuda.core, until a context reset: cuda.core keeps the primary context handle it retained,
-        which a reset leaves uninitialised (CUDA_ERROR_CONTEXT_IS_DESTROYED on an H200, driver 580),
-        so from then on this process goes on with the driver API alone."""
-        return self._core if self.shared.generation == 0 else None
-
-    @property
     def api(self) -> str:
         return "core" if self.core is not None else "driver"
 
-    @property
-    def generation(self) -> int:
-        """How many times the GPU's primary context was reset (modules loaded before are gone)."""
-        return self.shared.generation
-
     def make_current(self) -> None:
+        """Make the GPU's primary context current; CudaContextLost after a sticky fault."""
+        state = self.shared
+        if state.lost is not None:
+            raise CudaContextLost(f"the GPU is unusable in this process: {state.lost}; CUDA accepts no more "
+                                  "work after such an error, only a new process can use the GPU")
         if self.core is not None:
             self.core_device.set_current()
             return
-        state = self.shared
-        if state.context is None or state.context_generation != state.generation:
+        if state.context is None:
             state.context = self.check(self.driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-            state.context_generation = state.generation
         self.check(self.driver.cuCtxSetCurrent(state.context), "cuCtxSetCurrent")
 
     def sticky(self) -> bool:
@@ -168,11 +163,10 @@ class Runtime:
         (err,) = self.driver.cuCtxSynchronize()
         return int(err) != 0
 
-    def reset(self) -> None:
-        """Destroy the primary context's state after a sticky fault; modules must be reloaded."""
-        self.driver.cuDevicePrimaryCtxReset(self.device)
-        self.shared.generation += 1
-        self.make_current()
+    def lose(self, why: str) -> None:
+        """Record a sticky fault. Neither cuDevicePrimaryCtxReset nor a new retain brings the context
+        back (H200, driver 580: CUDA_ERROR_LAUNCH_FAILED / CONTEXT_IS_DESTROYED afterwards)."""
+        self.shared.lost = why
 
     def check(self, result, call: str):
         """The values of a cuda.bindings call, or CudaError naming the CUresult."""
@@ -256,7 +250,7 @@ class Runtime:
         return int(self.check(self.driver.cuMemAlloc(max(int(nbytes), 1)), "cuMemAlloc"))
 
     def free(self, ptr: int) -> None:
-        self.driver.cuMemFree(ptr)  # after a context reset the pointer is already gone
+        self.driver.cuMemFree(ptr)  # its error after a sticky fault changes nothing
 
     def to_device(self, ptr: int, data) -> None:
         """Copy the bytes of a C-contiguous array or a bytes object to device address `ptr`."""

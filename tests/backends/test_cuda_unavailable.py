@@ -123,3 +123,61 @@ def test_cli_cluster_option(tmp_path):
     r = CliRunner().invoke(main, args + ["--cluster", "2"])
     assert r.exit_code == 0, r.output
     assert (np.load(y) == 2 * np.arange(300) + 1).all()
+
+
+# ------------------------------------------------------------------------------------ sticky faults
+class FaultingDriver:
+    """cuda.bindings.driver after a kernel hit a trap: every call answers CUDA_ERROR_LAUNCH_FAILED."""
+
+    def cuCtxSynchronize(self):
+        return (719,)
+
+    def cuGetErrorName(self, err):
+        return (0, b"CUDA_ERROR_LAUNCH_FAILED")
+
+    def cuGetErrorString(self, err):
+        return (0, b"unspecified launch failure")
+
+    def cuMemFree(self, ptr):
+        return (719,)
+
+    def cuCtxSetCurrent(self, ctx):
+        return (0,)
+
+
+def faulting_runtime():
+    """A Runtime whose launches fail as a trapping kernel's do (no GPU needed)."""
+    from ptxvm.backends.cuda_driver import Loaded, Runtime, _DeviceState
+
+    rt = Runtime.__new__(Runtime)
+    rt.driver, rt.core, rt.ordinal, rt.shared, rt.name = FaultingDriver(), None, 0, _DeviceState(), "fake GPU"
+    rt.load = lambda ptx, name: Loaded(object())
+    rt.resolve = lambda loaded, name: None
+    rt.alloc = lambda n: 0x1000
+    rt.to_device = lambda ptr, data: None
+
+    def launch(*args, **kw):
+        raise rt.error(719, "cuCtxSynchronize")
+    rt.launch = launch
+    rt.make_current = Runtime.make_current.__get__(rt)
+    return rt
+
+
+def test_a_sticky_fault_names_the_kernel_and_the_gpu_stays_unusable(monkeypatch):
+    from ptxvm.backends import cuda as cuda_backend
+    from ptxvm.backends.cuda import CudaContextLost, CudaKernelFault
+
+    rt = faulting_runtime()
+    rt.shared.context = object()  # the primary context, retained
+    monkeypatch.setattr(cuda_backend, "runtime", lambda ordinal=0, api=None: rt)
+    mod = ptxvm.load(SAXPY).on("cuda")
+    y = np.zeros(4, np.float32)
+    with pytest.raises(CudaKernelFault) as info:
+        mod["saxpy"].launch(1, 4, [np.int32(4), np.float32(1), np.ones(4, np.float32), y])
+    e = info.value
+    assert isinstance(e, ptxvm.KernelFault) and e.kernel == "saxpy" and e.cuda_error == "CUDA_ERROR_LAUNCH_FAILED"
+    assert e.context_lost and e.cta is None and (y == 0).all()
+    assert str(e) == ("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure: kernel saxpy on the GPU (grid (1, 1, 1), "
+                      "block (4, 1, 1)); the GPU is now unusable in this process (CUDA needs a new process)")
+    with pytest.raises(CudaContextLost, match="kernel saxpy failed with CUDA_ERROR_LAUNCH_FAILED; CUDA accepts no more"):
+        mod["saxpy"].launch(1, 4, [np.int32(4), np.float32(1), np.ones(4, np.float32), y])
