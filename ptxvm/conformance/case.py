@@ -98,6 +98,7 @@ class Case:
     memory: tuple[Memory, ...] = ()
     decls: str = ""                              # extra declarations (.shared arrays, registers)
     prelude: str = ""                            # module-level text before the kernel (.func, .global)
+    entry_directives: str = ""                   # between the parameter list and the body (.reqnctapercluster)
     block: int = 256
     lanes_multiple: int = 1                      # warp-wide cases need whole warps
     truncatable: bool = True                     # the first k lanes alone give the same results
@@ -177,6 +178,8 @@ def build_ptx(case: Case) -> str:
         L.append("")
     plist = ",\n".join(f"  .param .u64 {p}" for p in params[:-1]) + ",\n  .param .u32 n"
     L.append(f".visible .entry {name}(\n{plist}\n)")
+    if case.entry_directives:
+        L.append(case.entry_directives)
     L.append("{")
     L.append("  .reg .pred %t_p;")
     L.append("  .reg .b32 %t_idx, %t_n, %t_r<4>, %t_cy;")

@@ -311,6 +311,10 @@ def _reducer(op: str, t: str):
             return np.dtype(np.uint16), _half_minmax(fmt, op == "min")
         raise LoweringError(f"cp.reduce.async.bulk .{op}.{t} is not a valid reduction")
     dt = numpy_dtype(t)
+    if t == "f32" and op == "add":
+        # H200: subnormals kept and NaNs canonical (0x7fffffff), as atom.add.f32 on shared memory
+        # adds; not like atom.add.f32 on global memory, which flushes (the bulk family's add.f32)
+        return dt, atomics.element_combiner(op, t, global_memory=False).fn
     comb = atomics.combiner(op, t)
     return dt, comb.fn
 

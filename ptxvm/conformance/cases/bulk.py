@@ -38,9 +38,15 @@ def expect(n: int) -> str:
     return f"mbarrier.arrive.expect_tx.shared::cta.b64 %t_st, [%t_r3], {n};\n"
 
 
+# On the H200 these fault (CUDA_ERROR_ILLEGAL_INSTRUCTION) in a launch without cluster
+# dimensions, the implicit one-CTA cluster: their cases ask for an explicit cluster of one CTA.
+CLUSTER = ".reqnctapercluster 1, 1, 1"
+
+
 def bulk_case(spelling: str, body: str, read: str, variant: str = "", version: str = "8.0"):
+    remote = spelling.startswith(("st.async", "red.async")) or ".shared::cluster.shared::cta" in spelling
     return case(F, spelling, "d:u32*4", "a:u32", KEY, memory=MEMS, decls=DECLS, variant=variant,
-                asm=SETUP + body + read, version=version)
+                asm=SETUP + body + read, version=version, entry_directives=CLUSTER if remote else "")
 
 
 RED_GLOBAL = [("add", "u32"), ("add", "s32"), ("add", "u64"), ("add", "f32"), ("add", "f64"), ("min", "u32"),
