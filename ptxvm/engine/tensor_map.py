@@ -16,9 +16,10 @@ the Python API takes NumPy order (outermost first), like the array's own shape.
 A box of a tiled copy starts at the instruction's coordinates; along dimension i it visits
 ceil(box[i] / elementStrides[i]) positions c[i] + k * elementStrides[i] (the innermost stride is
 ignored without interleave). In shared memory the box is dense, innermost dimension fastest; the
-swizzle modes permute its 16-byte chunks by the shared address (32B: bit 7 into bit 4; 64B: bits
-8:7 into 5:4; 128B: bits 9:7 into 6:4). Positions outside the tensor read as zero (or a NaN with
-oob_fill="nan" for float types) and are not written by stores and reductions.
+swizzle modes give every innermost row a whole swizzle span (32, 64 or 128 bytes; a narrower row is
+padded) and permute its 16-byte chunks by the shared address (32B: bit 7 into bit 4; 64B: bits
+8:7 into 5:4; 128B: bits 9:7 into 6:4). Positions outside the tensor read as zero (or the NaN
+0x7ff7... with oob_fill="nan" for float types) and are not written by stores and reductions.
 """
 from __future__ import annotations
 
@@ -45,8 +46,9 @@ SWIZZLE_SPAN = {0: None, 1: 32, 2: 64, 3: 128}
 INTERLEAVES = {"none": 0, "16B": 1, "32B": 2}
 OOB_FILLS = {"none": 0, "nan": 1}
 L2_PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
-# NaN written for out-of-bounds elements with oob_fill="nan" (raw bits of the element)
-OOB_NAN = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}
+# NaN written for out-of-bounds elements with oob_fill="nan": the 16-bit pattern 0x7ff7 repeated
+# (H200: f32 0x7ff77ff7, bf16 0x7ff7; the f16 and f64 values are the same pattern, not measured)
+OOB_NAN = {2: 0x7FF7, 4: 0x7FF77FF7, 8: 0x7FF77FF77FF77FF7}
 
 _NUMPY_NAMES = {"uint8": "u8", "uint16": "u16", "uint32": "u32", "int32": "s32", "uint64": "u64", "int64": "s64",
                 "float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16"}
@@ -309,6 +311,9 @@ def box_layout(d: Desc, coords):
         ok &= (pos >= 0) & (pos < d.dims[i])
         addr += pos * d.strides[i]
     smem = np.arange(ks[0].size, dtype=np.int64) * d.itemsize
+    span = SWIZZLE_SPAN[d.swizzle]
+    if span:  # swizzled boxes keep one swizzle span per innermost row (narrower rows are padded)
+        smem = (smem // (counts[0] * d.itemsize)) * span + smem % (counts[0] * d.itemsize)
     return addr, ok, smem
 
 

@@ -157,9 +157,17 @@ def lower_tensor_load(lowerer, instr, m, scope):
     return [Op(run, side_effects=True)]
 
 
-def _check_coords(d: TM.Desc, c, lane):
+def _check_coords(d: TM.Desc, c, lane, store: bool = False):
+    """The H200 stops with an illegal instruction when a tiled box's innermost start is not on a
+    16-byte boundary, and when a store's box starts at a negative coordinate
+    (docs/hardware-notes.md, "Tensor copies")."""
     if c.size != d.rank:
         raise Fault(f"the instruction gives {c.size} coordinates, the tensor map has rank {d.rank}", lane)
+    if d.im2col is None and (int(c[0]) * d.itemsize) % 16:
+        raise Fault(f"tensor copy: the box's innermost coordinate {int(c[0])} is {int(c[0]) * d.itemsize} bytes, "
+                    "not a multiple of 16 (illegal instruction)", lane)
+    if store and (c < 0).any():
+        raise Fault(f"tensor store or reduction at negative coordinates {c.tolist()} (illegal instruction)", lane)
 
 
 def lower_tensor_store(lowerer, instr, m, scope):
@@ -181,7 +189,7 @@ def lower_tensor_store(lowerer, instr, m, scope):
         for i in range(group.size):
             lane = int(group[i])
             d = _read_map(map_acc, ctx, lane, int(maps[i]))
-            _check_coords(d, coords[i], lane)
+            _check_coords(d, coords[i], lane, store=True)
             addr, ok, smem = TM.box_layout(d, coords[i])
             sel = np.flatnonzero(ok)
             if not sel.size:
