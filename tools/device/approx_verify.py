@@ -142,6 +142,32 @@ def semantics_sample(g, out_dir, summary):
         finish("sem:" + op, acc, out_dir, summary)
 
 
+# Every input where ptxas' wrapper of a form without .ftz acts (elsewhere the form is its MUFU
+# operation, checked above on the GPU). CuPy flushes f32 subnormals, so these run through the
+# engine's NumPy path on the CPU: (op, first input bits, count).
+WRAPPED = [
+    ("rcp.approx.f32", 0x00000000, 1 << 23), ("rcp.approx.f32", 0x80000000, 1 << 23),
+    ("rcp.approx.f32", 0x7E800000, 1 << 24), ("rcp.approx.f32", 0xFE800000, 1 << 24),
+    ("sqrt.approx.f32", 0x00000000, 1 << 23), ("sqrt.approx.f32", 0x80000000, 1 << 23),
+    ("rsqrt.approx.f32", 0x00000000, 1 << 23), ("rsqrt.approx.f32", 0x80000000, 1 << 23),
+    ("lg2.approx.f32", 0x00000000, 1 << 23), ("lg2.approx.f32", 0x80000000, 1 << 23),
+    ("ex2.approx.f32", 0xC2FC0000, 0xC3800000 - 0xC2FC0000),     # -126 .. -256: subnormal results
+]
+
+
+def wrapped_regions(g, out_dir, summary):
+    from ptxvm.semantics.families import approx as A
+    accs = {}
+    for op, start, n in WRAPPED:
+        ins = (np.arange(n, dtype=np.uint64) + start).astype(np.uint32)
+        hw = g.cp.asnumpy(g.f32_arr(op, ins))
+        got = np.asarray(A.f32_unary(op.split(".")[0], False)(ins.view(np.float32))).view(np.uint32)
+        acc = accs.setdefault(op, new_acc())
+        compare(np, ins, hw, got, acc)
+    for op, acc in accs.items():
+        finish("wrapped:" + op, acc, out_dir, summary)
+
+
 def half_all(g, out_dir, summary):
     from ptxvm.semantics.families import approx as A
     from ptxvm.numerics.formats import BF16, F16
@@ -217,7 +243,8 @@ def main():
              for op in P.F32_UNARY]
     steps += [(f"f64hi:{op}", (lambda op: lambda g, o, s: f64hi_exhaustive(g, op, o, s))(op))
               for op in P.F64HI]
-    steps += [("half", half_all), ("div", div_sample), ("sem", semantics_sample)]
+    steps += [("half", half_all), ("div", div_sample), ("sem", semantics_sample),
+              ("wrapped", wrapped_regions)]
     g = P.Gpu()
     for name, step in steps:
         if args.only and not any(name.startswith(o) for o in args.only):
