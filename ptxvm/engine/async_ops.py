@@ -220,6 +220,15 @@ def lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope):
 # ---------------------------------------------------------------------------- cp.async.bulk
 
 
+def _require_cluster_launch(ctx, group, what: str) -> None:
+    """The H200 stops these instructions with an illegal-instruction error in a launch without
+    cluster dimensions, even on the CTA's own shared memory (docs/hardware-notes.md)."""
+    if not bool(ctx.sreg.get("%is_explicit_cluster", False)):
+        raise Fault(f"{what} needs a launch with cluster dimensions (.reqnctapercluster, "
+                    f".explicitcluster or launch(cluster=...)); the GPU stops it with an illegal "
+                    f"instruction error otherwise", int(group[0]))
+
+
 def lower_cp_async_bulk(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     if "prefetch" in mods:
@@ -249,8 +258,12 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
         if multicast:
             mask_of = lowerer.reader(ops[4], "u16", scope)
 
+    remote_from_shared = dst_space == "shared::cluster" and src_space in ("shared::cta", "shared")
+
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
+        if remote_from_shared:
+            _require_cluster_launch(ctx, group, "cp.async.bulk.shared::cluster.shared::cta")
         dst = _lane_values(dst_of, ctx, lanes, group)
         src = _lane_values(src_of, ctx, lanes, group)
         size = _lane_values(size_of, ctx, lanes, group, np.int64)
@@ -343,6 +356,8 @@ def lower_cp_reduce_async_bulk(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
+        if dst_space == "shared::cluster":
+            _require_cluster_launch(ctx, group, "cp.reduce.async.bulk.shared::cluster")
         dst = _lane_values(dst_of, ctx, lanes, group)
         src = _lane_values(src_of, ctx, lanes, group)
         size = _lane_values(size_of, ctx, lanes, group, np.int64)
@@ -497,6 +512,7 @@ def lower_st_async(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
+        _require_cluster_launch(ctx, group, "st.async")
         addr = _lane_values(addr_of, ctx, lanes, group)
         bar = _lane_values(bar_of, ctx, lanes, group)
         parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (group.size,)) for r in readers]
@@ -528,6 +544,7 @@ def lower_red_async(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
+        _require_cluster_launch(ctx, group, "red.async")
         addr = _lane_values(addr_of, ctx, lanes, group)
         bar = _lane_values(bar_of, ctx, lanes, group)
         try:
