@@ -179,8 +179,8 @@ def lower_mma_sp(lowerer, instr, m, scope):
         bm = to_matrix(rb.read(ctx, slots, valid), B, ed["b"])[:, 0]
         cm = to_matrix(rc.read(ctx, slots, valid), C, ed["c"])[:, 0]
         nib = L.sparse_nibbles(re_.read(ctx, slots, valid)[:, :, 0], meta, sel)
-        cols = L.sparse_columns(nib, meta, L.BITS[at])
-        dm = N.mma_sp(am, bm, cm, cols, shape, at, bt, ct, dt, satfinite=satfinite)
+        bsel = L.sparse_b_operand(bm, nib, meta, L.BITS[at])
+        dm = N.mma_sp(am, bsel, cm, shape, at, bt, ct, dt, satfinite=satfinite)
         wd.write(ctx, slots, valid, from_matrix(dm[:, None], D, wd.dtype))
 
     return _collective(lowerer, scope, body, None)

@@ -294,13 +294,12 @@ def wmma(a, b, c, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
     return mma(a, b, c, shape, atype, btype, ctype, dtype, satfinite=satfinite, bitop=bitop)
 
 
-def mma_sp(a, b, c, cols, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
+def mma_sp(a, bsel, c, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
            satfinite: bool = False) -> np.ndarray:
-    """D of mma.sp: a [W, M, K/2] the kept elements, cols [W, M, K/2] the dense k each one
-    multiplies (from the metadata); row m is a dense product of its kept elements with the rows
-    of B they select, so the rows of B no element selects take no part (not even a NaN)."""
-    W = np.arange(b.shape[0])[:, None, None]
-    bsel = b[W, cols]                        # [W, M, K/2, N]
+    """D of mma.sp: a [W, M, K/2] the kept elements, bsel [W, M, K/2, N] the B element each one
+    multiplies (semantics.families.matrix.sparse_b_operand); row m is the dense rule of the shape
+    applied to its kept elements only, so rows of B that no index selects take no part (not even
+    a NaN)."""
     d = mma(a[:, :, None, :], bsel, c[:, :, None, :], shape, atype, btype, ctype, dtype, satfinite=satfinite)
     return d[:, :, 0, :]
 

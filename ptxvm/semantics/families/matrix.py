@@ -328,6 +328,25 @@ def sparse_columns(nib: np.ndarray, meta: SparseMeta, bits: int) -> np.ndarray:
     return meta.group * G + meta.pair * idx + w % meta.pair
 
 
+def sparse_b_operand(b: np.ndarray, nib: np.ndarray, meta: SparseMeta, bits: int) -> np.ndarray:
+    """The B element each kept A element multiplies: [W, K, N] -> [W, M, K/2, N]. For 8/16-bit and
+    int4 types the row of B its index names. tf32 (measured, tests/goldens/matrix/matrix_sp_probe):
+    the hardware selects 16-bit halves; a group's two B elements are four halves, and the kept
+    element multiplies the value whose low half is half idx0 and whose high half is half idx1
+    (0b0100 and 0b1110 give element 0 and 1; other nibbles mix halves of the two)."""
+    W = b.shape[0]
+    if bits != 32:
+        cols = sparse_columns(nib, meta, bits)
+        return b[np.arange(W)[:, None, None], cols]
+    K, N = b.shape[1], b.shape[2]
+    halves = np.stack([b & 0xFFFF, b >> 16], axis=2).reshape(W, K // 2, 4, N)
+    w = np.arange(W)[:, None, None]
+    g = np.arange(meta.nibbles)[None, None, :]
+    lo = halves[w, g, nib & 3]
+    hi = halves[w, g, (nib >> 2) & 3]
+    return (lo | (hi << 16)).astype(b.dtype)
+
+
 def sparse_encode(cols: np.ndarray, meta: SparseMeta, bits: int) -> np.ndarray:
     """The inverse for well-formed patterns: kept positions within each group [W, M, groups, 2]
     (index units: elements, halves' pairs for tf32 as element 0/1, pairs for int4) -> nibbles."""
