@@ -188,6 +188,13 @@ def cases() -> list[TmaCase]:
         C.append(TmaCase(name, dt, (16, 32), (8, 16), ((4, 2),), kind=f"reduce.{op}"))
     C.append(TmaCase("load_2d_f32_sw128_off256", "f32", (32, 64), (16, 32), ((0, 0), (24, 8)), swizzle="128B",
                      dst_offset=256))
+    # the rules behind the H200's illegal instructions (stores at negative coordinates; unaligned starts)
+    C.append(TmaCase("store_2d_f32_negx", "f32", (20, 24), (8, 8), ((-4, 0),), kind="store"))
+    C.append(TmaCase("store_2d_f32_negy", "f32", (20, 24), (8, 8), ((0, -2),), kind="store"))
+    C.append(TmaCase("reduce_add_2d_s32_neg", "s32", (16, 24), (8, 8), ((-4, -4),), kind="reduce.add"))
+    C.append(TmaCase("load_2d_f32_x8", "f32", (16, 32), (8, 8), ((2, 0),)))
+    C.append(TmaCase("reduce_add_2d_f16_bits8", "f16", (16, 32), (8, 16), ((8, 2),), kind="reduce.add"))
+    C.append(TmaCase("reduce_max_2d_bf16_bits8", "bf16", (16, 32), (8, 16), ((8, 2),), kind="reduce.max"))
     C.append(TmaCase("reduce_add_3d_s32_sw32", "s32", (4, 8, 16), (2, 4, 8), ((0, 0, 0), (8, 6, 3)),
                      kind="reduce.add", swizzle="32B"))
     return C

@@ -108,6 +108,30 @@ def record_im2col(cp, d, case) -> tuple:
     return cp.asnumpy(out), raw
 
 
+def encode_probe(d) -> dict:
+    """Which 1-d encodings the driver takes: no strides, a dummy stride, various boxes."""
+    out = {}
+    import cupy as cp
+    buf = cp.zeros(4096, cp.uint8)
+    f32 = d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+    rest = (d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, d.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+            d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    u64, u32 = d.cuuint64_t, d.cuuint32_t
+    trials = {"1d_no_strides": (1, [u64(256)], [], [u32(64)], [u32(1)]),
+              "1d_dummy_stride": (1, [u64(256)], [u64(1024)], [u32(64)], [u32(1)]),
+              "1d_box_full": (1, [u64(256)], [], [u32(256)], [u32(1)]),
+              "1d_box_16": (1, [u64(256)], [], [u32(16)], [u32(1)]),
+              "2d_one_row": (2, [u64(256), u64(1)], [u64(1024)], [u32(64), u32(1)], [u32(1), u32(1)])}
+    for name, (rank, dims, strides, box, es) in trials.items():
+        try:
+            err, _ = d.cuTensorMapEncodeTiled(f32, rank, int(buf.data.ptr), dims, strides, box, es, *rest)
+            out[name] = str(err)
+        except Exception as e:  # noqa: BLE001
+            out[name] = f"{type(e).__name__}: {e}"
+    return out
+
+
 def record_nvcc(cp, d, out_arrays: dict) -> dict:
     """tma_scale_2d: a 64x96 f32 matrix, 16x32 tiles, in_map and out_map over two arrays."""
     src = os.path.join(ROOT, "tests", "kernels", "cuda", "tma_scale.cu")
@@ -145,8 +169,15 @@ def record_nvcc(cp, d, out_arrays: dict) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "goldens", "tma"))
-    ap.add_argument("--case", action="append", default=[])
+    ap.add_argument("--case", action="append", default=[], help="only these cases (each in its own process)")
+    ap.add_argument("--name", default="tma", help="output file stem (tma.npz / tma.meta.json)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--encode-probe", action="store_true", help="try 1-d encodings and print the results")
     a = ap.parse_args(argv)
+    if a.encode_probe:
+        from cuda.bindings import driver as d
+        print(json.dumps(encode_probe(d), indent=1))
+        return 0
     import cupy as cp
     from cuda.bindings import driver as d
     os.makedirs(a.out, exist_ok=True)
@@ -155,7 +186,7 @@ def main(argv=None) -> int:
     meta = {"device": name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "driver": cp.cuda.runtime.driverGetVersion(), "cases": {}}
     arrays = {}
-    if a.case:  # in this process
+    if a.worker:  # in this process
         for case in T.cases() + T.im2col_cases():
             if case.name not in a.case:
                 continue
@@ -170,9 +201,12 @@ def main(argv=None) -> int:
     else:  # one process per case: a faulting launch (a sticky error) spoils only its own case
         with tempfile.TemporaryDirectory() as tmp:
             for case in T.cases() + T.im2col_cases():
+                if a.case and case.name not in a.case:
+                    continue
                 part = os.path.join(tmp, case.name)
                 try:
-                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--case", case.name, "--out", part],
+                    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--case", case.name,
+                                        "--out", part],
                                        capture_output=True, text=True, timeout=15)  # a wrong tx count would hang
                 except subprocess.TimeoutExpired:
                     meta["cases"][case.name] = {"status": "failed", "error": "timed out (the mbarrier never completed?)"}
@@ -193,8 +227,9 @@ def main(argv=None) -> int:
             meta["nvcc_tma_scale_2d"] = {"status": "failed", "error": f"{type(e).__name__}: {e}",
                                          "trace": traceback.format_exc(limit=3)}
         print(json.dumps({"nvcc_tma_scale_2d": meta["nvcc_tma_scale_2d"]["status"]}), flush=True)
-    np.savez_compressed(os.path.join(a.out, "tma.npz"), **arrays)
-    with open(os.path.join(a.out, "tma.meta.json"), "w") as f:
+    stem = "tma" if a.worker else a.name
+    np.savez_compressed(os.path.join(a.out, stem + ".npz"), **arrays)
+    with open(os.path.join(a.out, stem + ".meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     return 0
 
