@@ -4,6 +4,12 @@ from ..table import RND, builder
 F = builder("floating")
 
 APPROX = "approximate: the result may differ from the correctly rounded value (see the ISA's error bounds)"
+# the forms whose H200 bits ptxvm does not reproduce yet: measured over all 2**32 inputs
+UNRECOVERED = {
+    "sin": "; ptxvm vs H200 over all 2^32 inputs: 64.2% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
+    "cos": "; ptxvm vs H200 over all 2^32 inputs: 87.7% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
+    "tanh": "; ptxvm vs H200 over all 2^32 inputs: 94.4% bit-exact, within 134 ulp (docs/hardware-notes.md)",
+}
 
 F("testp.op.type p, a", op=("finite", "infinite", "number", "notanumber", "normal", "subnormal"),
   type=("f32", "f64"), ops={"p": "pred"}, since="2.0 sm_20")
@@ -57,6 +63,6 @@ F("rsqrt.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)
 F("rsqrt.approx.f64 d, a", since="1.4 sm_13", undefined=APPROX)
 F("rsqrt.approx.ftz.f64 d, a", since="4.0 sm_20", undefined=APPROX)
 for op in ("sin", "cos", "lg2"):
-    F(f"{op}.approx{{.ftz}}.f32 d, a", since="1.0", undefined=APPROX)
+    F(f"{op}.approx{{.ftz}}.f32 d, a", since="1.0", undefined=APPROX + UNRECOVERED.get(op, ""))
 F("ex2.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)
-F("tanh.approx.type d, a", type=("f32",), since="7.0 sm_75", undefined=APPROX)
+F("tanh.approx.type d, a", type=("f32",), since="7.0 sm_75", undefined=APPROX + UNRECOVERED["tanh"])
