@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
-    "DeviceArray", "texture_object", "surface_object", "tensor_map", "TensorMap", "tensor_map", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
+    "DeviceArray", "texture_object", "surface_object", "tensor_map", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
 
@@ -108,18 +108,6 @@ def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="
                oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
 
 
-def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="none", oob_fill="none",
-               l2_promotion="none", dtype=None, shape=None, strides=None):
-    """A tiled tensor map (CUtensorMap, as cuTensorMapEncodeTiled makes one) over `array` (NumPy,
-    copied to the device, or a DeviceArray), for cp.async.bulk.tensor: pass it as a
-    `.param .align 64 .b8 [128]` argument (__grid_constant__) or copy it to global memory.
-    Shapes, boxes and strides in NumPy order; see ptxvm/engine/tensor_map.py."""
-    from .engine.tensor_map import tensor_map as _tm
-
-    return _tm(array, box, element_strides=element_strides, swizzle=swizzle, interleave=interleave,
-               oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
-
-
 def to_device(a):
     """Copy a NumPy array to the virtual device; pass the result as a pointer argument."""
     from .engine.device import default_device
@@ -143,10 +131,6 @@ def __getattr__(name):
         from .engine.launch import LaunchStats
 
         return LaunchStats
-    if name == "TensorMap":
-        from .engine.tensor_map import TensorMap
-
-        return TensorMap
     if name == "TensorMap":
         from .engine.tensor_map import TensorMap
 
