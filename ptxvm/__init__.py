@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
     "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
-    "DeviceArray", "texture_object", "surface_object", "tensor_map", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
+    "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
 
@@ -105,6 +105,17 @@ def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="
     from .engine.tensor_map import tensor_map as _tm
 
     return _tm(array, box, element_strides=element_strides, swizzle=swizzle, interleave=interleave,
+               oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
+
+
+def tensor_map_im2col(array, *, lower, upper, channels, pixels, swizzle="none", oob_fill="none",
+                      l2_promotion="none", dtype=None, shape=None, strides=None):
+    """An im2col tensor map (as cuTensorMapEncodeIm2col makes one) over an N[D][H]WC `array`, for
+    cp.async.bulk.tensor .im2col loads: bounding-box corners `lower`/`upper` (W first), `channels`
+    per pixel, `pixels` per column. See ptxvm/engine/tensor_map.py."""
+    from .engine.tensor_map import tensor_map_im2col as _tm
+
+    return _tm(array, lower=lower, upper=upper, channels=channels, pixels=pixels, swizzle=swizzle,
                oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
 
 

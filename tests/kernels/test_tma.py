@@ -203,7 +203,7 @@ IM2COL = T.im2col_cases()
 
 def run_im2col(case):
     dev = ptxvm.to_device(T.im2col_tensor(case))
-    tm = TM.tensor_map_im2col(dev, lower=case.lower, upper=case.upper, channels=case.channels, pixels=case.pixels,
+    tm = ptxvm.tensor_map_im2col(dev, lower=case.lower, upper=case.upper, channels=case.channels, pixels=case.pixels,
                               dtype="u32", shape=case.shape)
     out = np.zeros(case.ctas * case.smem_bytes, np.uint8)
     ptxvm.loads(T.im2col_ptx(case), f"{case.name}.ptx")["im2col"].launch(case.ctas, 128,
