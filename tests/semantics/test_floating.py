@@ -701,18 +701,20 @@ def replay_exact(family: str, skip=lambda cid, m: False):
 
 
 def _approximate(cid):
-    return "approx" in cid or ".full" in cid
+    """The approximations ptxvm does not reproduce bit for bit yet (docs/hardware-notes.md)."""
+    return cid.split(".")[0] in ("sin", "cos", "tanh") and cid.endswith(".f32")
 
 
 def test_goldens_exact_instructions():
     """add/sub/mul/fma/mad/div/rcp/sqrt (every mode, .ftz, .sat), abs/neg (NaN -> canonical for
-    f32, quieted for f64), min/max (f64: b's NaN when both are NaN), testp, copysign: as the H200."""
+    f32, quieted for f64), min/max (f64: b's NaN when both are NaN), testp, copysign, and the
+    approximations rcp/sqrt/rsqrt/ex2/lg2/div.approx/div.full (.f32, .ftz.f64, rsqrt.approx.f64):
+    as the H200."""
     assert replay_exact("floating", lambda cid, m: _approximate(cid)) > 100
 
 
-# ulp (bit-pattern) distance we allow from the H200 for the approximations, and the measured
-# state of affairs (ISA error bounds in approx.py).
-APPROX_BITS = {"rcp": 1, "sqrt": 1, "rsqrt": 1, "ex2": 2, "div": 2, "tanh": 128}
+# ulp (bit-pattern) distance from the H200 measured over all 2**32 inputs (tanh.approx.f32)
+APPROX_BITS = {"tanh": 134}
 
 
 def test_goldens_approximations_within_bounds():
@@ -727,22 +729,13 @@ def test_goldens_approximations_within_bounds():
             continue
         _, (a, *_), exp, got = r
         op = cid.split(".")[0]
-        if cid.endswith(".f64"):
-            unit = 1 if op == "rsqrt" and ".ftz" not in cid else 1 << 32     # 1.11.20 results
-            d = np.abs(exp.view(np.int64) - got.view(np.int64))      # same-sign lanes: no wrap
-            assert d.max() <= unit, cid
-            continue
         with np.errstate(invalid="ignore"):
             e, g = exp.view(np.float32).astype(np.float64), got.view(np.float32).astype(np.float64)
             a = a.astype(np.float64)
             diff = np.abs(e - g)
-        if op in ("sin", "cos"):       # absolute error 2**-20.5 (ISA) in [-2pi, 2pi]
-            ok = np.abs(a) <= 2 * np.pi
-            assert diff[ok].max() <= 2.0 ** -20, cid
-        elif op == "lg2":              # absolute 2**-22 in (0.5, 2), relative 2**-22 elsewhere
-            fin = np.isfinite(e) & (e != 0) & np.isfinite(g)
-            err = diff[fin] / np.maximum(np.abs(e[fin]), 1.0)
-            assert err.max() <= 2.0 ** -21, cid
+        if op in ("sin", "cos"):       # at most 3.6e-7 apart on every input
+            fin = np.isfinite(e)
+            assert diff[fin].max() <= 3.6e-7, cid
         else:
             d = np.abs(exp.view(np.int32).astype(np.int64) - got.view(np.int32).astype(np.int64))
             assert d.max() <= APPROX_BITS[op], (cid, d.max())
