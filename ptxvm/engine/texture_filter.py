@@ -89,7 +89,7 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
 
     `slices` > 1 (3D: the two z slices, corners z fastest): each slice's texels are aligned and
     truncated on their own and its weighted sum formed exactly; the slice sums are then added on
-    a grid STAGE2_BITS below the largest weighted texel's exponent."""
+    a grid (significand + STAGE2_EXTRA_BITS) bits below the largest weighted texel's exponent."""
     v = np.asarray(values, np.float64)
     w = np.asarray(weights, np.int64)[:, None, :]
     bits = np.finfo(out_dtype).nmant + 1 + GUARD_BITS
@@ -100,7 +100,7 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
         else:
             live = np.where(w != 0, np.abs(v), 0.0)
             top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1)
-            q = np.ldexp(1.0, np.frexp(top)[1] + scale_bits - STAGE2_BITS)
+            q = np.ldexp(1.0, np.frexp(top)[1] + scale_bits - (bits - GUARD_BITS + STAGE2_EXTRA_BITS))
             s = sum(np.trunc(p / q) * q for p in parts)
         exact = s * (1.0 / (1 << scale_bits))
         nonfinite = ~np.isfinite(np.where(w != 0, v, 0.0)).all(axis=-1)
@@ -110,7 +110,7 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
     return round_nearest_away(exact, out_dtype)
 
 
-STAGE2_BITS = 39
+STAGE2_EXTRA_BITS = 15  # the slice sums' grid: the format's significand bits + 15 below the top texel
 
 
 def _aligned_sum(v, w, bits):

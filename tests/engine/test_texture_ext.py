@@ -23,9 +23,25 @@ META = json.loads(GOLDEN.with_suffix(".meta.json").read_text())["probes"] if GOL
 DATA = np.load(GOLDEN) if GOLDEN.exists() else {}
 RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 
-# probes ptxvm does not reproduce bit for bit yet: name -> (why, largest difference allowed in the
-# value's units, or None: only checked to run)
-KNOWN = {}
+# probes ptxvm does not reproduce bit for bit yet: name -> (why, largest difference allowed, in the
+# value's units)
+_LOD = "levels of detail from tex.grad gradients are not pinned (docs/hardware-notes.md)"
+KNOWN = {
+    "accum3d": ("3D blend: the grid the two z-slice sums are added on is not pinned (1 ulp after "
+                "cancellations of 1e4, 7 of 1024 lanes)", 1e-6),
+    "f16_linear3d": ("3D blend of f16 texels: the slice-sum grid is not pinned (1 f16 ulp, 8 of 1024 lanes)", 7e-2),
+    "s8_normfloat_linear1d": ("s8 normalized-float filtering: one 16-bit step in ~9% of the lanes", 3.1e-5),
+    "cube_ramp512_s": ("cube face coordinates: a weight tie rounds the other way in 1 of 1024 lanes", 4e-3),
+    "cube_ramp512_t": ("cube face coordinates: a weight tie rounds the other way in 4 of 1024 lanes", 4e-3),
+    "mip_grad_iso": (_LOD, 1e-2),
+    "mip_grad_xonly": (_LOD, 1e-2),
+    "mip_grad_axes": (_LOD, 1e-2),
+    "mip_grad_diag": (_LOD, 0.1),
+    "mip_grad_xy_same_axis": (_LOD, 0.5),
+    "mip_grad_random": (_LOD, 0.5),
+    "mip_grad_random_aniso": (_LOD + "; anisotropic filtering is modelled as a longer-axis LOD only", 3.1),
+    "a2d_mip_grad": (_LOD, 1.0),
+}
 
 _SAMPLER_KEYS = ("address_mode", "filter_mode", "normalized_coords", "read_mode", "border_color",
                  "mipmap_filter_mode", "mipmap_level_bias", "min_mipmap_level_clamp", "max_mipmap_level_clamp",
@@ -109,15 +125,20 @@ def replay(name: str, arrays=DATA, meta=META):
 @pytest.mark.skipif(not RECORDED, reason="no texture_ext goldens recorded yet")
 @pytest.mark.parametrize("name", RECORDED)
 def test_probe_matches_h200(name):
+    """Bit for bit, surfaces' final contents too; the KNOWN probes within their stated bound."""
     got, surface = replay(name)
     want = DATA[f"{name}.out"]
     if name in KNOWN:
         why, tol = KNOWN[name]
-        if tol is not None:
-            np.testing.assert_allclose(got.view(np.float32), want.view(np.float32), rtol=tol, atol=tol,
-                                       err_msg=f"{name}: {why}")
+        np.testing.assert_allclose(got.view(np.float32), want.view(np.float32), rtol=tol, atol=tol,
+                                   err_msg=f"{name}: {why}")
         return
     assert np.array_equal(got, want), f"{name}: {np.count_nonzero(got != want)} words differ"
     if surface is not None:
         after = DATA[f"{name}.after"]
         assert np.array_equal(surface.view(np.uint8), after.view(np.uint8)), f"{name}: surface contents differ"
+
+
+def test_probes_were_recorded():
+    assert len(RECORDED) >= 130 or not GOLDEN.exists()
+    assert len(KNOWN) <= 13  # what is not bit exact is listed above, with the reason
