@@ -79,7 +79,9 @@ def render(results: list[CaseResult], directory: str, checked_at: str = "", tier
         L.append("| --- | --- | --- | --- | --- |")
         for u in us:
             st, detail = u.status()
-            if u.undefined_note and st != "unsupported_sm90":
+            if u.undefined_note and st == "differs":     # the note first: the detail is cut
+                detail = "ISA: " + u.undefined_note + ("; " + detail if detail else "")
+            elif u.undefined_note and st != "unsupported_sm90":
                 detail = (detail + "; " if detail else "") + "ISA: " + u.undefined_note
             L.append(f"| `{_esc(u.syntax)}` | {_esc(','.join(u.types))} | {_esc(u.requirement)} | "
                      f"{LABEL.get(st, st)} | {_esc(detail)[:300]} |")
