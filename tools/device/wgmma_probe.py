@@ -446,6 +446,22 @@ def compact_experiments(P, rng):
                  extra={"generator": "g_cancel,g_wide(scale-d 0)", "mn_major": list(mn)})
 
 
+def baseoff_experiments(P, rng):
+    """The base offset with every swizzle mode (B from element codes, A = identity)."""
+    global IMG
+    IMG = 16384
+    t, k = "f16", 16
+    for label, desc in (("sw128_start384_base3", D(384, 16, 1024, 1, 3)), ("sw128_start384_base1", D(384, 16, 1024, 1, 1)),
+                        ("sw64_start128_base1", D(128, 16, 512, 2, 1)), ("sw64_start256_base2", D(256, 16, 512, 2, 2)),
+                        ("sw64_start128_base0", D(128, 16, 512, 2, 0)), ("sw32_start128_base1", D(128, 16, 256, 3, 1)),
+                        ("sw32_start128_base0", D(128, 16, 256, 3, 0)), ("mn_sw128_start256_base2", D(256, 1024, 2048, 1, 2))):
+        mn = label.startswith("mn_")
+        cases = [{"img": codes_image(t, part), "adesc": 0, "bdesc": desc.encode(), "a": a_regs_from(identity_a(t, k), t, k),
+                  "d": np.zeros((128, 8), np.uint32), "scale_d": 0} for part in code_parts(t)]
+        run_case(P, f"wg/layout/B/{t}/m64n16k16/{label}", "m64n16k16", "f32", t, t, cases, True,
+                 imm=(1, 1, 0, 1 if mn else 0), extra={"generator": "codes", "layout": label, "mn_major": mn})
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -461,7 +477,8 @@ def main(argv=None):
     rng = np.random.default_rng(90)
     for sec in a.sections.split(","):
         try:
-            {"layout": layout_experiments, "num": numeric_experiments, "compact": compact_experiments}[sec](P, rng)
+            {"layout": layout_experiments, "num": numeric_experiments, "compact": compact_experiments,
+             "baseoff": baseoff_experiments}[sec](P, rng)
         except Exception:  # noqa: BLE001
             traceback.print_exc()
     arrays = dict(P.arrays)
