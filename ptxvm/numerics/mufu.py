@@ -297,10 +297,11 @@ def cos(b, xp=np):
 
 
 def tanh(b, xp=np):
-    """MUFU.TANH (tanh.approx.f32), modelled: tanh in float64 rounded to f32; subnormals pass."""
+    """MUFU.TANH (tanh.approx.f32), modelled: x itself for |x| <= 2**-8 (as the H200 gives it,
+    subnormals included), else tanh in float64 rounded to f32."""
     b = _u32(xp, b)
     r = _to_f32_bits(xp, xp.tanh(_as_f64(xp, b)))
-    r = xp.where((b & INF32) == 0, b, r)
+    r = xp.where((b & 0x7FFFFFFF) <= 0x3B800000, b, r)
     return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
 
 
