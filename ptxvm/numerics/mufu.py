@@ -274,15 +274,18 @@ def turns(b, xp=np):
 
 def _sincos(b, xp, fn):
     t = turns(b, xp)
-    if fn is xp.sin:      # sin: |t| truncated to 25 fraction bits (below 2**-25 the H200 gives 0)
-        t = xp.sign(t) * xp.floor(xp.abs(t) * 2.0 ** 25) * 2.0 ** -25
+    t = xp.sign(t) * xp.floor(xp.abs(t) * 2.0 ** 25) * 2.0 ** -25    # 25 fraction bits
     frac = t - xp.floor(t)                     # exact for f32 t
     with np.errstate(all="ignore"):
         v = fn(2.0 * np.pi * frac)
+    small = xp.abs(t) < 2.0 ** -15
     if fn is xp.sin:      # small turns: t' times the H200's 2pi, 0x40c91200 (about 16 bits)
-        v = xp.where(xp.abs(t) < 2.0 ** -15, t * _TWO_PI_HW, v)
+        v = xp.where(small, t * _TWO_PI_HW, v)
     v = xp.where(xp.isfinite(t), v, xp.nan)
     r = _to_f32_bits(xp, v)
+    if fn is xp.cos:      # just below 1 the H200's cos is truncated
+        mid = small & (xp.abs(t) >= 2.0 ** -21)
+        r = xp.where(mid, _rz_f32(xp, xp.where(mid, v, 0.0)), r)
     if fn is xp.sin:                           # sin keeps the sign of a zero argument
         r = xp.where(t == 0, _u32(xp, b) & S32, r)
     return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
@@ -290,12 +293,12 @@ def _sincos(b, xp, fn):
 
 def sin(b, xp=np):
     """MUFU.SIN after ptxas' FMUL.RZ by 1/2pi, modelled: sin(2pi * frac(t')) rounded to f32, t'
-    being t with |t| truncated to 25 fraction bits."""
+    being t with |t| truncated to 25 fraction bits (t' * 0x40c91200 for |t| < 2**-15)."""
     return _sincos(b, xp, xp.sin)
 
 
 def cos(b, xp=np):
-    """MUFU.COS, modelled like sin."""
+    """MUFU.COS, modelled like sin (truncated toward zero for 2**-21 <= |t| < 2**-15)."""
     return _sincos(b, xp, xp.cos)
 
 
