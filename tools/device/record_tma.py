@@ -37,6 +37,8 @@ def encode(d, case: T.TmaCase, address: int):
     dt = getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + T.DTYPES[case.dtype][1])
     dims = [d.cuuint64_t(int(x)) for x in reversed(case.shape)]  # the bindings want their own integer types
     strides = [d.cuuint64_t(int(x)) for x in case.global_strides()]
+    if not strides:  # rank 1: the bindings refuse an empty list (INVALID_VALUE); the driver reads none
+        strides = [d.cuuint64_t(case.storage_bytes())]
     box = [d.cuuint32_t(int(x)) for x in reversed(case.box)]
     es = [d.cuuint32_t(int(x)) for x in reversed(case.estrides)]
     err, tmap = d.cuTensorMapEncodeTiled(
