@@ -172,6 +172,7 @@ static void note(const char* kind, int size, long long stride, long long offset,
     fprintf(cases, "%s{\"kind\": \"%s\", \"size\": %d, \"stride\": %lld, \"offset\": %lld, "
             "\"mask\": %u, \"name\": \"%s\"}\n", n_cases++ ? "," : "", kind, size, stride, offset,
             mask, name);
+    fflush(cases);  // a run the profiler stops part-way still names the cases it recorded
 }
 
 template <typename T>

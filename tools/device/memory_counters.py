@@ -97,7 +97,9 @@ def _group(out: str, group: str):
     """(case, header, row) of one ncu session; none if the session left no complete record."""
     try:
         with open(os.path.join(out, f"cases{group}.json")) as f:
-            cases = json.load(f)
+            text = f.read().strip()
+        # a stopped run leaves the list unclosed: keep the cases it completed
+        cases = json.loads(text if text.endswith("]") else text + "\n]")
         with open(os.path.join(out, f"ncu{group}.csv"), newline="") as f:
             lines = [ln for ln in f if not ln.startswith("==")]
     except (OSError, ValueError):
@@ -106,8 +108,9 @@ def _group(out: str, group: str):
     if len(rows) < 2:
         return []
     header, data = rows[0], rows[2:]  # row 1 holds the units
-    if len(data) != len(cases):
+    if len(data) < len(cases):
         raise SystemExit(f"ncu{group}.csv: {len(data)} profiled launches for {len(cases)} cases")
+    data = data[:len(cases)]  # a launch after the last noted case failed
     return [(c, header, r) for c, r in zip(cases, data)]
 
 
