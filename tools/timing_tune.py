@@ -23,25 +23,25 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # parameter -> candidate values (searched one at a time, around the current value)
 SPACE = {
-    "fetch_redirect": [0, 2, 4, 6, 8, 12],
-    "issue_window": [0, 4, 8, 16],
-    "divergence_cycles": [0, 20, 40, 60],
-    "lsu_queue_cycles": [16, 32, 48, 96, 192],
-    "dram_efficiency": [0.75, 0.8, 0.85, 0.9, 0.95, 1.0],
+    "kernel_launch": [2000, 3000, 4000, 5000, 6400, 8000, 10000, 13000],
+    "cta_launch": [0, 100, 250, 500, 700, 1000],
+    "dram_efficiency": [0.8, 0.85, 0.9, 0.95, 1.0],
     "dram_write_cost": [1.0, 1.25, 1.5, 1.75, 2.0],
-    "dram_loaded_latency": [0, 100, 200, 300, 400, 600],
-    "l2_efficiency": [0.5, 0.6, 0.7, 0.85, 1.0],
-    "cta_launch": [0, 100, 250, 500, 1000],
-    "kernel_launch": [2500, 3000, 3500, 8000, 10000, 11000, 12000, 12500, 13000],
-    "sreg_latency": [10, 20, 30],
+    "dram_loaded_latency": [0, 100, 200, 300],
+    "l1_line_cycles": [0.125, 0.25, 0.5, 1.0],
+    "partial_store_factor": [2, 4, 6, 8],
+    "issue_window": [0, 4, 8, 16],
+    "fetch_redirect": [0, 2, 4, 6, 8],
+    "alu_interval": [1.0, 1.5, 2.0],
+    "divergence_cycles": [0, 20, 40, 60],
+    "lsu_queue_cycles": [16, 32, 48, 96],
+    "l2_efficiency": [0.7, 0.85, 1.0],
+    "shared_atomic_cycles": [1, 2, 4],
+    "const_first_pass": [1, 2, 4, 7],
     "const_pass_cycles": [16, 22, 28],
-    "const_first_pass": [2, 4, 7, 10],
-    "atomic_line_cycles": [8, 12, 17, 24],
-    "l1_line_cycles": [0.25, 0.5, 0.75, 1.0],
-    "shared_atomic_cycles": [0.5, 1, 2, 4],
-    "partial_store_factor": [1, 2, 3, 4, 6, 8],
-    "alu_interval": [0.5, 1.0, 1.5, 2.0],
-    "mov_latency": [0, 1, 2, 4],
+    "atomic_line_cycles": [12, 17, 24],
+    "sreg_latency": [10, 20, 30],
+    "mov_latency": [0, 1, 2],
 }
 
 
@@ -56,6 +56,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--params", default="", help="comma-separated subset of the parameters to search")
     ap.add_argument("--gpu-file", default=None, help="a GPU description JSON to use instead of --gpu's")
     ap.add_argument("--measured", default=None, help="suite times JSON (default benchmarks/timing/results/suite_<gpu>.json)")
     args = ap.parse_args(argv)
@@ -99,8 +100,9 @@ def main(argv=None) -> int:
     best = DEFAULT
     best_err = mape(best, show=True)
     print(f"start: MAPE {best_err:.1f} % over {len(cols)} cases")
+    space = {k: v for k, v in SPACE.items() if not args.params or k in args.params.split(",")}
     for rnd in range(args.rounds):
-        for name, values in SPACE.items():
+        for name, values in space.items():
             for v in values:
                 cand = dataclasses.replace(best, **{name: type(getattr(best, name))(v)})
                 if cand == best:

@@ -29,7 +29,7 @@ class ModelParams:
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
     l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local access
     lsu_queue_cycles: int = 16  # L1 backlog (cycles) beyond which memory instructions throttle
-    dram_efficiency: float = 0.95  # achievable fraction of dram_bytes_per_s
+    dram_efficiency: float = 1.0  # achievable fraction of dram_bytes_per_s
     dram_write_cost: float = 1.5  # DRAM time of a written sector in read sectors (bus turnaround, ECC)
     dram_loaded_latency: float = 0.0  # extra DRAM latency at full utilization (queues in the memory system)
     l2_efficiency: float = 1.0  # achievable fraction of l2_bytes_per_clk
@@ -39,8 +39,8 @@ class ModelParams:
     const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
     partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
     # CTA scheduling
-    cta_launch: int = 700  # cycles from a CTA slot freeing to the next CTA's first issue
-    kernel_launch: int = 13000  # cycles from launch to the first CTA plus after the last one (as timed)
+    cta_launch: int = 250  # cycles from a CTA slot freeing to the next CTA's first issue
+    kernel_launch: int = 4000  # cycles from launch to the first CTA plus after the last one (as timed)
     barrier_extra: int = 0  # cycles added to GpuSpec.latency["barrier"] per bar.sync release
 
     def with_(self, **changes) -> "ModelParams":
