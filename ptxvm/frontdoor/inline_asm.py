@@ -340,11 +340,28 @@ def _build(template: str, constraints: str, immediates: tuple, scalar_inputs: tu
     return ptx, Module(tree, source=ptx)
 
 
-def inline_asm(template: str, constraints: str, *args, dtypes=None):
+CLOBBERS = frozenset(("memory",))
+
+
+def _check_clobbers(clobbers) -> None:
+    """asm()'s third list. "memory" forbids moving memory accesses across the asm; the elementwise
+    evaluator moves none, so it is accepted and changes nothing. Register clobbers are not needed
+    (the template's registers are its own) and are refused by name."""
+    names = [clobbers] if isinstance(clobbers, str) else list(clobbers)
+    for name in names:
+        for item in str(name).split(","):
+            item = item.strip().strip('"')
+            if item and item not in CLOBBERS:
+                raise _err(f"unsupported clobber \"{item}\" (inline_asm takes \"memory\" only)")
+
+
+def inline_asm(template: str, constraints: str, *args, dtypes=None, clobbers=()):
     """Run the PTX `template` once per element of the broadcast arguments; the output array, or a
-    tuple of them when there are several outputs (see the module's documentation for the rules)."""
+    tuple of them when there are several outputs (see the module's documentation for the rules).
+    `clobbers`: "memory" (or a sequence holding it), as asm()'s clobber list."""
     if not isinstance(template, str):
         raise _err("the asm template must be a string", TEMPLATE_FILE)
+    _check_clobbers(clobbers)
     ops = parse_constraints(constraints)
     outputs = [op for op in ops if op.is_output]
     readers = [op for op in ops if op.mode != "="]
