@@ -20,12 +20,12 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "goldens", "approx", "app
 
 # measured over all 2**32 inputs (tools/device/approx_verify.py, docs/hardware-notes.md): the
 # largest distance from the H200 (ulps, or absolute for sin/cos whose results cross zero), and
-# a floor for the fraction of golden lanes that are bit-exact (golden set: 54% sin, 75% cos, 90%
-# tanh; over all inputs 64%, 88%, 94%)
+# a floor for the fraction of golden lanes that are bit-exact (golden set: 60% sin, 77% cos, 92%
+# tanh; over all inputs 68%, 89%, 96%)
 NOT_EXACT = {
-    "sin.approx.f32": (("abs", 3.6e-7), 0.50), "sin.approx.ftz.f32": (("abs", 3.6e-7), 0.50),
-    "cos.approx.f32": (("abs", 3.6e-7), 0.70), "cos.approx.ftz.f32": (("abs", 3.6e-7), 0.70),
-    "tanh.approx.f32": (("ulp", 134), 0.85),
+    "sin.approx.f32": (("abs", 3.6e-7), 0.58), "sin.approx.ftz.f32": (("abs", 3.6e-7), 0.58),
+    "cos.approx.f32": (("abs", 3.6e-7), 0.75), "cos.approx.ftz.f32": (("abs", 3.6e-7), 0.75),
+    "tanh.approx.f32": (("ulp", 134), 0.90),
 }
 
 

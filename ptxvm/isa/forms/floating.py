@@ -6,9 +6,9 @@ F = builder("floating")
 APPROX = "approximate: the result may differ from the correctly rounded value (see the ISA's error bounds)"
 # the forms whose H200 bits ptxvm does not reproduce yet: measured over all 2**32 inputs
 UNRECOVERED = {
-    "sin": "; ptxvm vs H200 over all 2^32 inputs: 64.2% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
-    "cos": "; ptxvm vs H200 over all 2^32 inputs: 87.7% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
-    "tanh": "; ptxvm vs H200 over all 2^32 inputs: 94.4% bit-exact, within 134 ulp (docs/hardware-notes.md)",
+    "sin": "; ptxvm vs H200 over all 2^32 inputs: 68.1% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
+    "cos": "; ptxvm vs H200 over all 2^32 inputs: 89.1% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
+    "tanh": "; ptxvm vs H200 over all 2^32 inputs: 95.8% bit-exact, within 134 ulp (docs/hardware-notes.md)",
 }
 
 F("testp.op.type p, a", op=("finite", "infinite", "number", "notanumber", "normal", "subnormal"),
