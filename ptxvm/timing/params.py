@@ -20,9 +20,9 @@ class ModelParams:
     # ptxas schedules instructions; PTX order is not SASS order. While a warp's next instruction
     # waits, one of the next `issue_window` instructions of its basic block may issue if it is
     # independent of those it passes (0: strict PTX order).
-    issue_window: int = 4
+    issue_window: int = 8
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
-    alu_interval: float = 2.0  # issue interval of simple integer instructions (add, logic, shifts, setp)
+    alu_interval: float = 1.5  # issue interval of simple integer instructions (add, logic, shifts, setp)
     # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
     reg_banks: int = 2
     # memory pipeline
@@ -35,7 +35,7 @@ class ModelParams:
     l2_efficiency: float = 1.0  # achievable fraction of l2_bytes_per_clk
     atomic_line_cycles: float = 17.0  # L2 cycles per warp atomic request on one 128-B line (SMs share it)
     shared_atomic_cycles: float = 2.0  # L1/shared data-stage cycles per wavefront of a shared atomic
-    const_first_pass: float = 2.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
+    const_first_pass: float = 1.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
     const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
     partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
     # CTA scheduling
