@@ -69,7 +69,7 @@ class Footprint:
     def __init__(self):
         self.seen = np.zeros(0, dtype=bool)
         self.written = np.zeros(0, dtype=bool)  # sectors stored to
-        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> lane atomics on it
+        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> warp requests on it
         self._loads: dict[int, str] = {}
 
     @property
@@ -111,13 +111,16 @@ class Footprint:
         if lanes is None and ctx.n_live != ctx.n:
             live = ctx.status != EXITED
             keep = live if keep is None else keep & live
+        warp = ctx.warp_of if lanes is None else ctx.warp_of[lanes]
         if keep is not None:
-            addr = addr[keep]
-        addr = addr[addr >= np.uint64(GLOBAL_BASE)]
+            addr, warp = addr[keep], warp[keep]
+        valid = addr >= np.uint64(GLOBAL_BASE)
         if op.space is None:
-            addr = addr[classify_generic(addr) == 0]
-        if kind == "atomic":
-            lines, counts = np.unique(addr >> np.uint64(7), return_counts=True)
+            valid &= classify_generic(addr) == 0
+        addr, warp = addr[valid], warp[valid]
+        if kind == "atomic":  # requests per line: each warp's atomics on one line go together
+            pairs = np.unique(np.stack([warp.astype(np.uint64), addr >> np.uint64(7)]), axis=1)
+            lines, counts = np.unique(pairs[1], return_counts=True)
             got = self.atomic_lines
             for line, k in zip(lines.tolist(), counts.tolist()):
                 got[line] = got.get(line, 0) + k
