@@ -7,7 +7,8 @@
   (|v| < 2^e) and truncated toward zero to multiples of 2^(e-g), g = the texel format's significand
   bits plus four guard bits (28 for f32, 15 for f16); the weighted sum of those is exact, and is
   rounded once to the texel format, to nearest with ties away from zero (`blend`).
-* Normalized-integer texels are filtered in 16-bit fixed point (`unorm16`, `blend_unorm`).
+* Normalized-integer texels are filtered in 16-bit fixed point (`unorm16`, `blend_unorm`); s8 texels
+  are blended as they are and the sum scaled to 16 bits by shifts and adds (`blend_snorm8`).
 """
 from __future__ import annotations
 
@@ -142,14 +143,38 @@ def unorm_scale(dtype) -> int:
 
 
 def unorm16(data):
-    """Normalized-integer texels in 16-bit fixed point as the filter sees them (float64): 8-bit
-    values scaled exactly to the 16-bit range (u8: v * 65535/255 = v * 257; s8: v * 32767/127, not
-    rounded), 16-bit values as they are. The most negative value is not clamped to -max here (the
-    filtered result is)."""
+    """Normalized-integer texels as the filter sees them (float64): u8 values scaled exactly to the
+    16-bit range (v * 65535/255 = v * 257), 16-bit and s8 values as they are (s8 is scaled after the
+    blend, `blend_snorm8`). The most negative value is not clamped to -max here (the filtered
+    result is)."""
     d = np.asarray(data)
-    info = np.iinfo(d.dtype)
     v = d.astype(np.float64)
-    return v if d.dtype.itemsize == 2 else v * (unorm_scale(d.dtype) / info.max)
+    return v * 257 if d.dtype == np.uint8 else v
+
+
+def fixed_border(dtype, border):
+    """The border colour in the units of `unorm16` (unmeasured: rounded to the nearest code)."""
+    scale = 127 if np.dtype(dtype) == np.int8 else unorm_scale(dtype)
+    return np.round(np.asarray(border, np.float64) * scale)
+
+
+def blend_normalized(values, weights, dtype):
+    """Filtered normalized-integer texels (`unorm16` units) of a texture of element type dtype."""
+    if np.dtype(dtype) == np.int8:
+        return blend_snorm8(values, weights)
+    return blend_unorm(values, weights, signed=np.dtype(dtype).kind == "i")
+
+
+def blend_snorm8(values, weights):
+    """Filtered s8 texels (as they are, -128 included): the weighted sum S (1/256 units) is scaled
+    to 16 bits by S * 32767/32512 = S * (1 + 2^-7 + 2^-15 + ...) truncated to three shift-and-add
+    terms with three fraction bits, q = (8S + floor(S / 16) + floor(S / 4096) + 4) >> 3, clamped to
+    +-32767 (`s8_normfloat_linear1d`, `s8_normfloat_linear`, bit exact); the result q / 32767."""
+    w = np.asarray(weights, np.int64)[:, None, :]
+    s = np.sum(np.asarray(values, np.float64).astype(np.int64) * w, axis=-1)
+    q = ((s << 3) + (s >> 4) + (s >> 12) + 4) >> 3
+    q = np.clip(q, -32767, 32767)
+    return (q / 32767).astype(np.float32)
 
 
 def blend_unorm(values, weights, signed=False):

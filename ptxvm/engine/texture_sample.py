@@ -100,7 +100,7 @@ def _texels(tex, k, layer, idx, oks, values=None):
         if vals.dtype == np.float32:
             border = tex.border_color
         elif vals.dtype == np.float64:  # 16-bit fixed-point texels of normalized-integer filtering
-            border = np.round(tex.border_color.astype(np.float64) * F.unorm_scale(tex.dtype))
+            border = F.fixed_border(tex.dtype, tex.border_color)
         elif vals.dtype == np.uint32:
             border = tex.border_color.astype(np.int64).astype(np.uint32)
         else:
@@ -316,7 +316,7 @@ def _cube_texel(tex, k, lay, i, j):
 def _finish(tex, vals, wts, slices):
     """The filtered value of a footprint."""
     if vals.dtype == np.float64:  # normalized-integer texels in 16-bit fixed point
-        return F.blend_unorm(vals, wts, signed=tex.dtype.kind == "i")
+        return F.blend_normalized(vals, wts, tex.dtype)
     out_dt = np.float16 if tex.dtype == np.float16 else np.float32
     return F.blend(vals.astype(np.float64), wts, out_dtype=out_dt, slices=slices).astype(np.float32)
 
