@@ -74,6 +74,9 @@ def cases():
     C.append(bulk_case("cp.async.bulk.global.shared::cta.bulk_group",
                        "cp.async.bulk.global.shared::cta.bulk_group [%t_rd1], [%t_r1], 16;\n" + GROUP,
                        READ_GLOBAL))
+    C.append(bulk_case("cp.async.bulk.commit_group",
+                       "cp.async.bulk.global.shared::cta.bulk_group [%t_rd1], [%t_r1], 16;\n" + GROUP,
+                       READ_GLOBAL, variant="store_global"))
     C.append(bulk_case("cp.async.bulk.wait_group.read",
                        "cp.async.bulk.global.shared::cta.bulk_group [%t_rd1], [%t_r1], 16;\n"
                        "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n"
@@ -92,11 +95,15 @@ def cases():
     remote = "mapa.shared::cluster.u32 %t_r0, %t_r2, 0;\nmapa.shared::cluster.u32 %t_r1, %t_r3, 0;\n"
     for vec, t, n, val in (("", "b32", 4, "%t_v1"), ("", "u64", 8, "%t_rd0"), (".v2", "f32", 8, "{{%t_v0, %t_v1}}"),
                            (".v4", "s32", 16, "{{%t_v0, %t_v1, %t_v2, %t_v3}}"), (".v2", "b64", 16,
-                                                                                   "{{%t_rd0, %t_rd0}}")):
+                                                                                   "{{%t_rd0, %t_rd0}}"),
+                           ("", "f64", 8, "%t_rd3"), ("", "s64", 8, "%t_rd3"), ("", "u32", 4, "%t_v3"),
+                           (".v4", "f32", 16, "{{%t_v3, %t_v2, %t_v1, %t_v0}}"),
+                           (".v2", "s64", 16, "{{%t_rd3, %t_rd0}}")):
         sp = f"st.async.weak.shared::cluster.mbarrier::complete_tx::bytes{vec}.{t}"
         if "weak" in sp and vec:
             sp = f"st.async.shared::cluster.mbarrier::complete_tx::bytes{vec}.{t}"
-        C.append(bulk_case(sp, expect(n) + remote + f"{sp} [%t_r0], {val}, [%t_r1];\n" + WAIT, READ_DST,
+        pack = "mov.b64 %t_rd3, {{%t_v0, %t_v1}};\n" if "%t_rd3" in val else ""  # 64 bits of s
+        C.append(bulk_case(sp, expect(n) + remote + pack + f"{sp} [%t_r0], {val}, [%t_r1];\n" + WAIT, READ_DST,
                            version="8.1"))
     for op, t in RED_ASYNC:
         sp = f"red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.{op}.{t}"

@@ -125,8 +125,95 @@ def cases():
                 "add.u32 %t_r1, %t_r1, %t_r0;\n")
         C.append(case(F, sp, "d:u32", "a:u32", KEY, memory=mem,
                       asm=cp_async("cp.async.ca.shared.global", 16, wait=wait), **kw))
+    C.extend(single_op_cases(kw, mem))
+    C.extend(remote_cases())
     C.append(case(F, "cp.async.bulk.prefetch.L2.global", "d:u32", "a:u32", KEY, memory=mem, version="8.0",
                   asm=("mul.wide.u32 %t_rd0, %t_idx, 16;\nadd.s64 %t_rd1, {m}, %t_rd0;\n"
                        "cp.async.bulk.prefetch.L2.global [%t_rd1], 16;\nld.global.u32 %t_r3, [%t_rd1];\n"
                        "add.u32 {d}, %t_r3, {a};")))
     return mark_ci(C, key=lambda c: c.instruction)
+
+
+def single_op_cases(kw: dict, mem) -> list:
+    """Cases spelled by an instruction that the cases above only use on the way (pending_count,
+    inval, complete_tx, wait_group), so that each has a row of its own in the coverage table."""
+    C = [case(F, "mbarrier.pending_count.b64", "d:u32", "a:u32", KEY, variant="after_arrivals",
+              asm=body(ARRIVES[0][1]), **kw),
+         case(F, "mbarrier.complete_tx.shared::cta.b64", "d:u32", "a:u32", KEY, version="8.0",
+              variant="partial",
+              asm=body(ARRIVES[0][1], extra="mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%t_r2], 32;\n"
+                       "and.b32 %t_r0, {a}, 16;\nadd.u32 %t_r0, %t_r0, 16;\n"
+                       "mbarrier.complete_tx.shared::cta.b64 [%t_r2], %t_r0;\n"), **kw)]
+    # inval, then the same barrier initialised again with another count: the second life counts
+    # from scratch
+    for sp in ("mbarrier.inval.shared::cta.b64", "mbarrier.inval.shared.b64"):
+        C.append(case(F, sp, "d:u32", "a:u32", KEY, variant="reinit",
+                      asm=(MB.replace("BASE", "4") + "mbarrier.init.shared::cta.b64 [%t_r2], %t_r3;\n"
+                           "mbarrier.arrive.shared::cta.b64 %t_st, [%t_r2];\n"
+                           f"{sp} [%t_r2];\n" + "sub.u32 %t_r3, %t_r3, 2;\n"
+                           "mbarrier.init.shared::cta.b64 [%t_r2], %t_r3;\n"
+                           "mbarrier.arrive.shared::cta.b64 %t_st, [%t_r2], 2;\n"
+                           "mov.u32 {d}, %t_r3;\n" + test_bits("test_wait", False, 4)
+                           + "mbarrier.pending_count.b64 %t_r1, %t_st;\nshl.b32 %t_r1, %t_r1, 8;\n"
+                           "or.b32 {d}, {d}, %t_r1;\nmbarrier.inval.shared::cta.b64 [%t_r2];"), **kw))
+    # two groups, the copy in the first: wait_group 1 leaves only the (empty) second pending
+    C.append(case(F, "cp.async.wait_group", "d:u32", "a:u32", KEY, memory=mem, variant="two_groups",
+                  asm=cp_async("cp.async.ca.shared.global", 16,
+                               wait="cp.async.commit_group;\ncp.async.commit_group;\ncp.async.wait_group 1;\n"),
+                  **kw))
+    return C
+
+
+# ------------------------------------------------------------------ remote arrivals (clusters)
+# Clusters of two CTAs: each lane arrives (or completes transactions) on the barrier of the lane
+# with its tid in the other CTA of its cluster, through a .shared::cluster address from mapa.
+# Barriers are initialised before, and read after, a cluster barrier.
+CLUSTER2 = ".reqnctapercluster 2, 1, 1"
+CLUSTER_KW = dict(decls=SHARED + "\n  .reg .b64 %t_st2;", entry_directives=CLUSTER2, lanes_multiple=512,
+                  truncatable=False, version="8.0")
+CLUSTER_SYNC = "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n"
+# %t_r2 = my barrier (init 3 + (a & 1)), %t_r1 = the peer lane's, %t_r0 = 1 + (a >> 1 & 1)
+REMOTE_SETUP = ("mov.u32 %t_r0, %tid.x;\nshl.b32 %t_r1, %t_r0, 3;\nmov.u32 %t_r2, sh_mb;\n"
+                "add.u32 %t_r2, %t_r2, %t_r1;\nand.b32 %t_r3, {a}, 1;\nadd.u32 %t_r3, %t_r3, 3;\n"
+                "mbarrier.init.shared::cta.b64 [%t_r2], %t_r3;\nfence.mbarrier_init.release.cluster;\n"
+                + CLUSTER_SYNC + "mov.u32 %t_r0, %cluster_ctarank;\nxor.b32 %t_r0, %t_r0, 1;\n"
+                "mapa.shared::cluster.u32 %t_r1, %t_r2, %t_r0;\n"
+                "shr.u32 %t_r0, {a}, 1;\nand.b32 %t_r0, %t_r0, 1;\nadd.u32 %t_r0, %t_r0, 1;\n")
+# after the peer's operation: two local arrivals; d = count | test_wait of each state << 4, 5 |
+# phase 0 / 1 complete << 6, 7 | pending counts of the two states << 8, << 16
+REMOTE_REPORT = (CLUSTER_SYNC + "mbarrier.arrive.shared::cta.b64 %t_st, [%t_r2];\n"
+                 "mbarrier.arrive.shared::cta.b64 %t_st2, [%t_r2];\nmov.u32 {d}, %t_r3;\n"
+                 "mbarrier.test_wait.shared::cta.b64 %t_p, [%t_r2], %t_st;\n" + PACK.replace("{bit}", "16")
+                 + "mbarrier.test_wait.shared::cta.b64 %t_p, [%t_r2], %t_st2;\n" + PACK.replace("{bit}", "32")
+                 + "mbarrier.test_wait.parity.shared::cta.b64 %t_p, [%t_r2], 0;\n" + PACK.replace("{bit}", "64")
+                 + "mbarrier.test_wait.parity.shared::cta.b64 %t_p, [%t_r2], 1;\n" + PACK.replace("{bit}", "128")
+                 + "mbarrier.pending_count.b64 %t_r1, %t_st;\nshl.b32 %t_r1, %t_r1, 8;\nor.b32 {d}, {d}, %t_r1;\n"
+                 "mbarrier.pending_count.b64 %t_r1, %t_st2;\nshl.b32 %t_r1, %t_r1, 16;\nor.b32 {d}, {d}, %t_r1;\n"
+                 + CLUSTER_SYNC)
+# the peer's transactions: expect 16 bytes, complete 8 or 16 (bit 2 of its input)
+TX = "and.b32 %t_r0, {a}, 4;\nshl.b32 %t_r0, %t_r0, 1;\nadd.u32 %t_r0, %t_r0, 8;\n"
+
+REMOTE = [  # (spelling, the peer's operation on %t_r1)
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64",
+     "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%t_r1], %t_r0;"),
+    ("mbarrier.arrive.relaxed.cluster.shared::cluster.b64",
+     "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%t_r1];"),
+    ("mbarrier.arrive_drop.release.cluster.shared::cluster.b64",
+     "mbarrier.arrive_drop.release.cluster.shared::cluster.b64 _, [%t_r1], %t_r0;"),
+    ("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64",
+     "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%t_r1], 16;\n" + TX
+     + "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%t_r1], %t_r0;"),
+    ("mbarrier.arrive_drop.expect_tx.release.cluster.shared::cluster.b64",
+     "mbarrier.arrive_drop.expect_tx.release.cluster.shared::cluster.b64 _, [%t_r1], 16;\n" + TX
+     + "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%t_r1], %t_r0;"),
+    # my own barrier expects 16 bytes and I arrive once more; the peer completes 8 or 16
+    ("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
+     "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%t_r2], 16;\n"
+     "mbarrier.arrive.shared::cta.b64 %t_st, [%t_r2];\n" + CLUSTER_SYNC + TX
+     + "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%t_r1], %t_r0;"),
+]
+
+
+def remote_cases() -> list:
+    return [case(F, sp, "d:u32", "a:u32", KEY, variant="peer_cta", asm=REMOTE_SETUP + op + "\n" + REMOTE_REPORT,
+                 **{**CLUSTER_KW, "version": "8.6" if ".relaxed" in sp else "8.0"}) for sp, op in REMOTE]

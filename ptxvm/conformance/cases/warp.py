@@ -51,6 +51,9 @@ def cases():
     why = "vote without .sync is not supported on sm_70+ from PTX ISA 6.4 (ptxas)"
     C.append(case(F, "vote.all.pred", "d:pred", "a:pred", I.key("vote", "pred"), expect_reject=why, **kw))
     C.append(case(F, "vote.ballot.b32", "d:b32", "a:pred", I.key("vote", "pred"), expect_reject=why, **kw))
+    why = "shfl without .sync is not supported on sm_70+ from PTX ISA 6.4 (ptxas)"
+    C.append(case(F, "shfl.idx.b32", "d:b32 p:pred", "a:b32 b:u32 c:u32", I.key("shfl", "b32", "u32", "u32"),
+                  asm="shfl.idx.b32 {d}|{p}, {a}, {b}, {c};", expect_reject=why, **kw))
     C.append(case(F, "elect.sync", "d:b32 p:pred", "a:u32", I.key("vote", "u32"),
                   asm=f"elect.sync {{d}}|{{p}}, {FULL};", version="8.0", **kw))
     return mark_ci(C)
