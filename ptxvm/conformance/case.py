@@ -10,7 +10,8 @@ The kernel each case generates:
     into a register; sub-word destinations as their whole 16-bit register).
 
 Kernel parameters, in order: one .u64 pointer per source array, one per destination array, one
-per memory array (read-write, indexed by the case's own code), then `.u32 n`.
+per memory array (read-write, indexed by the case's own code), one .u64 handle per texture or
+surface object (`res_<name>`, resources.py; loaded into %x_<name>), then `.u32 n`.
 
 This module only builds text.
 """
@@ -96,6 +97,7 @@ class Case:
     carry_in: Optional[str] = None               # "add" | "sub": CC.CF comes from input 'ci'
     carry_out: Optional[str] = None              # "add" | "sub": CC.CF stored to output 'cf'
     memory: tuple[Memory, ...] = ()
+    resources: tuple = ()                        # texture / surface objects (resources.Resource)
     decls: str = ""                              # extra declarations (.shared arrays, registers)
     prelude: str = ""                            # module-level text before the kernel (.func, .global)
     entry_directives: str = ""                   # between the parameter list and the body (.reqnctapercluster)
@@ -133,6 +135,7 @@ class Case:
             fmt = self.instruction + " " + ops + ";"
         names = {o.name: o.text() for o in self.dsts + self.srcs}
         names.update({m.name: m.reg for m in self.memory})
+        names.update({r.name: r.reg for r in self.resources})
         return fmt.format(**names)
 
     # ------------------------------------------------------------------------------- the PTX
@@ -148,7 +151,8 @@ class Case:
     def param_names(self) -> list[str]:
         return ([f"in_{o.name}" for o in self.source_operands()]
                 + [f"out_{o.name}" for o in self.dest_operands()]
-                + [f"mem_{m.name}" for m in self.memory] + ["n"])
+                + [f"mem_{m.name}" for m in self.memory]
+                + [r.param for r in self.resources] + ["n"])
 
 
 def effective_version(v: str) -> str:
@@ -189,6 +193,8 @@ def build_ptx(case: Case) -> str:
         L.append(_reg_decl(o, case.byte_regs))
     for m in case.memory:
         L.append(f"  .reg .b64 {m.reg};")
+    for r in case.resources:
+        L.append(f"  .reg .b64 {r.reg};")
     if case.decls:
         L.append(case.decls.rstrip())
     L.append("")
@@ -210,6 +216,8 @@ def build_ptx(case: Case) -> str:
     for m in case.memory:
         L.append(f"  ld.param.u64 {m.reg}, [mem_{m.name}];")
         L.append(f"  cvta.to.global.u64 {m.reg}, {m.reg};")
+    for r in case.resources:
+        L.append(f"  ld.param.u64 {r.reg}, [{r.param}];")
     for o in case.source_operands():
         size = o.load_bytes()
         address(f"in_{o.name}", o, size)

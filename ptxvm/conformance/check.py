@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Optional
 import numpy as np
 
 from . import golden as G
+from . import resources as R
 from .case import Case
 
 CI_LANES = 256
@@ -134,8 +135,13 @@ def engine_runner() -> Callable:
     def run(launch: G.Launch) -> dict:
         mod = ptxvm.loads(launch.ptx)
         k = mod.kernel(launch.kernel)
-        args = launch.args()
-        k.launch((launch.grid, 1, 1), (launch.block, 1, 1), args)
+        objs = [R.engine_object(r, lv) for r, lv in launch.res]     # texture / surface objects
+        args = launch.args([np.uint64(int(o)) for o, _ in objs])
+        try:
+            k.launch((launch.grid, 1, 1), (launch.block, 1, 1), args)
+        finally:
+            for o, _ in objs:
+                R.destroy(o)
         out = {}
         i = len(launch.srcs)
         for name, _ in launch.dsts:
@@ -144,6 +150,9 @@ def engine_runner() -> Callable:
         for name, _ in launch.mems:
             out["mem:" + name] = args[i]
             i += 1
+        for (r, _), (_, surface) in zip(launch.res, objs):
+            if surface is not None:
+                out["res:" + r.name] = surface
         return out
 
     return run

@@ -8,6 +8,8 @@ Per family, `tests/goldens/conformance/<family>.npz` (np.savez_compressed) holds
     out|<case id>|<name>     each destination, as the GPU left it
     mem|<case id>|<name>     each memory array, as the GPU left it (absent when unchanged: the
                              meta's mem_unchanged lists those)
+    res0|<signature>|<k>     level k of a texture's or surface's initial contents (resources.py)
+    res|<case id>|<name>     a surface as the GPU left it (absent when unchanged: res_unchanged)
 
 and `<family>.meta.json` the device, toolchain and date, and per case its PTX hash, input key,
 lane count, launch shape and status. Goldens are written by tools/device/record.py only.
@@ -25,6 +27,7 @@ from typing import Optional
 import numpy as np
 
 from . import inputs as I
+from . import resources as R
 from . import types as T
 from . import values as V
 from .case import Case, effective_version
@@ -75,14 +78,17 @@ class Launch:
     srcs: list            # [(name, array)]
     dsts: list            # [(name, array filled with SENTINEL)]
     mems: list            # [(name, array)]
+    res: list = field(default_factory=list)    # [(resources.Resource, [initial level arrays])]
 
     @property
     def grid(self) -> int:
         return grid_for(self.lanes, self.block)
 
-    def args(self) -> list:
+    def args(self, handles=()) -> list:
+        """The kernel's arguments; `handles`: one per resource (the runner makes the texture and
+        surface objects)."""
         return ([a for _, a in self.srcs] + [a for _, a in self.dsts] + [a for _, a in self.mems]
-                + [np.uint32(self.lanes)])
+                + list(handles) + [np.uint32(self.lanes)])
 
     def truncated(self, lanes: int) -> "Launch":
         """The same launch over only the first `lanes` lanes."""
@@ -95,7 +101,8 @@ class Launch:
         sk = [a.size // self.lanes for _, a in self.srcs]
         dk = [a.size // self.lanes for _, a in self.dsts]
         return Launch(self.case_id, self.ptx, self.kernel, lanes, self.block,
-                      cut(self.srcs, sk), cut(self.dsts, dk), [(n, a.copy()) for n, a in self.mems])
+                      cut(self.srcs, sk), cut(self.dsts, dk), [(n, a.copy()) for n, a in self.mems],
+                      res=[(r, [a.copy() for a in lv]) for r, lv in self.res])
 
 
 def launch_for_case(case: Case) -> Launch:
@@ -118,7 +125,8 @@ def launch_for_case(case: Case) -> Launch:
         a = np.full(lanes * o.count * dt.itemsize, SENTINEL, np.uint8).view(dt)
         dsts.append((o.name, a))
     mems = list(memory_init(case).items())
-    return Launch(case.id, case.ptx(), case.kernel_name(), lanes, case.block, srcs, dsts, mems)
+    return Launch(case.id, case.ptx(), case.kernel_name(), lanes, case.block, srcs, dsts, mems,
+                  res=[(r, R.initial(r)) for r in case.resources])
 
 
 def case_meta(case: Case) -> dict:
@@ -139,6 +147,7 @@ def case_meta(case: Case) -> dict:
         "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
         "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
         "memory": [[m.name, m.type, m.length, m.init, memory_sig(m)] for m in case.memory],
+        **({"resources": [r.to_meta() for r in case.resources]} if case.resources else {}),
         "kernel": case.kernel_name(),
     }
 
@@ -183,7 +192,16 @@ class GoldenFamily:
             init = z[f"mem0|{sig}"]
             mems.append((name, init.copy()))
             expected["mem:" + name] = init if name in unchanged else z[f"mem|{cid}|{name}"]
-        launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems)
+        res = []
+        res_unchanged = set(m.get("res_unchanged", ()))
+        for rm in m.get("resources", ()):
+            r = R.Resource.from_meta(rm)
+            levels = [z[f"res0|{r.signature}|{k}"] for k in range(r.levels)]
+            res.append((r, [a.copy() for a in levels]))
+            if r.kind == "surface":
+                key = f"res|{cid}|{r.name}"
+                expected["res:" + r.name] = levels[0] if r.name in res_unchanged else z[key]
+        launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems, res=res)
         return GoldenCase(cid, m, launch, expected)
 
 

@@ -146,7 +146,11 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
             dev_srcs = [cp.asarray(a) for _, a in L.srcs]
             dev_dsts = [cp.asarray(a) for _, a in L.dsts]
             dev_mems = [cp.asarray(a) for _, a in L.mems]
-            args = tuple(dev_srcs + dev_dsts + dev_mems + [np.uint32(L.lanes)])
+            handles, read_res = [], None
+            if L.res:  # texture / surface objects through the driver API
+                import record_resources
+                handles, read_res = record_resources.make(L)
+            args = tuple(dev_srcs + dev_dsts + dev_mems + handles + [np.uint32(L.lanes)])
             fn((L.grid, 1, 1), (L.block, 1, 1), args)
             cp.cuda.runtime.deviceSynchronize()
             arrays = {"ptx": np.frombuffer(L.ptx.encode(), np.uint8)}
@@ -155,6 +159,8 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
             for (name, a), d in zip(L.mems, dev_mems):
                 arrays[f"mem0|{name}"] = a
                 arrays[f"mem|{name}"] = cp.asnumpy(d)
+            if read_res:
+                arrays.update(read_res())
         except Exception as e:  # noqa: BLE001  (a launch error poisons the context: restart)
             print(json.dumps({"done": i, "status": "launch_failed", "message": f"{e.__class__.__name__}: {e}"}),
                   flush=True)
@@ -164,6 +170,21 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
         print(json.dumps({"done": i, "status": "recorded", "load_s": round(t1 - t0, 4),
                           "run_s": round(t2 - t1, 4)}), flush=True)
     return 0
+
+
+def store_resources(c, z, arrays: dict) -> list:
+    """Initial contents (shared by signature) and changed surfaces of a case; the unchanged names."""
+    unchanged = []
+    for r in c.resources:
+        for k in range(r.levels):
+            arrays[f"res0|{r.signature}|{k}"] = z[f"res0|{r.name}|{k}"]
+        if r.kind == "surface":
+            init, final = z[f"res0|{r.name}|0"], z[f"res|{r.name}"]
+            if init.tobytes() == final.tobytes():
+                unchanged.append(r.name)
+            else:
+                arrays[f"res|{c.id}|{r.name}"] = final
+    return unchanged
 
 
 def ptxas_log(ptx: str) -> str:
@@ -249,6 +270,8 @@ def record_family(family: str, out_dir: str, info: dict, limit: int | None = Non
                         arrays[f"mem|{c.id}|{mm.name}"] = final
                 if c.memory:
                     m["mem_unchanged"] = unchanged
+                if c.resources:
+                    m["res_unchanged"] = store_resources(c, z, arrays)
                 if c.inputs not in shared_inputs:
                     shared_inputs.add(c.inputs)
                     L = golden.launch_for_case(c)
