@@ -3,10 +3,13 @@
 A call lays a frame in the caller's thread-local memory just above the caller's frame:
 
     +0   return PC (the call's copy-back step)      +16  callee function index
-    +8   caller's frame base                         +24  (reserved)
+    +8   caller's frame base                         +24  caller's alloca stack pointer
     then the callee's return and argument .param variables, its .local variables, ...
 
-so recursion gives every activation its own parameters and locals, as ptxas's stack does. A call
+so recursion gives every activation its own parameters and locals, as ptxas's stack does.
+alloca blocks come from the other end of the thread's local memory and grow down, as the ISA's
+stack does (a block's address is the new stack pointer, below the previous one); frames and
+alloca blocks meeting is a stack overflow. A call
 is two PCs: the jump, and the step after the callee returns that copies the return values into
 the caller's .param variables and, on a recursive edge, restores the caller's registers.
 """
@@ -131,8 +134,8 @@ def lower_trap(lowerer, instr, m, scope):
 
 
 def _frame_header(ctx, lanes):
-    h = ctx.local.load(ctx.frame_base[lanes], lanes, U64, 3, align=8)
-    return h[:, 0], h[:, 1], h[:, 2]
+    h = ctx.local.load(ctx.frame_base[lanes], lanes, U64, 4, align=8)
+    return h[:, 0], h[:, 1], h[:, 3]
 
 
 def lower_ret(lowerer, instr, m, scope):
@@ -143,9 +146,10 @@ def lower_ret(lowerer, instr, m, scope):
 
     def run(ctx, lanes, pc):
         lanes = _take_guarded(ctx, lanes, op.guard, pc + 1)
-        ret_pc, caller_base, _ = _frame_header(ctx, lanes)
+        ret_pc, caller_base, caller_sp = _frame_header(ctx, lanes)
         ctx.pc[lanes] = ret_pc.astype(np.int64)
-        ctx.stack_top[lanes] = ctx.frame_base[lanes]  # pops the callee frame and its allocas
+        ctx.stack_top[lanes] = ctx.frame_base[lanes]  # pops the callee frame
+        ctx.stack_ptr[lanes] = caller_sp              # and its allocas
         ctx.frame_base[lanes] = caller_base
 
     op.run = run
@@ -269,12 +273,12 @@ def lower_call(lowerer, instr, m, scope):
         for fi, group in callee_of(ctx, lanes).items():
             callee = functions[fi]
             gbase = ctx.frame_base[group]
-            new = (ctx.stack_top[group] + np.uint64(15)) & ~np.uint64(15)  # above the caller's allocas
-            if int(new.max()) + callee.frame.size > ctx.local.limit:
+            new = (ctx.stack_top[group] + np.uint64(15)) & ~np.uint64(15)
+            if (new + np.uint64(callee.frame.size) > ctx.stack_ptr[group]).any():
                 raise Fault(f"call stack overflow calling {callee.name} (thread-local memory of {ctx.local.limit} bytes)", int(group[0]))
             header = np.stack([np.full(group.size, pc + 1, dtype=np.uint64), gbase,
-                               np.full(group.size, fi, dtype=np.uint64)], axis=1)
-            ctx.local.store(new, group, header, U64, 3, align=8)
+                               np.full(group.size, fi, dtype=np.uint64), ctx.stack_ptr[group]], axis=1)
+            ctx.local.store(new, group, header, U64, 4, align=8)
             if len(arg_plan) != len(callee.params):
                 raise Fault(f"call to {callee.name} passes {len(arg_plan)} arguments for {len(callee.params)} parameters", int(group[0]))
             for (kind, src), param in zip(arg_plan, callee.params):
@@ -343,8 +347,9 @@ def _load_value(ctx, lowerer, lanes, dst_sym, src_addr, ret):
 def lower_alloca(lowerer, instr, m, scope):
     """alloca.type ptr, size{, align}: `size` bytes of the thread's stack, at least 8-aligned.
 
-    ptxvm's stack grows upward from the current frame (the ISA only promises that ptr is the
-    lowest address of the block); the block lives until the function returns or stackrestore."""
+    The stack pointer moves down by `size`, rounded down to the alignment, and ptr is its new
+    value (ISA: the stack grows down); the block lives until the function returns or
+    stackrestore."""
     t = m.type.name if m is not None and m.type is not None else instr.modifiers[-1]
     dst = lowerer.writer(instr.operands[0], t, scope)
     size = lowerer.reader(instr.operands[1], t, scope)
@@ -359,12 +364,14 @@ def lower_alloca(lowerer, instr, m, scope):
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
         n = np.broadcast_to(np.asarray(size(ctx, group)).astype(np.uint64), (group.size,))
-        ptr = (ctx.stack_top[group] + mask) & ~mask
-        top = ptr + n
-        if top.size and int(top.max()) > ctx.local.limit:
-            bad = int(np.argmax(top > np.uint64(ctx.local.limit)))
+        sp, floor = ctx.stack_ptr[group], ctx.stack_top[group]
+        over = n > sp - floor
+        ptr = (sp - np.where(over, 0, n).astype(np.uint64)) & ~mask
+        over |= ptr < floor
+        if over.any():
+            bad = int(np.argmax(over))
             raise Fault(f"stack overflow: alloca of {int(n[bad])} bytes (thread-local memory of {ctx.local.limit} bytes)", int(group[bad]))
-        ctx.stack_top[group] = top
+        ctx.stack_ptr[group] = ptr
         dst(ctx, group, ptr.astype(numpy_dtype(t)))
 
     return [Op(run, side_effects=True)]
@@ -376,7 +383,7 @@ def lower_stacksave(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
-        dst(ctx, group, ctx.stack_top[group].astype(numpy_dtype(t)))
+        dst(ctx, group, ctx.stack_ptr[group].astype(numpy_dtype(t)))
 
     return [Op(run, side_effects=True)]
 
@@ -387,7 +394,7 @@ def lower_stackrestore(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
-        ctx.stack_top[group] = np.broadcast_to(np.asarray(src(ctx, group)).astype(np.uint64), (group.size,))
+        ctx.stack_ptr[group] = np.broadcast_to(np.asarray(src(ctx, group)).astype(np.uint64), (group.size,))
 
     return [Op(run, side_effects=True)]
 

@@ -210,6 +210,7 @@ class Launch:
         ctx.n_warps_live = ctas.size * (-(-T // 32))
         ctx.frame_base[:] = local_static
         ctx.stack_top[:] = local_static + self.info.frame.size
+        ctx.stack_ptr[:] = ctx.local.limit
         ctx.shared.buf[:] = 0
         ctx.extra.clear()
 
@@ -254,7 +255,8 @@ class Launch:
         ctx.const = const
         ctx.kparams = kparams
         ctx.frame_base = np.full(n, local_static, dtype=np.uint64)
-        ctx.stack_top = ctx.frame_base + np.uint64(self.info.frame.size)
+        ctx.stack_top = ctx.frame_base + np.uint64(self.info.frame.size)  # frames grow up from here
+        ctx.stack_ptr = np.full(n, local_size, dtype=np.uint64)            # alloca blocks grow down
         ctx.upc = self.info.entry_pc
         ctx.pc[:] = self.info.entry_pc
         ctx.device_allocs = []

@@ -27,7 +27,7 @@ from .machine import Context, Fault, Op
 from .operands import (LoweringError, constant_reader, literal, register_reader, register_writer,
                        sink_writer)
 
-FRAME_HEADER = 32  # return pc, caller frame base, callee id, saved carry: see control.py
+FRAME_HEADER = 32  # return pc, caller frame base, callee id, caller alloca pointer: see control.py
 FUNC_ADDRESS_BASE = 0x7A00_0000_0000  # function "addresses" for indirect calls
 
 _DEBUG = bool(os.environ.get("PTXVM_DEBUG_LOWERING"))
