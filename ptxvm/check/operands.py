@@ -392,6 +392,9 @@ class OperandRules:
         tag = shape[0]
         count = ro.count
         spec = ro.spec
+        if tag == "pair" and spec.second:  # tex/tld4 {d...}|p: the vector, then the residency predicate
+            out = self.vector(ro, shape[1])
+            return out if shape[2][0] == "sink" else out + self.predicate(shape[2], dst=True)
         if tag == "vec":
             elems = shape[1]
             if count == 1 and len(elems) > 1 and Kind.VEC in spec.alt:
