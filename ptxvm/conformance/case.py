@@ -10,7 +10,9 @@ The kernel each case generates:
     into a register; sub-word destinations as their whole 16-bit register).
 
 Kernel parameters, in order: one .u64 pointer per source array, one per destination array, one
-per memory array (read-write, indexed by the case's own code), one .u64 handle per texture or
+per memory array (read-write, indexed by the case's own code), one 128-byte tensor map per
+`TensorMapArg` (`.param .align 64 .b8 tmap_<name>[128]`, a __grid_constant__ CUtensorMap over
+one of the memory arrays; its generic address is in %tm_<name>), one .u64 handle per texture or
 surface object (`res_<name>`, resources.py; loaded into %x_<name>), then `.u32 n`.
 
 This module only builds text.
@@ -82,6 +84,26 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class TensorMapArg:
+    """A tiled tensor map over the memory array `memory`, passed by value: the recorder encodes it
+    with cuTensorMapEncodeTiled, the checker with ptxvm.tensor_map. Shapes in NumPy order."""
+
+    name: str
+    memory: str
+    dtype: str                                   # CUtensorMapDataType name as ptxvm.tensor_map takes it
+    shape: tuple
+    box: tuple
+    element_strides: Optional[tuple] = None
+    swizzle: str = "none"                        # none | 32B | 64B | 128B
+    oob_fill: str = "none"                       # none | nan
+
+    def spec(self) -> dict:
+        return {"name": self.name, "memory": self.memory, "dtype": self.dtype, "shape": list(self.shape),
+                "box": list(self.box), "element_strides": list(self.element_strides or (1,) * len(self.shape)),
+                "swizzle": self.swizzle, "oob_fill": self.oob_fill}
+
+
+@dataclass(frozen=True)
 class Case:
     id: str
     family: str
@@ -98,6 +120,7 @@ class Case:
     carry_out: Optional[str] = None              # "add" | "sub": CC.CF stored to output 'cf'
     memory: tuple[Memory, ...] = ()
     resources: tuple = ()                        # texture / surface objects (resources.Resource)
+    tmaps: tuple[TensorMapArg, ...] = ()         # tensor maps over memory arrays (kernel parameters)
     decls: str = ""                              # extra declarations (.shared arrays, registers)
     prelude: str = ""                            # module-level text before the kernel (.func, .global)
     entry_directives: str = ""                   # between the parameter list and the body (.reqnctapercluster)
@@ -136,6 +159,7 @@ class Case:
         names = {o.name: o.text() for o in self.dsts + self.srcs}
         names.update({m.name: m.reg for m in self.memory})
         names.update({r.name: r.reg for r in self.resources})
+        names.update({t.name: "%tm_" + t.name for t in self.tmaps})
         return fmt.format(**names)
 
     # ------------------------------------------------------------------------------- the PTX
@@ -151,7 +175,7 @@ class Case:
     def param_names(self) -> list[str]:
         return ([f"in_{o.name}" for o in self.source_operands()]
                 + [f"out_{o.name}" for o in self.dest_operands()]
-                + [f"mem_{m.name}" for m in self.memory]
+                + [f"mem_{m.name}" for m in self.memory] + [f"tmap_{t.name}" for t in self.tmaps]
                 + [r.param for r in self.resources] + ["n"])
 
 
@@ -180,7 +204,8 @@ def build_ptx(case: Case) -> str:
     if case.prelude:
         L.append(case.prelude.strip())
         L.append("")
-    plist = ",\n".join(f"  .param .u64 {p}" for p in params[:-1]) + ",\n  .param .u32 n"
+    plist = ",\n".join(f"  .param .align 64 .b8 {p}[128]" if p.startswith("tmap_") else f"  .param .u64 {p}"
+                        for p in params[:-1]) + ",\n  .param .u32 n"
     L.append(f".visible .entry {name}(\n{plist}\n)")
     if case.entry_directives:
         L.append(case.entry_directives)
@@ -195,6 +220,8 @@ def build_ptx(case: Case) -> str:
         L.append(f"  .reg .b64 {m.reg};")
     for r in case.resources:
         L.append(f"  .reg .b64 {r.reg};")
+    for t in case.tmaps:
+        L.append(f"  .reg .b64 %tm_{t.name};")
     if case.decls:
         L.append(case.decls.rstrip())
     L.append("")
@@ -218,6 +245,9 @@ def build_ptx(case: Case) -> str:
         L.append(f"  cvta.to.global.u64 {m.reg}, {m.reg};")
     for r in case.resources:
         L.append(f"  ld.param.u64 {r.reg}, [{r.param}];")
+    for t in case.tmaps:
+        L.append(f"  mov.u64 %tm_{t.name}, tmap_{t.name};")
+        L.append(f"  cvta.param.u64 %tm_{t.name}, %tm_{t.name};")
     for o in case.source_operands():
         size = o.load_bytes()
         address(f"in_{o.name}", o, size)

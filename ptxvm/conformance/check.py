@@ -137,11 +137,23 @@ def engine_runner() -> Callable:
         k = mod.kernel(launch.kernel)
         objs = [R.engine_object(r, lv) for r, lv in launch.res]     # texture / surface objects
         args = launch.args([np.uint64(int(o)) for o, _ in objs])
+        on_device = []
+        for ti, mi, t in launch.tensor_map_slots():
+            host = args[mi]
+            dev = host if not isinstance(host, np.ndarray) else mod.device.to_device(host)
+            if dev is not host:
+                on_device.append((mi, host, dev))
+            args[mi] = dev
+            args[ti] = ptxvm.tensor_map(dev, tuple(t["box"]), element_strides=tuple(t["element_strides"]),
+                                        swizzle=t["swizzle"], oob_fill=t["oob_fill"], dtype=t["dtype"],
+                                        shape=tuple(t["shape"]))
         try:
             k.launch((launch.grid, 1, 1), (launch.block, 1, 1), args)
         finally:
             for o, _ in objs:
                 R.destroy(o)
+        for mi, host, dev in on_device:
+            args[mi] = dev.copy_to_host(host)
         out = {}
         i = len(launch.srcs)
         for name, _ in launch.dsts:

@@ -78,6 +78,7 @@ class Launch:
     srcs: list            # [(name, array)]
     dsts: list            # [(name, array filled with SENTINEL)]
     mems: list            # [(name, array)]
+    tmaps: list = field(default_factory=list)  # [TensorMapArg.spec()]: maps over memory arrays
     res: list = field(default_factory=list)    # [(resources.Resource, [initial level arrays])]
 
     @property
@@ -85,10 +86,18 @@ class Launch:
         return grid_for(self.lanes, self.block)
 
     def args(self, handles=()) -> list:
-        """The kernel's arguments; `handles`: one per resource (the runner makes the texture and
-        surface objects)."""
+        """The kernel's arguments; a tensor map stands as its spec (a dict): the runner encodes it
+        over its memory array's device copy (see tensor_map_slots). `handles`: one per resource (the
+runner makes the texture and surface objects)."""
         return ([a for _, a in self.srcs] + [a for _, a in self.dsts] + [a for _, a in self.mems]
-                + list(handles) + [np.uint32(self.lanes)])
+                + [dict(t) for t in self.tmaps] + list(handles) + [np.uint32(self.lanes)])
+
+    def tensor_map_slots(self) -> list:
+        """(argument index of the map, argument index of its memory array, spec) per tensor map."""
+        base = len(self.srcs) + len(self.dsts)
+        names = [n for n, _ in self.mems]
+        first = base + len(self.mems)
+        return [(first + i, base + names.index(t["memory"]), t) for i, t in enumerate(self.tmaps)]
 
     def truncated(self, lanes: int) -> "Launch":
         """The same launch over only the first `lanes` lanes."""
@@ -101,7 +110,7 @@ class Launch:
         sk = [a.size // self.lanes for _, a in self.srcs]
         dk = [a.size // self.lanes for _, a in self.dsts]
         return Launch(self.case_id, self.ptx, self.kernel, lanes, self.block,
-                      cut(self.srcs, sk), cut(self.dsts, dk), [(n, a.copy()) for n, a in self.mems],
+                      cut(self.srcs, sk), cut(self.dsts, dk), [(n, a.copy()) for n, a in self.mems], self.tmaps,
                       res=[(r, [a.copy() for a in lv]) for r, lv in self.res])
 
 
@@ -126,7 +135,7 @@ def launch_for_case(case: Case) -> Launch:
         dsts.append((o.name, a))
     mems = list(memory_init(case).items())
     return Launch(case.id, case.ptx(), case.kernel_name(), lanes, case.block, srcs, dsts, mems,
-                  res=[(r, R.initial(r)) for r in case.resources])
+                  [t.spec() for t in case.tmaps], res=[(r, R.initial(r)) for r in case.resources])
 
 
 def case_meta(case: Case) -> dict:
@@ -147,6 +156,7 @@ def case_meta(case: Case) -> dict:
         "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
         "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
         "memory": [[m.name, m.type, m.length, m.init, memory_sig(m)] for m in case.memory],
+        **({"tmaps": [t.spec() for t in case.tmaps]} if case.tmaps else {}),
         **({"resources": [r.to_meta() for r in case.resources]} if case.resources else {}),
         "kernel": case.kernel_name(),
     }

@@ -31,6 +31,7 @@ import numpy as np
 
 MAGIC = 0x314D5450  # b"PTM1" little-endian
 SIZE = 128
+ALIGN = 64  # a CUtensorMap is 64-byte aligned (in global memory and as a kernel parameter)
 
 # CUtensorMapDataType order: name -> (code, bytes, PTX element type for reductions)
 DATA_TYPES = {

@@ -44,8 +44,12 @@ def _check_mode(mods):
 
 
 def _read_map(acc, ctx, lane, addr) -> TM.Desc:
+    if int(addr) % TM.ALIGN:
+        raise Fault(f"tensor map: address not {TM.ALIGN}-byte aligned", lane, int(addr))
+    # a map needs 64-byte alignment only: read it in 16-byte pieces
+    pieces = np.uint64(int(addr)) + np.arange(0, TM.SIZE, 16, dtype=np.uint64)
     try:
-        raw = acc.load(ctx, np.array([lane]), np.array([addr], np.uint64), U8, TM.SIZE)
+        raw = acc.load(ctx, np.full(pieces.size, lane), pieces, U8, 16)
     except AccessFault as e:
         raise Fault(f"tensor map: {e.reason}", lane, e.address) from None
     try:

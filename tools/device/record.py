@@ -151,7 +151,13 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
                 import record_resources
                 handles, read_res = record_resources.make(L)
             args = tuple(dev_srcs + dev_dsts + dev_mems + handles + [np.uint32(L.lanes)])
-            fn((L.grid, 1, 1), (L.block, 1, 1), args)
+            if L.tmaps:
+                maps = [encode_tensor_map(t, dev_mems[[n for n, _ in L.mems].index(t["memory"])])
+                        for t in L.tmaps]
+                launch_raw(cp, fn, L.grid, L.block, dev_srcs + dev_dsts + dev_mems + maps + list(handles)
+                           + [np.uint32(L.lanes)])
+            else:
+                fn((L.grid, 1, 1), (L.block, 1, 1), args)
             cp.cuda.runtime.deviceSynchronize()
             arrays = {"ptx": np.frombuffer(L.ptx.encode(), np.uint8)}
             for (name, _), d in zip(L.dsts, dev_dsts):
@@ -170,6 +176,57 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
         print(json.dumps({"done": i, "status": "recorded", "load_s": round(t1 - t0, 4),
                           "run_s": round(t2 - t1, 4)}), flush=True)
     return 0
+
+
+TMAP_DTYPES = {"u8": "UINT8", "u16": "UINT16", "u32": "UINT32", "s32": "INT32", "u64": "UINT64", "s64": "INT64",
+               "f16": "FLOAT16", "f32": "FLOAT32", "f64": "FLOAT64", "bf16": "BFLOAT16", "f32_ftz": "FLOAT32_FTZ",
+               "tf32": "TFLOAT32", "tf32_ftz": "TFLOAT32_FTZ"}
+TMAP_SIZES = {"u8": 1, "u16": 2, "f16": 2, "bf16": 2, "u64": 8, "s64": 8, "f64": 8}
+
+
+def encode_tensor_map(t: dict, dev_array) -> bytes:
+    """cuTensorMapEncodeTiled over a device array (a case's TensorMapArg spec): 128 raw bytes."""
+    import numpy as np
+    from cuda.bindings import driver as d
+    shape, size = t["shape"], TMAP_SIZES.get(t["dtype"], 4)
+    strides, s = [], size
+    for n in reversed(shape[1:]):
+        s *= n
+        strides.append(d.cuuint64_t(s))
+    if not strides:  # rank 1: the bindings refuse an empty list; the driver reads none
+        strides = [d.cuuint64_t(size * shape[0])]
+    err, tmap = d.cuTensorMapEncodeTiled(
+        getattr(d.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + TMAP_DTYPES[t["dtype"]]), len(shape),
+        int(dev_array.data.ptr), [d.cuuint64_t(int(x)) for x in reversed(shape)], strides,
+        [d.cuuint32_t(int(x)) for x in reversed(t["box"])], [d.cuuint32_t(int(x)) for x in reversed(t["element_strides"])],
+        d.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(d.CUtensorMapSwizzle, "CU_TENSOR_MAP_SWIZZLE_" + t["swizzle"].upper()),
+        d.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA if t["oob_fill"] == "nan"
+        else d.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if int(err) != 0:
+        raise RuntimeError(f"cuTensorMapEncodeTiled({t}): {err}")
+    return np.array([int(x) for x in tmap.opaque], np.uint64).tobytes()
+
+
+def launch_raw(cp, fn, grid: int, block: int, args) -> None:
+    """cuLaunchKernel with one host buffer per argument: device arrays as pointers, NumPy
+    scalars as their bytes, bytes (a tensor map) as they are."""
+    import ctypes
+    import numpy as np
+    keep, ptrs = [], []
+    for a in args:
+        if isinstance(a, bytes):
+            raw = a
+        elif isinstance(a, np.generic):
+            raw = a.tobytes()
+        else:
+            raw = np.uint64(int(a.data.ptr)).tobytes()
+        buf = ctypes.create_string_buffer(raw, len(raw))
+        keep.append(buf)
+        ptrs.append(ctypes.cast(ctypes.byref(buf), ctypes.c_void_p).value)
+    params = (ctypes.c_void_p * len(ptrs))(*ptrs)
+    cp.cuda.driver.launchKernel(fn.ptr, grid, 1, 1, block, 1, 1, 0, 0, ctypes.addressof(params), 0)
 
 
 def store_resources(c, z, arrays: dict) -> list:

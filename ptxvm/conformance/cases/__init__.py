@@ -5,7 +5,7 @@ import importlib
 from functools import lru_cache
 
 FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "atomic_sm90", "matrix", "matrix_sp",
-            "video", "sync", "control", "misc", "mbarrier", "bulk", "supplement"]
+            "video", "sync", "control", "misc", "mbarrier", "bulk", "supplement", "tensor"]
 
 
 @lru_cache(maxsize=None)
