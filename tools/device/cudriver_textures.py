@@ -1,7 +1,7 @@
 """CUDA arrays, texture objects and surface objects through the driver API (cuda-bindings), for the
 recorders: layered, cube, cubemap-array, mipmapped and depth arrays, and the sampler settings the
 runtime's TextureDescriptor of CuPy does not reach (mipmap filter, level clamps, trilinear
-optimization, seamless cubemaps, read-as-integer).
+optimization, seamless cubemaps, read-as-integer, sRGB).
 
 Host data is laid out as ptxvm takes it: `[layer][height][width][channel]` (cube faces are layers
 0..5, cubemap arrays cube-major); a mipmapped texture is a list of such arrays, level 0 first.
@@ -125,6 +125,8 @@ def texture_object(res, desc, geom, dtype, nlevels=1):
         flags |= cu.CU_TRSF_SEAMLESS_CUBEMAP
     if desc.get("disable_trilinear_optimization"):
         flags |= cu.CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION
+    if desc.get("srgb"):
+        flags |= getattr(cu, "CU_TRSF_SRGB", 0x10)
     td.flags = flags
     td.maxAnisotropy = int(desc.get("max_anisotropy", 0))
     td.mipmapLevelBias = float(desc.get("mipmap_level_bias", 0.0))

@@ -3,6 +3,7 @@
 offsets, formatted surface stores/reductions and surface boundary modes on a real GPU.
 
     python3 tools/device/record_textures_ext.py OUTDIR [--only NAME,...] [--out-name texture_ext] [--compact]
+                                                       [--probes texture_filter_probes]
 
 Arrays and texture/surface objects go through the driver API (tools/device/cudriver_textures.py:
 cuArray3DCreate with layered/cubemap/depth flags, cuMipmappedArrayCreate, cuTexObjectCreate);
@@ -14,14 +15,16 @@ of its inputs, texture data and PTX (with --compact none of them is stored: the 
 them from the probe list and checks the digests; outputs and surfaces' final contents are stored). The probes
 themselves are defined in tests/engine/texture_ext_probes.py (shared with the replay tests).
 """
-import datetime, hashlib, json, os, sys, traceback
+import datetime, hashlib, importlib, json, os, sys, traceback
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "engine"))
-import texture_ext_probes as TP  # noqa: E402
+# the probe list: texture_ext_probes (default) or another module of tests/engine (--probes NAME)
+TP = importlib.import_module(sys.argv[sys.argv.index("--probes") + 1] if "--probes" in sys.argv
+                             else "texture_ext_probes")
 
 
 def run_ref_probe(p, cp, D):
