@@ -390,3 +390,68 @@ def k_spsmall(types, arg, rng):
 
 
 KINDS["spsmall"] = k_spsmall
+
+
+def _mma_elements(e: int, m: int, n: int, rng, special: np.ndarray) -> np.ndarray:
+    """n float elements (exponent bits e, mantissa bits m) of a matrix operand: moderate values
+    (as "small"), and where `special` is set a mixture of wide-exponent normals (sums with a large
+    exponent spread), subnormals, signed zeros, infinities and NaNs."""
+    bias = (1 << (e - 1)) - 1
+    emax = (1 << e) - 1
+    sign = rng.integers(0, 2, n, dtype=np.uint64)
+    exp = rng.integers(max(1, bias - 6), bias + 3, n).astype(np.uint64)
+    man = rng.integers(0, 1 << m, n, dtype=np.uint64)
+    kind = np.where(special, rng.integers(0, 100, n), 100)
+    wide = kind < 40
+    exp[wide] = rng.integers(1, emax, int(wide.sum())).astype(np.uint64)
+    exp[(kind >= 40) & (kind < 65)] = 0                          # subnormal (or zero)
+    zero = (kind >= 65) & (kind < 75)
+    man[zero] = 0
+    exp[zero] = 0
+    inf = (kind >= 75) & (kind < 78)
+    exp[inf] = emax
+    man[inf] = 0 if (e, m) != (4, 3) else 6                      # e4m3 has no infinity: its largest
+    nan = (kind >= 78) & (kind < 81)
+    exp[nan] = emax
+    man[nan] = rng.integers(1, 1 << m, int(nan.sum())) if (e, m) != (4, 3) else 7
+    return (sign << np.uint64(e + m)) | (exp << np.uint64(m)) | man
+
+
+_MMA_FORMATS = {"f16": (5, 10), "bf16": (8, 7), "tf32": (8, 23), "f32": (8, 23), "f64": (11, 52),
+                "e4m3": (4, 3), "e5m2": (5, 2)}
+
+
+def k_mma(types, arg, rng):
+    """Matrix operands, adversarial: arg "<lanes>[/<element type per operand, '-' keeps the
+    operand's own>...]". Even warps hold moderate values only (as "small"); odd warps add wide
+    exponent spreads, subnormals, zeros and a few infinities and NaNs. Cancellation: in a third of
+    the registers of the first operand the upper element is the negated lower one, and in the
+    second operand the two are equal (adjacent k of one row of A and one column of B, so their
+    products cancel exactly). Integer and bit types are random."""
+    n_arg, *elts = (arg or "").split("/")
+    n = int(n_arg) if n_arg else 1024
+    warp_odd = (np.arange(n) // 32) % 2 == 1
+    cols = []
+    for j, t in enumerate(types):
+        el = elts[j] if j < len(elts) and elts[j] != "-" else None
+        if el is None:
+            el = T.PACKED[t][0] if t in T.PACKED else (t if T.is_float(t) else None)
+        if el is None:
+            cols.append(V.random(t, n, rng))
+            continue
+        e, m = _MMA_FORMATS[el]
+        w = 1 + e + m
+        per = T.width(t) // w
+        parts = [_mma_elements(e, m, n, rng, warp_odd & (rng.integers(0, 4, n) == 0)) for _ in range(per)]
+        if per >= 2 and j < 2:
+            pair = rng.integers(0, 3, n) == 0
+            flip = np.uint64(1 << (w - 1)) if j == 0 else np.uint64(0)
+            parts[1] = np.where(pair, parts[0] ^ flip, parts[1])
+        out = np.zeros(n, np.uint64)
+        for i, p in enumerate(parts):
+            out |= p << np.uint64(w * i)
+        cols.append(out.astype(T.storage_dtype(t)))
+    return cols
+
+
+KINDS["mma"] = k_mma
