@@ -5,7 +5,8 @@ import importlib
 from functools import lru_cache
 
 FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "atomic_sm90", "matrix", "matrix_sp",
-            "video", "sync", "control", "misc", "mbarrier", "bulk", "supplement", "tensor"]
+            "video", "sync", "control", "misc", "mbarrier", "bulk", "supplement", "tensor",
+            "wmma", "matrix_ext", "wgmma"]
 
 
 @lru_cache(maxsize=None)
