@@ -109,6 +109,14 @@ def probes():
     L2 = rng.uniform(2, 12, s.size)
     two = cols(half[: s.size], half[: s.size], L2 / 64, z[: s.size], L2 * s * np.cos(phi) / 64, L2 * s * np.sin(phi) / 64)
     add("grad_two_vectors", "2d", GRAD2D, two, levels=lv, desc=MIP)
+    # parallel and orthogonal pairs: dPdx = L (cos t, sin t), dPdy = L s (cos t, sin t) or L s (-sin t, cos t)
+    t = np.repeat(np.arange(16) * np.pi / 32, 33)
+    s2 = np.tile(np.arange(33) / 32, 16)
+    L3 = rng.uniform(2, 12, t.size)
+    n3 = t.size
+    for nm, (ux, uy) in (("parallel", (np.cos(t), np.sin(t))), ("orthogonal", (-np.sin(t), np.cos(t)))):
+        add(f"grad_{nm}", "2d", GRAD2D, cols(half[:n3], half[:n3], L3 * np.cos(t) / 64, L3 * np.sin(t) / 64,
+                                              L3 * s2 * ux / 64, L3 * s2 * uy / 64), levels=lv, desc=MIP)
     gr = rng.choice([-1, 1], (4, 1024)) * 2.0 ** rng.uniform(-7, -2, (4, 1024))
     rnd = cols(rng.uniform(0, 1, 1024), rng.uniform(0, 1, 1024), *gr)
     add("grad_random", "2d", GRAD2D, rnd, levels=lv, desc=MIP)
