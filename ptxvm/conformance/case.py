@@ -130,6 +130,7 @@ class Case:
     ci: bool = False                             # part of the quick tier
     byte_regs: bool = False                      # 8-bit operands in .b8 registers (bf16 <-> 8-bit cvt)
     expect_reject: Optional[str] = None          # ptxas refuses it for sm_90: why (documents the form)
+    expect_fault: Optional[str] = None           # the launch is expected to stop with an error: why
     note: str = ""
 
     # ------------------------------------------------------------------------------ operands

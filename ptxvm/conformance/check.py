@@ -125,6 +125,14 @@ def _not_implemented(e: BaseException) -> bool:
                                     "unknown instruction", "notimplemented"))
 
 
+def _kernel_fault(e: BaseException) -> bool:
+    try:
+        from ptxvm.errors import KernelFault
+    except Exception:  # noqa: BLE001
+        return False
+    return isinstance(e, KernelFault)
+
+
 def engine_runner() -> Callable:
     """The default runner: ptxvm's public API. Returns run(launch) -> {"out:d": array, ...}."""
     import ptxvm  # noqa: F401  (imported lazily: the recorder never gets here)
@@ -175,7 +183,7 @@ def run_case(gc: G.GoldenCase, family: str, runner: Callable, lanes_limit: Optio
     base = dict(id=gc.id, family=family, instruction=m["instruction"], opcode=m["opcode"],
                 modifiers=list(m["modifiers"]))
     st = m.get("status")
-    if st != "recorded":
+    if st not in ("recorded", "faulted"):
         msg = (m.get("ptxas") or m.get("message") or "").strip()
         if st == "load_failed" and (m.get("expect_reject") or "requires .target" in msg
                                     or "not supported on .target" in msg):
@@ -198,12 +206,18 @@ def run_case(gc: G.GoldenCase, family: str, runner: Callable, lanes_limit: Optio
             raise
         dt = time.perf_counter() - t0
         line = f"{e.__class__.__name__}: {e}".splitlines()[0][:300]
+        if st == "faulted" and _kernel_fault(e):
+            return CaseResult(status="verified", reason=f"both stop the launch: GPU {m.get('message', '')[:120]}; "
+                              f"engine {line[:160]}", lanes=launch.lanes, seconds=dt, **base)
         if _not_implemented(e):
             return CaseResult(status="not_implemented", reason=line, lanes=launch.lanes, seconds=dt, **base)
         tb = traceback.extract_tb(e.__traceback__)
         where = f" (at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno})" if tb else ""
         return CaseResult(status="error", reason=line + where, lanes=launch.lanes, seconds=dt, **base)
     dt = time.perf_counter() - t0
+    if st == "faulted":
+        return CaseResult(status="differs", reason=f"the GPU stopped the launch ({m.get('message', '')[:120]}); "
+                          "the engine ran it to completion", lanes=launch.lanes, seconds=dt, **base)
     expected = gc.expected
     n, why = compare(launch, expected, got, m)
     if why:

@@ -30,7 +30,7 @@ from . import inputs as I
 from . import resources as R
 from . import types as T
 from . import values as V
-from .case import Case, effective_version
+from .case import Case, Operand, effective_version
 
 FORMAT = 1
 SENTINEL = 0xA5  # every output byte before the launch: unwritten outputs show
@@ -153,6 +153,7 @@ def case_meta(case: Case) -> dict:
         "ci": case.ci,
         "undefined": case.undefined,
         "expect_reject": case.expect_reject,
+        "expect_fault": case.expect_fault,
         "srcs": [[o.name, o.type, o.count] for o in case.source_operands()],
         "dsts": [[o.name, o.type, o.count] for o in case.dest_operands()],
         "memory": [[m.name, m.type, m.length, m.init, memory_sig(m)] for m in case.memory],
@@ -187,12 +188,17 @@ class GoldenFamily:
     def case(self, cid: str) -> GoldenCase:
         m = self.meta["cases"][cid]
         z = self._npz
-        if m.get("status") != "recorded":
+        if m.get("status") not in ("recorded", "faulted"):
             return GoldenCase(cid, m, None)
+        faulted = m["status"] == "faulted"   # the GPU stopped the launch: nothing to compare
         ptx = bytes(z[f"ptx|{cid}"]).decode()
         srcs = [(name, z[f"in|{m['inputs']}|{i}"]) for i, (name, _t, _k) in enumerate(m["srcs"])]
         dsts, expected = [], {}
-        for name, _t, _k in m["dsts"]:
+        for name, t, k in m["dsts"]:
+            if faulted:
+                dt = Operand(name, t, k).array_dtype("out")
+                dsts.append((name, np.full(m["lanes"] * k * dt.itemsize, SENTINEL, np.uint8).view(dt)))
+                continue
             exp = z[f"out|{cid}|{name}"]
             expected["out:" + name] = exp
             dsts.append((name, np.full(exp.nbytes, SENTINEL, np.uint8).view(exp.dtype)))
@@ -201,14 +207,15 @@ class GoldenFamily:
         for name, _t, _l, _init, sig in m["memory"]:
             init = z[f"mem0|{sig}"]
             mems.append((name, init.copy()))
-            expected["mem:" + name] = init if name in unchanged else z[f"mem|{cid}|{name}"]
+            if not faulted:
+                expected["mem:" + name] = init if name in unchanged else z[f"mem|{cid}|{name}"]
         res = []
         res_unchanged = set(m.get("res_unchanged", ()))
         for rm in m.get("resources", ()):
             r = R.Resource.from_meta(rm)
             levels = [z[f"res0|{r.signature}|{k}"] for k in range(r.levels)]
             res.append((r, [a.copy() for a in levels]))
-            if r.kind == "surface":
+            if r.kind == "surface" and not faulted:
                 key = f"res|{cid}|{r.name}"
                 expected["res:" + r.name] = levels[0] if r.name in res_unchanged else z[key]
         launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems, res=res)

@@ -153,6 +153,25 @@ FAKE_CUPY = {
 }
 
 
+def _faulted_golden(case_id: str):
+    c = next(c for c in all_cases() if c.id == case_id)
+    meta = dict(G.case_meta(c), status="faulted", message="CUDARuntimeError: cudaErrorLaunchFailure")
+    return G.GoldenCase(c.id, meta, G.launch_for_case(c), {})
+
+
+def test_expected_fault_matches_only_a_kernel_fault():
+    gc = _faulted_golden("trap#one_thread")
+    r = C.run_case(gc, "misc", C.engine_runner())
+    assert r.status == "verified" and "trap" in r.reason and "cudaErrorLaunchFailure" in r.reason
+    r = C.run_case(gc, "misc", _engine(lambda L: {"d": L.srcs[0][1]}))
+    assert r.status == "differs" and "ran it to completion" in r.reason
+
+    def broken(L):
+        raise ValueError("boom")
+
+    assert C.run_case(gc, "misc", broken).status == "error"
+
+
 def test_recorder_files_read_back(tmp_path):
     """record.py (on a fake CuPy) writes goldens the checker reads and replays."""
     for rel, text in FAKE_CUPY.items():
@@ -181,6 +200,37 @@ def test_recorder_files_read_back(tmp_path):
 
     results = C.check(str(out), "full", runner=replay)
     assert [r.status for r in results] == ["verified"] * 4
+
+
+def test_recorder_keeps_an_expected_fault(tmp_path):
+    """A launch that stops on the (fake) GPU is recorded as faulted with its PTX and inputs; the
+    checker replays it and wants a KernelFault from the engine."""
+    from ptxvm.errors import FaultSite, KernelFault
+    files = dict(FAKE_CUPY)
+    files["cupy/cuda/function.py"] = files["cupy/cuda/function.py"].replace(
+        "        def f(grid, block, args):\n",
+        "        def f(grid, block, args):\n"
+        "            if b'@%t_p trap;' in self.ptx: raise RuntimeError('cudaErrorLaunchFailure')\n")
+    for rel, text in files.items():
+        p = tmp_path / "site" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    out = tmp_path / "gold"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "device", "record.py"), "--family", "misc",
+                        "--out", str(out)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    meta = json.loads((out / "misc.meta.json").read_text())
+    m = meta["cases"]["trap#one_thread"]
+    assert m["status"] == "faulted" and "cudaErrorLaunchFailure" in m["message"] and m["expect_fault"]
+    gf = G.GoldenFamily("misc", str(out))
+    gc = gf.case("trap#one_thread")
+    assert "trap;" in gc.launch.ptx and not gc.expected
+
+    def fault(L):
+        raise KernelFault("trap instruction executed", FaultSite(L.kernel, (0, 0, 0), (37, 0, 0)))
+
+    assert C.run_case(gc, "misc", fault).status == "verified"
 
 
 def test_ci_tier_over_recorded_goldens():

@@ -168,7 +168,8 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
             if read_res:
                 arrays.update(read_res())
         except Exception as e:  # noqa: BLE001  (a launch error poisons the context: restart)
-            print(json.dumps({"done": i, "status": "launch_failed", "message": f"{e.__class__.__name__}: {e}"}),
+            status = "faulted" if c.expect_fault else "launch_failed"
+            print(json.dumps({"done": i, "status": status, "message": f"{e.__class__.__name__}: {e}"}),
                   flush=True)
             return 3
         np.savez(os.path.join(tmp, f"{i}.npz"), **arrays)
@@ -311,6 +312,14 @@ def record_family(family: str, out_dir: str, info: dict, limit: int | None = Non
                     m[k] = r[k]
             ptx = c.ptx()
             m["ptx_sha256"] = golden.ptx_sha(ptx)
+            if r["status"] == "faulted":  # the launch stopped as expected: PTX and inputs, no outputs
+                arrays[f"ptx|{c.id}"] = np.frombuffer(ptx.encode(), np.uint8)
+                for mm, a in zip(c.memory, golden.memory_init(c).values()):
+                    arrays[f"mem0|{golden.memory_sig(mm)}"] = a
+                if c.inputs not in shared_inputs:
+                    shared_inputs.add(c.inputs)
+                    for j, (_, a) in enumerate(golden.launch_for_case(c).srcs):
+                        arrays[f"in|{c.inputs}|{j}"] = a
             if r["status"] == "recorded":
                 z = np.load(os.path.join(tmp, f"{i}.npz"))
                 arrays[f"ptx|{c.id}"] = z["ptx"]

@@ -112,6 +112,32 @@ def cases():
                   asm=("stacksave.u64 %t_rd3;\nalloca.u64 %t_rd0, 8;\nst.local.u32 [%t_rd0], {a};\n"
                        "stacksave.u64 %t_rd2;\nalloca.u64 %t_rd1, 128;\nst.local.u32 [%t_rd1], 7;\n"
                        "stackrestore.u64 %t_rd2;\nld.local.u32 {d}, [%t_rd0];\nstackrestore.u64 %t_rd3;")))
+    # the .u32 forms with 64-bit addressing: a 32-bit local address (ptxas takes them; cvta.to
+    # with a 32-bit generic address it refuses)
+    C.append(case(F, "alloca.u32", "d:u32", "a:u32", KEY, variant="size32",
+                  asm=("stacksave.u32 %t_r3;\nalloca.u32 %t_r0, 16;\nst.local.u32 [%t_r0+12], {a};\n"
+                       "alloca.u32 %t_r1, 32, 16;\nst.local.u32 [%t_r1], 0;\nld.local.u32 %t_r2, [%t_r0+12];\n"
+                       "and.b32 %t_r1, %t_r1, 15;\nadd.u32 {d}, %t_r2, %t_r1;\nstackrestore.u32 %t_r3;")))
+    C.append(case(F, "stacksave.u32", "d:u32", "a:u32", KEY, variant="size32",
+                  asm=("stacksave.u32 %t_r3;\nalloca.u32 %t_r0, 64;\nstackrestore.u32 %t_r3;\n"
+                       "alloca.u32 %t_r1, 64;\nsub.u32 %t_r2, %t_r1, %t_r0;\nsub.u32 %t_r3, %t_r3, %t_r1;\n"
+                       "add.u32 {d}, {a}, %t_r2;\nadd.u32 {d}, {d}, %t_r3;")))
+    C.append(case(F, "stackrestore.u32", "d:u32", "a:u32", KEY, variant="nested32",
+                  asm=("stacksave.u32 %t_r3;\nalloca.u32 %t_r0, 8;\nst.local.u32 [%t_r0], {a};\n"
+                       "stacksave.u32 %t_r2;\nalloca.u32 %t_r1, 128;\nst.local.u32 [%t_r1], 7;\n"
+                       "stackrestore.u32 %t_r2;\nld.local.u32 {d}, [%t_r0];\nstackrestore.u32 %t_r3;")))
+    C.append(case(F, "cvta.to.shared.u32", "d:u32", "a:u32", KEY, decls=SHARED, variant="size32",
+                  expect_reject="32-bit generic addresses need .address_size 32, which sm_90 does not "
+                                "support (ptxas: 32-Bit ABI is not supported on sm_90 or higher)",
+                  asm=("mov.u32 %t_r0, %tid.x;\nshl.b32 %t_r0, %t_r0, 2;\nmov.u64 %t_rd0, sh_buf;\n"
+                       "cvta.shared.u64 %t_rd0, %t_rd0;\ncvt.u32.u64 %t_r1, %t_rd0;\n"
+                       "cvta.to.shared.u32 %t_r2, %t_r1;\nadd.u32 %t_r2, %t_r2, %t_r0;\n"
+                       "st.shared.u32 [%t_r2], {a};\nld.shared.u32 {d}, [%t_r2];")))
+    # the launch stops: the thread of lane 37 alone executes trap / brkpt
+    for sp in ("trap", "brkpt"):
+        C.append(case(F, sp, "d:u32", "a:u32", KEY, variant="one_thread",
+                      expect_fault=f"{sp} stops the launch with an error (no debugger attached)",
+                      asm=(f"mov.u32 {{d}}, {{a}};\nsetp.eq.u32 %t_p, %t_idx, 37;\n@%t_p {sp};")))
     # the implicit cluster of one CTA: mapa to rank 0 is this CTA's own shared memory
     C.append(case(F, "mapa.shared::cluster.u32", "d:u32", "a:u32", KEY, decls=SHARED,
                   asm=("mov.u32 %t_r0, %tid.x;\nshl.b32 %t_r0, %t_r0, 2;\nmov.u32 %t_r1, sh_buf;\n"
