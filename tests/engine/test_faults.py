@@ -129,6 +129,45 @@ def test_alloca_stacksave_stackrestore():
     assert set(out[1::2].tolist()) == {2**32 - 8}  # the second block lies below the first: the stack grows down
 
 
+def test_a_callee_allocas_are_freed_by_ret():
+    """The stack pointer after a call is the one before it; a block allocated after the call
+    sits where the callee's did, and stacksave - ptr is the block's size (the stack grows down)."""
+    src = HEADER + """
+.func (.param .b64 p) grab()
+{
+    .reg .b64 %q;
+    alloca.u64 %q, 256;
+    st.local.u32 [%q], 5;
+    st.param.b64 [p], %q;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<4>;
+    ld.param.u64 %rd1, [out];
+    stacksave.u64 %rd2;
+    {
+    .param .b64 r;
+    call (r), grab, ();
+    ld.param.b64 %rd3, [r];
+    }
+    stacksave.u64 %rd4;
+    alloca.u64 %rd5, 256;
+    sub.s64 %rd6, %rd4, %rd2;
+    sub.s64 %rd7, %rd5, %rd3;
+    st.global.u64 [%rd1], %rd6;
+    st.global.u64 [%rd1+8], %rd7;
+    sub.s64 %rd6, %rd2, %rd5;
+    st.global.u64 [%rd1+16], %rd6;
+    ret;
+}
+"""
+    out = np.full(3, 7, np.uint64)
+    ptxvm.loads(src)["k"].launch(1, 1, [out])
+    assert out.tolist() == [0, 0, 256]
+
+
 def test_assertfail_raises_kernel_fault_with_the_message():
     src = HEADER + """
 .extern .func __assertfail(.param .b64 message, .param .b64 file, .param .b32 line,
