@@ -28,12 +28,15 @@ class Unit:
     undefined_note: str = ""
     cases: list = field(default_factory=list)  # CaseResult
     order: tuple = ()
+    words: frozenset = frozenset()              # literal modifiers of the form (refusals match them)
 
     def status(self) -> tuple[str, str]:
         """(status, detail) for the coverage table and the summary."""
         if not self.on_sm90:
             return "unsupported_sm90", f"needs {self.requirement}"
         if not self.cases:
+            if engine_refuses(self.opcode, self.words):
+                return "not_implemented", "no conformance case; the engine refuses this form (a clear error)"
             if engine_runs(self.opcode):
                 return "untested", "no conformance case yet (the engine runs this opcode)"
             return "not_implemented", "no conformance case; the engine has no lowering for this opcode"
@@ -73,6 +76,38 @@ def engine_runs(opcode: str) -> bool:
     except Exception:  # noqa: BLE001
         return False
     return opcode in ENGINE_LOWERINGS or opcode in SEMANTICS
+
+
+def engine_refuses(opcode: str, words) -> bool:
+    """Whether the engine's lowering refuses this form by name (ENGINE_REFUSES: sets of
+    modifiers that, all present, make it raise a clear error)."""
+    try:
+        from ptxvm.engine.dispatch import ENGINE_REFUSES
+    except Exception:  # noqa: BLE001
+        return False
+    return any(r <= set(words) for r in ENGINE_REFUSES.get(opcode, ()))
+
+
+def _literal_words(syntax: str) -> frozenset:
+    """The fixed modifiers of a syntax line (wgmma.mma_async.sp.sync... -> mma_async, sp, ...);
+    optional {.x} parts are left out."""
+    head = syntax.split()[0]
+    depth, word, out = 0, "", []
+    for ch in head + ".":
+        if ch == "{":
+            if depth == 0 and word:
+                out.append(word)
+            word = ""
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            word = ""
+        elif ch == "." and depth == 0:
+            out.append(word)
+            word = ""
+        elif depth == 0:
+            word += ch
+    return frozenset(w for w in out[1:] if w)
 
 
 def _type_name(v) -> str:
@@ -123,7 +158,8 @@ def _isa_table():
             units[key] = Unit(key=key, family=f.family, opcode=f.opcode, syntax=f.syntax,
                               types=tuple(_type_name(c) for c in combo), requirement=str(req),
                               on_sm90=on90, undefined_note=f.undefined or "",
-                              order=(f.index, tuple(_type_name(c) for c in combo)))
+                              order=(f.index, tuple(_type_name(c) for c in combo)),
+                              words=_literal_words(f.syntax) | frozenset(mods or ()))
 
     def mapper(opcode: str, modifiers) -> Optional[str]:
         try:

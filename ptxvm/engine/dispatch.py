@@ -20,6 +20,9 @@ ENGINE_LOWERINGS = {
     **wide.LOWERINGS,  # mov.b128 (other movs fall through to the generic lowering)
 }
 
+# forms a lowering refuses by name: opcode -> sets of modifiers that, all present, make it refuse
+ENGINE_REFUSES = {**wgmma_ops.REFUSES}
+
 
 def lower(lowerer, instr, m, scope):
     special = ENGINE_LOWERINGS.get(instr.opcode)
