@@ -47,9 +47,10 @@ SV = [(lambda v: not v.get("vec") or int(v["vec"][1:]) * int((v.get("dtype") or 
        "vector width times element size must be at most 128 bits")]
 F("suld.b.geom{.cop}{.vec}.dtype.mode d, [a, b]", geom=SG, cop=("ca", "cg", "cs", "cv"), vec=("v2", "v4"),
   dtype=("b8", "b16", "b32", "b64"), mode=MODE, ops={"d": "vec=vec"}, since="1.5 sm_20", req=SUREQ, check=SV,
-  note="[a, b]: surface and coordinates vector")
+  relaxed=True, note="[a, b]: surface and coordinates vector; ptxas 13.0 takes registers wider than the type")
 F("sust.b.dim{.cop}{.vec}.ctype.mode [a, b], c", dim=SG, cop=("wb", "cg", "cs", "wt"), vec=("v2", "v4"),
-  ctype=("b8", "b16", "b32", "b64"), mode=MODE, ops={"c": "vec=vec"}, since="1.5 sm_20", req=SUREQ, check=SV)
+  ctype=("b8", "b16", "b32", "b64"), mode=MODE, ops={"c": "vec=vec"}, since="1.5 sm_20", req=SUREQ, check=SV,
+  relaxed=True, note="ptxas 13.0 takes registers wider than the type")
 # the ISA lists .1d/.2d/.3d; ptxas 13.0 takes the layered .a1d/.a2d too
 F("sust.p.dim{.vec}.ctype.mode [a, b], c", dim=SG, vec=("v2", "v4"), ctype=("b32",), mode=MODE,
   ops={"c": "vec=vec"}, since="1.5 sm_20", req={"dim=3d": "3.0 sm_20", "dim=a1d|a2d": "4.1 sm_30"})
