@@ -25,7 +25,8 @@ _FACES = ((0, 1, 2, -1, 1, -1), (0, -1, 2, 1, 1, -1), (1, 1, 0, 1, 2, 1),
 
 def cube_coords(x, y, z):
     """(face 0..5, s, t) of direction vectors: the major axis picks the face (ties: z over y over x),
-    the other two divided by its magnitude map to [0, 1] face coordinates."""
+    the other two times the f32 reciprocal of its magnitude (product rounded to f32) map to [0, 1]
+    face coordinates (s + 1) / 2, kept exact in float64 (`cube_ramp512_*`, `cube_ties_s`)."""
     v = [np.asarray(c, np.float32) for c in (x, y, z)]
     ax = [np.abs(c) for c in v]
     major = np.where((ax[2] >= ax[1]) & (ax[2] >= ax[0]), 2, np.where(ax[1] >= ax[0], 1, 0))
@@ -37,11 +38,11 @@ def cube_coords(x, y, z):
         m = face == f
         s = np.where(m, ss * v[sa], s)
         t = np.where(m, ts * v[ta], t)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = np.float32(0.5) / np.abs(ma)
-        s = s * inv + np.float32(0.5)
-        t = t * inv + np.float32(0.5)
-    return face.astype(np.int64), [s.astype(np.float32), t.astype(np.float32)]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        inv = np.float32(1) / np.abs(ma)
+        s = ((s * inv).astype(np.float64) + 1) / 2
+        t = ((t * inv).astype(np.float64) + 1) / 2
+    return face.astype(np.int64), [s, t]
 
 
 def layer_index(tex, layer) -> np.ndarray:
@@ -218,8 +219,7 @@ def _footprint(tex, k, m, lay, coords, offsets, compare, total):
     offs = None if offsets is None else [o[m] for o in offsets]
     cmp = None if compare is None else compare[m]
     if tex.geometry in ("cube", "acube"):
-        pts = [(np.asarray(x, np.float32) * np.float32(tex.level_size(k)[d])).astype(np.float64)
-               for d, x in enumerate(xs)]
+        pts = [np.asarray(x, np.float64) * tex.level_size(k)[d] for d, x in enumerate(xs)]
     else:
         pts = [_scaled(tex, xs[d], d, k) for d in range(tex.dims)]
     if tex.filter_mode == "point" or not tex.returns_float:
@@ -376,7 +376,7 @@ def gather(tex, coords: Sequence[np.ndarray], comp: int, *, layer=None, offsets=
     clamped first (`tld4_*` probes); each texel index goes through the address mode."""
     lay, coords = _place(tex, coords, layer)
     if tex.geometry in ("cube", "acube"):
-        pts = [(np.asarray(coords[d], np.float32) * np.float32(tex.size[d])).astype(np.float64) for d in range(2)]
+        pts = [np.asarray(coords[d], np.float64) * tex.size[d] for d in range(2)]
     else:
         pts = [_scaled(tex, coords[d], d, 0) for d in range(2)]
     lows = []

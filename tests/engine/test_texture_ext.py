@@ -30,8 +30,6 @@ KNOWN = {
     "accum3d": ("3D blend: the grid the two z-slice sums are added on is not pinned (1 ulp after "
                 "cancellations of 1e4, 7 of 1024 lanes)", 1e-6),
     "f16_linear3d": ("3D blend of f16 texels: the slice-sum grid is not pinned (1 f16 ulp, 8 of 1024 lanes)", 7e-2),
-    "cube_ramp512_s": ("cube face coordinates: a weight tie rounds the other way in 1 of 1024 lanes", 4e-3),
-    "cube_ramp512_t": ("cube face coordinates: a weight tie rounds the other way in 4 of 1024 lanes", 4e-3),
     "mip_grad_iso": (_LOD, 1e-2),
     "mip_grad_xonly": (_LOD, 1e-2),
     "mip_grad_axes": (_LOD, 1e-2),
