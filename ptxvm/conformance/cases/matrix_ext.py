@@ -45,6 +45,10 @@ def mma_case(shape, layout, dt, at, bt, ct, kind="mma", sat="", variant=""):
                 version=version, asm=asm)
 
 
+# fp8 forms the matrix family records (random fragments)
+MATRIX_FAMILY = {("m16n8k32", "f32", "e4m3", "e4m3"), ("m16n8k32", "f32", "e5m2", "e4m3")}
+
+
 def mma_cases():
     C = []
     for layout in ("row.col", "col.row", "row.row", "col.col"):
@@ -57,6 +61,8 @@ def mma_cases():
         for at in ("e4m3", "e5m2"):
             for bt in ("e4m3", "e5m2"):
                 for acc in ("f16", "f32"):
+                    if (shape, acc, at, bt) in MATRIX_FAMILY:
+                        continue
                     C.append(mma_case(shape, "row.col", acc, at, bt, acc))
     for shapes, ts in ((("m8n8k16", "m16n8k16", "m16n8k32"), ("s8", "u8")),
                        (("m8n8k32", "m16n8k32", "m16n8k64"), ("s4", "u4"))):
