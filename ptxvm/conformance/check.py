@@ -172,7 +172,7 @@ def engine_runner() -> Callable:
             i += 1
         for (r, _), (_, surface) in zip(launch.res, objs):
             if surface is not None:
-                out["res:" + r.name] = surface
+                out["res:" + r.name] = R.bits(surface)
         return out
 
     return run

@@ -217,7 +217,7 @@ class GoldenFamily:
             res.append((r, [a.copy() for a in levels]))
             if r.kind == "surface" and not faulted:
                 key = f"res|{cid}|{r.name}"
-                expected["res:" + r.name] = levels[0] if r.name in res_unchanged else z[key]
+                expected["res:" + r.name] = R.bits(levels[0] if r.name in res_unchanged else z[key])
         launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems, res=res)
         return GoldenCase(cid, m, launch, expected)
 

@@ -168,6 +168,12 @@ def engine_object(r: Resource, levels: list):
     return obj, None
 
 
+def bits(a: np.ndarray) -> np.ndarray:
+    """Contents as raw unsigned bits (floats compare bit for bit: NaN payloads, signed zeros)."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype(f"u{a.itemsize}"))
+
+
 def destroy(obj) -> None:
     d = getattr(obj, "destroy", None)
     if d is not None:

@@ -316,6 +316,9 @@ def record_family(family: str, out_dir: str, info: dict, limit: int | None = Non
                 arrays[f"ptx|{c.id}"] = np.frombuffer(ptx.encode(), np.uint8)
                 for mm, a in zip(c.memory, golden.memory_init(c).values()):
                     arrays[f"mem0|{golden.memory_sig(mm)}"] = a
+                for rr in c.resources:
+                    for k, a in enumerate(golden.R.initial(rr)):
+                        arrays[f"res0|{rr.signature}|{k}"] = a
                 if c.inputs not in shared_inputs:
                     shared_inputs.add(c.inputs)
                     for j, (_, a) in enumerate(golden.launch_for_case(c).srcs):

@@ -1,8 +1,7 @@
 """Surface instructions on surface objects: suld.b, sust.b and sust.p, sured.b and sured.p, suq.
 
-Loads read random surfaces at coordinates out of range on both sides (.clamp, .zero; .trap with
-coordinates in range only: the fault of an access out of range is not a case, the framework has
-no expected faults). Stores give every lane its own target (store-target recipes in
+Loads read random surfaces at coordinates out of range on both sides (.clamp, .zero; .trap in
+range, and out of range as an expected fault: the launch stops). Stores give every lane its own target (store-target recipes in
 _texcoords.py: with .clamp, the lanes beyond an edge land on edge texels no other lane writes), so
 the final surface is deterministic; it is compared bit for bit. Reductions let many lanes hit
 the same element (the result does not depend on their order). Unformatted access addresses x in
@@ -66,7 +65,11 @@ def load_recipes(geom: str, mode: str, S: int, H: int, Z: int, mul: int) -> list
     return out
 
 
-def suld_case(t: str, vec: str, geom: str, mode: str, variant: str = "", texel: int = 0, lanes: int = LANES):
+TRAP = "a .trap surface access out of range stops the launch"
+
+
+def suld_case(t: str, vec: str, geom: str, mode: str, variant: str = "", texel: int = 0, lanes: int = LANES,
+              outside: bool = False):
     size = SIZES[t]
     n = {"": 1, "v2": 2, "v4": 4}[vec]
     access = size * n
@@ -80,13 +83,13 @@ def suld_case(t: str, vec: str, geom: str, mode: str, variant: str = "", texel: 
     types = ["s32"] * len(dims)
     dst = f"d:{t}*{n}" if n > 1 else f"d:{t}"
     asm = f"{sp} {{d}}, [{{s}}, {coord_text(geom)}];" if n > 1 else f"{sp} {{{{{{d}}}}}}, [{{s}}, {coord_text(geom)}];"
-    return case(F, sp, dst, " ".join(f"{c}:s32" for c in dims),
-                ckey(types, lanes, load_recipes(geom, mode, S, H, Z, access)), variant=variant or geom,
-                asm=asm, resources=(res,))
+    recipes = load_recipes(geom, "zero" if outside else mode, S, H, Z, access)
+    return case(F, sp, dst, " ".join(f"{c}:s32" for c in dims), ckey(types, lanes, recipes),
+                variant=variant or geom, asm=asm, resources=(res,), expect_fault=TRAP if outside else None)
 
 
 def store_case(kind: str, t: str, vec: str, geom: str, mode: str, data: str = "", fmt: str = "",
-               values: str = "v", variant: str = ""):
+               values: str = "v", variant: str = "", outside: bool = False):
     """sust.b (x in bytes, texels as wide as the access) or sust.p (x in samples over `data`)."""
     n = {"": 1, "v2": 2, "v4": 4}[vec]
     if kind == "b":
@@ -99,20 +102,22 @@ def store_case(kind: str, t: str, vec: str, geom: str, mode: str, data: str = ""
         width = int(data.split(":")[1].split("x")[-2])
         mul = 1
     S, H, Z = extent(geom, width)
-    lanes = slots(S, H, Z, mode).shape[1]
+    targets = "zero" if outside else mode     # with .trap: every target, and some out of range
+    lanes = slots(S, H, Z, targets).shape[1]
     res = surface("s", geom, data, fmt)
     sp = f"sust.{kind}.{geom}" + (f".{vec}" if vec else "") + f".{t}.{mode}"
     dims = _dims(geom)
     vals = [f"v{i}" for i in range(n)]
-    recipes = [f"s{S}/{H}/{Z}/{mode}/{AXIS[c]}/{mul}" for c in dims] + [values] * n
+    recipes = [f"s{S}/{H}/{Z}/{targets}/{AXIS[c]}/{mul}" for c in dims] + [values] * n
     types = ["s32"] * len(dims) + [t] * n
     asm = f"{sp} [{{s}}, {coord_text(geom)}], {vec_text(vals)};"
     return case(F, sp, "", " ".join(f"{c}:s32" for c in dims) + " " + " ".join(f"{v}:{t}" for v in vals),
                 ckey(types, lanes, recipes), variant=variant or geom, asm=asm, resources=(res,),
-                truncatable=False)
+                truncatable=False, expect_fault=TRAP if outside else None)
 
 
-def sured_case(kind: str, op: str, t: str, geom: str, mode: str, data: str, values: str, variant: str = ""):
+def sured_case(kind: str, op: str, t: str, geom: str, mode: str, data: str, values: str, variant: str = "",
+               outside: bool = False):
     wide = t.endswith("64")
     width = int(data.split(":")[1].split("x")[-2])
     mul = (8 if wide else 4) if kind == "b" else 1
@@ -120,12 +125,12 @@ def sured_case(kind: str, op: str, t: str, geom: str, mode: str, data: str, valu
     res = surface("s", geom, data)
     sp = f"sured.{kind}.{op}.{geom}.{t}.{mode}"
     dims = _dims(geom)
-    recipes = load_recipes(geom, mode, S, H, Z, mul) + [values]
+    recipes = load_recipes(geom, "zero" if outside else mode, S, H, Z, mul) + [values]
     types = ["s32"] * len(dims) + [t]
     asm = f"{sp} [{{s}}, {coord_text(geom)}], {{v}};"
     return case(F, sp, "", " ".join(f"{c}:s32" for c in dims) + f" v:{t}", ckey(types, 512, recipes),
                 variant=variant or geom, asm=asm, resources=(res,), truncatable=False,
-                version="8.1" if wide else "7.8")
+                version="8.1" if wide else "7.8", expect_fault=TRAP if outside else None)
 
 
 VECS = {"b8": ("", "v2", "v4"), "b16": ("", "v2", "v4"), "b32": ("", "v2", "v4"), "b64": ("", "v2")}
@@ -233,6 +238,18 @@ def query_cases():
                  resources=(res,)) for q in SUQ for nm, res in SUQ_SURFACES.items()]
 
 
+def fault_cases():
+    """.trap with some lanes out of range: the GPU stops the launch, the engine must fault too."""
+    return [suld_case("b32", "", "2d", "trap", variant="out_of_range", outside=True),
+            suld_case("b8", "v4", "1d", "trap", variant="out_of_range", outside=True),
+            store_case("b", "b32", "", "2d", "trap", variant="out_of_range", outside=True),
+            store_case("p", "b32", "v4", "2d", "trap", "f32:4x8x4:zero", "", "w", variant="out_of_range",
+                       outside=True),
+            sured_case("b", "add", "u32", "2d", "trap", "u32:4x8x1:int", "r0~100", variant="out_of_range",
+                       outside=True),
+            sured_case("p", "min", "b32", "1d", "trap", "s32:8x1:int", "v", variant="out_of_range", outside=True)]
+
+
 def cases():
-    C = load_cases() + store_b_cases() + store_p_cases() + reduce_cases() + query_cases()
+    C = load_cases() + store_b_cases() + store_p_cases() + reduce_cases() + query_cases() + fault_cases()
     return mark_ci(C, key=lambda c: (c.opcode, c.modifiers[0], c.modifiers[-2]), cap=40)
