@@ -266,6 +266,31 @@ def _size_128(plan: Plan, assigned) -> list[Result]:
     return out
 
 
+# tensormap.replace's enumerated fields (ptxas 13): the values sm_90 takes, and the PTX ISA version
+# that later values need
+TENSORMAP_ENUMS = {"elemtype": (12, 15, "8.7"), "swizzle_mode": (3, 4, "8.8"), "interleave_layout": (2, 2, None),
+                   "fill_mode": (1, 1, None)}
+
+
+def _tensormap(plan: Plan, assigned) -> list[Result]:
+    out = _size_128(plan, assigned)
+    mods = plan.match.modifiers
+    field = next((f for f in TENSORMAP_ENUMS if f in mods), None)
+    for ro, shape, j in assigned:
+        v = _int_value(shape)
+        if v is None:
+            continue
+        if ro.spec.name == "ord" and not 0 <= v <= 4:
+            out.append((j, f"ordinal {v} is out of range [0..4]", "error"))
+        elif ro.spec.name == "new_val" and field is not None:
+            top, last, later = TENSORMAP_ENUMS[field]
+            if top < v <= last:
+                out.append((j, f".{field} value {v} needs PTX ISA {later} or later (values 0..{top} here)", "error"))
+            elif not 0 <= v <= last:
+                out.append((j, f".{field} value {v} is out of range [0..{last}]", "error"))
+    return out
+
+
 def _cp(plan: Plan, assigned) -> list[Result]:
     out = []
     size = None
@@ -430,7 +455,7 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "cp": (_cp,),
     "discard": (_size_128,),
     "applypriority": (_size_128,),
-    "tensormap": (_size_128,),
+    "tensormap": (_tensormap,),
     "pmevent": (_pmevent,),
 }
 

@@ -2,8 +2,8 @@
 warp collectives) or the generic one over a pure lane function from ptxvm.semantics."""
 from __future__ import annotations
 
-from . import (async_ops, cluster_ops, control, matrix_ops, memory_ops, misc_ops, sync_ops, texture_ops, video_ops,
-               warp_ops, wgmma_ops, wide)
+from . import (async_ops, cluster_ops, control, matrix_ops, memory_ops, misc_ops, sync_ops, tensormap_ops, texture_ops,
+               video_ops, warp_ops, wgmma_ops, wide)
 
 ENGINE_LOWERINGS = {
     **control.LOWERINGS,
@@ -16,6 +16,7 @@ ENGINE_LOWERINGS = {
     **texture_ops.LOWERINGS,
     **video_ops.LOWERINGS,
     **misc_ops.LOWERINGS,
+    **tensormap_ops.LOWERINGS,
     **wgmma_ops.LOWERINGS,
     **wide.LOWERINGS,  # mov.b128 (other movs fall through to the generic lowering)
 }

@@ -33,6 +33,7 @@ class LaunchStats:
     threads: int = 0
     waves: int = 0
     pm_events: int = 0  # pmevent triggers: one per executing thread per event signalled
+    max_registers: int = 0  # the largest per-thread register count a setmaxnreg set (0: none ran)
 
     @property
     def instructions_per_second(self) -> float:
@@ -167,6 +168,7 @@ class Launch:
                 stats.thread_instructions += ctx.thread_instructions
                 stats.warp_instructions += ctx.warp_instructions
                 stats.pm_events += ctx.extra.get("pm_events", 0)
+                stats.max_registers = max(stats.max_registers, ctx.extra.get("max_registers", 0))
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
                 if self.progress is not None:

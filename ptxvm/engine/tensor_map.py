@@ -3,12 +3,9 @@ geometry of tiled tensor copies (ISA 5.5 "Tensors", 9.7.9.25.5).
 
 `tensor_map(...)` is ptxvm's cuTensorMapEncodeTiled: it checks the driver's requirements and
 returns a `TensorMap`, a 128-byte `bytes` object to pass as a `.param .align 64 .b8 [128]` kernel
-argument (a __grid_constant__ CUtensorMap) or to copy into global memory. NVIDIA's encoding is
-opaque; ptxvm uses its own layout, read back by `decode`:
-
-    0  u32 magic 'PTM1'   4 u8 rank, u8 data type (CUtensorMapDataType), u8 swizzle, u8 interleave
-    8  u64 global address 16 u8 oob fill, u8 L2 promotion
-    24 u64 dims[5]        64 u64 byte strides of dims 1..4     96 u16 box[5]     106 u8 strides[5]
+argument (a __grid_constant__ CUtensorMap) or to copy into global memory. The bytes follow the
+driver's own encoding as measured on the H200 (tensor_map_layout.py), so that tensormap.replace
+edits the same bits and maps made by either side read the same; `decode` reads them back.
 
 Everything in the map is innermost dimension first, as the driver and the instructions take it;
 the Python API takes NumPy order (outermost first), like the array's own shape.
@@ -29,9 +26,10 @@ from typing import Optional
 
 import numpy as np
 
-MAGIC = 0x314D5450  # b"PTM1" little-endian
+from . import tensor_map_layout as L
+
 SIZE = 128
-ALIGN = 64  # a CUtensorMap is 64-byte aligned (in global memory and as a kernel parameter)
+ALIGN = L.ALIGN
 
 # CUtensorMapDataType order: name -> (code, bytes, PTX element type for reductions)
 DATA_TYPES = {
@@ -110,39 +108,60 @@ class TensorMap(bytes):
 
 
 def encode(d: Desc, l2: int = 0) -> bytes:
+    """The map's 128 bytes in the driver's layout (tensor_map_layout.py)."""
     raw = bytearray(SIZE)
-    struct.pack_into("<IBBBBQBB", raw, 0, MAGIC, d.rank, DATA_TYPES[d.dtype][0], d.swizzle, d.interleave,
-                     d.address, int(d.oob_nan), l2)
-    pad = lambda t, n: tuple(t) + (0,) * (n - len(t))  # noqa: E731
-    struct.pack_into("<5Q", raw, 24, *pad(d.dims, 5))
-    struct.pack_into("<4Q", raw, 64, *pad(d.strides[1:], 4))
-    struct.pack_into("<5H", raw, 96, *pad(d.box, 5))
-    struct.pack_into("<5B", raw, 106, *pad(d.element_strides, 5))
-    if d.im2col is not None:
+    L.put_u64(raw, 0, d.address)
+    L.MODE.put(raw, 0 if d.im2col is None else 1)
+    L.RANK.put(raw, d.rank - 1)
+    L.ELEMTYPE.put(raw, L.ELEMTYPES[d.dtype])
+    L.INTERLEAVE.put(raw, d.interleave)
+    L.SWIZZLE.put(raw, d.swizzle)
+    L.FILL.put(raw, int(d.oob_nan))
+    L.L2.put(raw, l2)
+    for i, s in enumerate(d.strides[1:]):
+        L.stride_field(i).put(raw, s >> 4)
+    for i, n in enumerate(d.dims):
+        L.dim_field(i).put(raw, n - 1)
+    for i, e in enumerate(d.element_strides):
+        L.estride_field(i).put(raw, e - 1)
+    if d.im2col is None:
+        for i, b in enumerate(d.box):
+            raw[L.box_offset(i)] = b - 1
+    else:
         lower, upper, channels, pixels = d.im2col
-        struct.pack_into("<HHB", raw, 18, channels, pixels, 1)
-        struct.pack_into("<3h3h", raw, 112, *pad(lower, 3), *pad(upper, 3))
+        raw[L.box_offset(0)] = channels - 1
+        L.put_corners(raw, d.rank, lower, upper)
+        struct.pack_into("<I", raw, 60, pixels - 1)
+    struct.pack_into("<I", raw, 64, d.box_bytes)
+    struct.pack_into("<I", raw, 72, L.SWIZZLE_PATTERN[d.swizzle])
     return bytes(raw)
 
 
 def decode(raw) -> Desc:
-    """The map in 128 bytes, or TensorMapError if they are not one of ptxvm's tensor maps."""
+    """The map in 128 bytes (the driver's layout), or TensorMapError if they cannot be one."""
     raw = bytes(raw)
-    magic, rank, code, swz, inter, address, oob, _ = struct.unpack_from("<IBBBBQBB", raw, 0)
-    if magic != MAGIC or not 1 <= rank <= 5 or code not in BY_CODE:
-        raise TensorMapError("the tensor-map operand does not point at a tensor map made by ptxvm.tensor_map")
-    dtype = BY_CODE[code]
-    dims = struct.unpack_from("<5Q", raw, 24)[:rank]
-    strides = (DATA_TYPES[dtype][1],) + struct.unpack_from("<4Q", raw, 64)[: rank - 1]
-    box = struct.unpack_from("<5H", raw, 96)[:rank]
-    es = struct.unpack_from("<5B", raw, 106)[:rank]
+    mode, code = L.MODE.get(raw), L.ELEMTYPE.get(raw)
+    rank = L.RANK.get(raw) + 1
+    address = L.get_u64(raw, 0)
+    if mode not in (0, 1) or code not in L.BY_ELEMTYPE or address == 0:
+        raise TensorMapError("the tensor-map operand does not point at a tensor map (no global address, or an "
+                             "unknown mode or element type)")
+    dtype = L.BY_ELEMTYPE[code]
+    dims = tuple(L.dim_field(i).get(raw) + 1 for i in range(rank))
+    strides = (DATA_TYPES[dtype][1],) + tuple(L.stride_field(i).get(raw) << 4 for i in range(rank - 1))
+    es = tuple(L.estride_field(i).get(raw) + 1 for i in range(rank))
     im2col = None
-    channels, pixels, mode = struct.unpack_from("<HHB", raw, 18)
     if mode == 1:
-        corners = struct.unpack_from("<3h3h", raw, 112)
-        im2col = (corners[: rank - 2], corners[3: 3 + rank - 2], channels, pixels)
-    return Desc(rank, dtype, address, tuple(dims), tuple(strides), tuple(box), tuple(es), swz, inter, bool(oob),
-                im2col)
+        if rank < 3:
+            raise TensorMapError(f"an im2col tensor map of rank {rank} (3 to 5)")
+        lower, upper = L.get_corners(raw, rank)
+        channels, pixels = raw[L.box_offset(0)] + 1, struct.unpack_from("<I", raw, 60)[0] + 1
+        im2col = (lower, upper, channels, pixels)
+        box = (channels,) + (1,) * (rank - 1)
+    else:
+        box = tuple(raw[L.box_offset(i)] + 1 for i in range(rank))
+    return Desc(rank, dtype, address, dims, strides, box, es, L.SWIZZLE.get(raw), L.INTERLEAVE.get(raw),
+                bool(L.FILL.get(raw)), im2col)
 
 
 # ------------------------------------------------------------------------------------ the API

@@ -38,7 +38,7 @@ def _threads_per_cta(ctx) -> int:
     return int(ctx.n // (int(ctx.cta_slot[-1]) + 1)) if ctx.n else 0
 
 
-def _gather_warpgroups(ctx, lanes, pc):
+def _gather_warpgroups(ctx, lanes, pc, what="wgmma"):
     """The lanes of complete warpgroups that can run now; the others wait at pc."""
     ctx.materialize_pcs()
     group = ctx.lanes_or_live(lanes)
@@ -56,7 +56,7 @@ def _gather_warpgroups(ctx, lanes, pc):
             n = int(min(128, T - (ctx.thread_linear[b] // 128) * 128))
             members = np.arange(b, b + n)
             if (ctx.status[members] == EXITED).any():
-                raise Fault("wgmma: a thread of the warpgroup has exited", int(members[np.argmax(ctx.status[members] == EXITED)]))
+                raise Fault(f"{what}: a thread of the warpgroup has exited", int(members[np.argmax(ctx.status[members] == EXITED)]))
         wait = group[~ready]
         ctx.status[wait] = AT_WARP_SYNC
         ctx.pc[wait] = pc
@@ -65,7 +65,7 @@ def _gather_warpgroups(ctx, lanes, pc):
     return run
 
 
-def _warpgroup_collective(body):
+def _warpgroup_collective(body, what="wgmma"):
     op = Op(None, control=True)
 
     def run(ctx, lanes, pc):
@@ -79,7 +79,7 @@ def _warpgroup_collective(body):
             lanes = gl[g]
             if lanes.size == 0:
                 return
-        ready = _gather_warpgroups(ctx, lanes, pc)
+        ready = _gather_warpgroups(ctx, lanes, pc, what)
         if ready.size:
             body(ctx, ready)
             ctx.pc[ready] = pc + 1

@@ -39,8 +39,9 @@ DECLS = ("  .shared .align 1024 .b8 sh_box[2048];\n  .shared .align 8 .b64 sh_mb
 TRIES = 20000  # mbarrier try_wait attempts before giving up (the result then shows it)
 
 
-def _tensor(dtype: str, shape: tuple, init: str = "random", name: str = "t") -> Memory:
-    return Memory(name, MEM_TYPE[dtype], prod(shape), init)
+def _tensor(dtype: str, shape: tuple, init: str = "random", name: str = "t", spare: int = 0) -> Memory:
+    """The tensor's memory array (`spare` more elements: arrays with equal signatures start equal)."""
+    return Memory(name, MEM_TYPE[dtype], prod(shape) + spare, init)
 
 
 def _src(dtype: str) -> Memory:
@@ -252,9 +253,9 @@ def replace_use_cases():
 
     # the address of a second tensor u (same shape)
     add("global_address", "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [MAP], {u};\n", "b64",
-        extra=(_tensor("f32", (40, 48), name="u"),))
+        extra=(_tensor("f32", (40, 48), name="u", spare=64),))
     add("global_address", "tensormap.replace.tile.global_address.global.b1024.b64 [MAP], {u};\n", "b64",
-        extra=(_tensor("f32", (40, 48), name="u"),), ss="global")
+        extra=(_tensor("f32", (40, 48), name="u", spare=64),), ss="global")
     add("rank", "tensormap.replace.tile.rank.shared::cta.b1024.b32 [MAP], 1;\n", "b32", shape=(3, 20, 48),
         box=(1, 8, 16), rank=2)
     add("box_dim", "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [MAP], 1, 4;\n"
@@ -276,7 +277,7 @@ def replace_use_cases():
     for scope in ("cta", "cluster", "sys"):
         sp = f"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.{scope}.sync.aligned"
         tm = TensorMapArg("t", "t", "f32", (40, 48), (8, 16))
-        body = replace_use_body("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [MAP], 1, 30;\n", 2, "f32",
+        body = replace_use_body("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [MAP], 1, 22;\n", 2, "f32",
                                 (8, 16), None, (16, 8), (-8, -4), scope)
         C.append(tcase(sp, body, tm, [_tensor("f32", (40, 48)), G], variant="use", version="8.3", target="sm_90a"))
     return C
@@ -298,8 +299,8 @@ RAW = {  # field: (type, value computation from {a} into %s2 / %e2, the edit)
     "global_dim": ("b32", "shr.u32 %s2, {a}, 1;\nadd.u32 %s2, %s2, 1;\nrem.u32 %s1, %t_idx, 5;\n",
                    _each(range(5), "tensormap.replace.tile.global_dim.{ss}.b1024.b32 [MAP], {k}, %s2;\n")),
     "global_stride": ("b64", "cvt.u64.u32 %e2, {a};\nshl.b64 %e2, %e2, 8;\nand.b32 %s2, {a}, 240;\n"
-                      "cvt.u64.u32 %e3, %s2;\nor.b64 %e2, %e2, %e3;\nrem.u32 %s1, %t_idx, 4;\n",
-                      _each(range(4), "tensormap.replace.tile.global_stride.{ss}.b1024.b64 [MAP], {k}, %e2;\n")),
+                      "cvt.u64.u32 %e3, %s2;\nor.b64 %e2, %e2, %e3;\nrem.u32 %s1, %t_idx, 5;\n",
+                      _each(range(5), "tensormap.replace.tile.global_stride.{ss}.b1024.b64 [MAP], {k}, %e2;\n")),
     "element_stride": ("b32", "and.b32 %s2, {a}, 7;\nadd.u32 %s2, %s2, 1;\nrem.u32 %s1, %t_idx, 5;\n",
                        _each(range(5), "tensormap.replace.tile.element_stride.{ss}.b1024.b32 [MAP], {k}, %s2;\n")),
     "elemtype": ("b32", "rem.u32 %s1, %t_idx, 13;\n",

@@ -1,0 +1,142 @@
+"""Editing tensor maps in memory (ISA 9.7.9.27, sm_90a): tensormap.replace and
+tensormap.cp_fenceproxy.
+
+tensormap.replace writes one field of the 128-byte map at [addr] (global or shared::cta memory),
+in the driver's encoding (tensor_map_layout.py): the value goes in as the map stores it (a
+dimension or box size minus one, a stride in 16-byte units), every other bit of the map is
+kept. tensormap.cp_fenceproxy copies a map from shared::cta to global memory; its proxy fence
+orders nothing further here, as every access completes when it runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..syntax import ast
+from ..syntax.constexpr import evaluate
+from . import tensor_map_layout as L
+from .async_ops import _address, _fault, _lane_values, _mods, _space_in
+from .machine import Fault, Op
+from .memory import AccessFault
+from .operands import LoweringError
+
+U8 = np.dtype(np.uint8)
+U32 = np.dtype(np.uint32)
+U64 = np.dtype(np.uint64)
+
+
+def _field(field: str, ord_: int):
+    """(where, how): where is a Word, ("u8", offset) or ("u64", offset); how turns new_val into
+    what the map stores."""
+    minus_one = lambda v: v - 1  # noqa: E731
+    if field == "global_address":
+        return ("u64", 0), lambda v: v
+    if field == "rank":
+        return L.RANK, lambda v: v
+    if field == "box_dim":
+        return ("u8", L.box_offset(ord_)), minus_one
+    if field == "global_dim":
+        return L.dim_field(ord_), minus_one
+    if field == "global_stride":
+        return L.stride_field(ord_), lambda v: v >> np.uint64(4)
+    if field == "element_stride":
+        return L.estride_field(ord_), minus_one
+    enum = {"elemtype": L.ELEMTYPE, "interleave_layout": L.INTERLEAVE, "swizzle_mode": L.SWIZZLE,
+            "fill_mode": L.FILL}
+    if field in enum:
+        return enum[field], lambda v: v
+    raise LoweringError(f"tensormap.replace .{field} is not supported on sm_90 (ptxvm models the sm_90a fields)")
+
+
+FIELDS = ("global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride", "elemtype",
+          "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode")
+
+
+def _imm(node, what: str) -> int:
+    if not isinstance(node, ast.Immediate):
+        raise LoweringError(f"tensormap.replace: {what} must be a constant")
+    return int(evaluate(node.expr))
+
+
+def _check_aligned(addr, group, what: str):
+    bad = np.flatnonzero(addr % np.uint64(L.ALIGN))
+    if bad.size:
+        raise Fault(f"{what}: the tensor map at 0x{int(addr[bad[0]]):x} is not {L.ALIGN}-byte aligned",
+                    int(group[bad[0]]), int(addr[bad[0]]))
+
+
+def lower_replace(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    field = next((f for f in FIELDS if f in mods), None)
+    if field is None or "tile" not in mods:
+        raise LoweringError("tensormap.replace needs .tile and one field")
+    ops = list(instr.operands)
+    ord_ = _imm(ops[1], "the ordinal") if len(ops) == 3 else 0
+    where, how = _field(field, ord_)
+    wide = field in ("global_address", "global_stride")
+    acc, addr_of = _address(lowerer, ops[0], scope, _space_in(mods, "global", "shared::cta"))
+    value_of = lowerer.reader(ops[-1], "b64" if wide else "b32", scope)
+    name = ".".join(("tensormap",) + tuple(mods))
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        if group.size == 0:
+            return
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        _check_aligned(addr, group, name)
+        new = how(_lane_values(value_of, ctx, lanes, group, np.uint64 if wide else np.int64))
+        try:
+            if isinstance(where, L.Word):
+                a = addr + np.uint64(where.offset)
+                w = acc.load(ctx, group, a, U32).astype(np.uint64)
+                mask = np.uint64(((1 << where.bits) - 1) << where.lo)
+                v = (np.asarray(new).astype(np.uint64) << np.uint64(where.lo)) & mask
+                acc.store(ctx, group, a, ((w & ~mask) | v).astype(np.uint32), U32)
+            else:
+                kind, off = where
+                dt = U8 if kind == "u8" else U64
+                acc.store(ctx, group, addr + np.uint64(off), np.asarray(new).astype(dt), dt)
+        except AccessFault as e:
+            raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_cp_fenceproxy(lowerer, instr, m, scope):
+    """tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    [dst], [src], 128: each lane copies its map."""
+    ops = list(instr.operands)
+    size = int(evaluate(ops[2].expr)) if isinstance(ops[2], ast.Immediate) else None
+    if size != L.SIZE:
+        raise LoweringError(f"tensormap.cp_fenceproxy copies {L.SIZE} bytes")
+    dst_acc, dst_of = _address(lowerer, ops[0], scope, "global")
+    src_acc, src_of = _address(lowerer, ops[1], scope, "shared::cta")
+    pieces = np.arange(0, L.SIZE, 16, dtype=np.uint64)
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        if group.size == 0:
+            return
+        dst = _lane_values(dst_of, ctx, lanes, group)
+        src = _lane_values(src_of, ctx, lanes, group)
+        _check_aligned(dst, group, "tensormap.cp_fenceproxy")
+        _check_aligned(src, group, "tensormap.cp_fenceproxy")
+        rep = np.repeat(group, pieces.size)
+        try:
+            data = src_acc.load(ctx, rep, (src[:, None] + pieces[None, :]).reshape(-1), U8, 16)
+            dst_acc.store(ctx, rep, (dst[:, None] + pieces[None, :]).reshape(-1), data, U8, 16)
+        except AccessFault as e:
+            raise _fault(e, rep) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower(lowerer, instr, m, scope):
+    mods = _mods(instr, m)
+    if "replace" in mods:
+        return lower_replace(lowerer, instr, m, scope)
+    if "cp_fenceproxy" in mods:
+        return lower_cp_fenceproxy(lowerer, instr, m, scope)
+    raise LoweringError(f"unsupported tensormap instruction .{mods[0] if mods else ''}")
+
+
+LOWERINGS = {"tensormap": lower}

@@ -1,0 +1,79 @@
+"""ptxvm.tensor_map writes the driver's bytes: every map the H200's cuTensorMapEncodeTiled /
+Im2col wrote for the recorded TMA cases (tests/goldens/tma/*.meta.json, map_bytes) comes out
+of ptxvm.tensor_map bit for bit, the global address aside; and decode reads the driver's maps."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxvm
+import tma_cases as T
+from ptxvm.engine import tensor_map as TM
+from ptxvm.engine import tensor_map_layout as L
+
+GOLDEN = Path(__file__).resolve().parent.parent / "goldens" / "tma"
+
+
+def _driver_maps():
+    out = {}
+    for m in sorted(GOLDEN.glob("*.meta.json")):
+        for name, rec in json.loads(m.read_text())["cases"].items():
+            if "map_bytes" in rec:
+                out[name] = bytes.fromhex(rec["map_bytes"])
+    return out
+
+
+MAPS = _driver_maps()
+CASES = {c.name: c for c in T.cases() + T.im2col_cases()}
+
+
+def _ours(case, dev):
+    if isinstance(case, T.Im2colCase):
+        return ptxvm.tensor_map_im2col(dev, lower=case.lower, upper=case.upper, channels=case.channels,
+                                       pixels=case.pixels, dtype="u32", shape=case.shape)
+    strides = tuple(reversed(case.global_strides())) + (case.itemsize,)
+    return ptxvm.tensor_map(dev, case.box, element_strides=case.element_strides, swizzle=case.swizzle,
+                            oob_fill=case.oob_fill, dtype=case.dtype, shape=case.shape, strides=strides,
+                            l2_promotion="128B")
+
+
+@pytest.mark.skipif(not MAPS, reason="no recorded driver maps under tests/goldens/tma")
+@pytest.mark.parametrize("name", sorted(MAPS))
+def test_same_bytes_as_the_driver(name):
+    case = CASES[name]
+    data = T.im2col_tensor(case) if isinstance(case, T.Im2colCase) else T.tensor_bytes(case)
+    dev = ptxvm.to_device(data)
+    ours, theirs = bytes(_ours(case, dev)), MAPS[name]
+    assert L.get_u64(ours, 0) == dev.address
+    assert ours[8:] == theirs[8:], f"bytes differ at {[i for i in range(8, 128) if ours[i] != theirs[i]]}"
+
+
+@pytest.mark.skipif(not MAPS, reason="no recorded driver maps under tests/goldens/tma")
+def test_decode_reads_the_driver_maps():
+    for name, raw in MAPS.items():
+        d = TM.decode(raw)
+        case = CASES[name]
+        assert TM.encode(d, L.L2.get(raw)) == raw
+        if isinstance(case, T.TmaCase):
+            assert d.dims == tuple(reversed(case.shape)) and d.box == tuple(reversed(case.box))
+            assert d.dtype == case.dtype and d.element_strides == tuple(reversed(case.element_strides or (1,) * case.rank))
+        else:
+            assert d.im2col == (tuple(case.lower), tuple(case.upper), case.channels, case.pixels)
+
+
+def test_fields_round_trip_at_their_limits():
+    a = np.zeros(1 << 16, np.uint8)
+    dev = ptxvm.to_device(a)
+    tm = ptxvm.tensor_map(dev, (2, 3, 4, 5, 16), element_strides=(8, 7, 6, 5, 1), dtype="u8",
+                          shape=(2, 3, 4, 5, 256), swizzle="none", oob_fill="none")
+    d = TM.decode(tm)
+    assert d.box == (16, 5, 4, 3, 2) and d.element_strides == (1, 5, 6, 7, 8)
+    assert d.dims == (256, 5, 4, 3, 2) and d.strides == (1, 256, 1280, 5120, 15360)
+
+
+def test_a_map_without_an_address_is_refused():
+    with pytest.raises(TM.TensorMapError, match="no global address"):
+        TM.decode(bytes(128))
