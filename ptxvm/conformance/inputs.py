@@ -421,19 +421,34 @@ _MMA_FORMATS = {"f16": (5, 10), "bf16": (8, 7), "tf32": (8, 23), "f32": (8, 23),
                 "e4m3": (4, 3), "e5m2": (5, 2)}
 
 
+def _sparse_meta_words(n: int, rng, tf32: bool) -> np.ndarray:
+    """Sparsity metadata: every nibble of every word a well-formed ordered pattern (two 2-bit
+    indices i < j), or for tf32 one of 0b0100 and 0b1110."""
+    if tf32:
+        choices = np.array([0b0100, 0b1110], np.uint64)
+    else:
+        choices = np.array([i | (j << 2) for i in range(4) for j in range(4) if i < j], np.uint64)
+    nib = choices[rng.integers(0, choices.size, (n, 8))]
+    return np.bitwise_or.reduce(nib << (np.arange(8, dtype=np.uint64) * np.uint64(4)), axis=1).astype(np.uint32)
+
+
 def k_mma(types, arg, rng):
     """Matrix operands, adversarial: arg "<lanes>[/<element type per operand, '-' keeps the
     operand's own>...]". Even warps hold moderate values only (as "small"); odd warps add wide
     exponent spreads, subnormals, zeros and a few infinities and NaNs. Cancellation: in a third of
     the registers of the first operand the upper element is the negated lower one, and in the
     second operand the two are equal (adjacent k of one row of A and one column of B, so their
-    products cancel exactly). Integer and bit types are random."""
+    products cancel exactly). Integer and bit types are random. An operand whose element type is
+    "meta" ("metatf32") holds well-formed sparsity metadata."""
     n_arg, *elts = (arg or "").split("/")
     n = int(n_arg) if n_arg else 1024
     warp_odd = (np.arange(n) // 32) % 2 == 1
     cols = []
     for j, t in enumerate(types):
         el = elts[j] if j < len(elts) and elts[j] != "-" else None
+        if el in ("meta", "metatf32"):
+            cols.append(_sparse_meta_words(n, rng, el == "metatf32"))
+            continue
         if el is None:
             el = T.PACKED[t][0] if t in T.PACKED else (t if T.is_float(t) else None)
         if el is None:

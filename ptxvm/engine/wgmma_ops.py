@@ -26,7 +26,7 @@ from .memory import AccessFault
 from .operands import LoweringError, literal
 
 # forms the lowering refuses (every word of a set present): coverage reports them as not implemented
-REFUSES = {"wgmma": (frozenset({"mma_async", "sp"}),)}
+REFUSES: dict = {"wgmma": ()}
 
 _ELEM = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "b1": 1, "f32": 32, "s32": 32}
 _DT = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8, 1: np.uint8}
@@ -156,14 +156,18 @@ def lower_wgmma(lowerer, instr, m, scope):
         return _warpgroup_collective(lambda ctx, lanes: None)
     if m is None or "mma_async" not in mods:
         raise LoweringError("wgmma form not recognised")
-    v = m.values
     if any(r <= mods for r in REFUSES["wgmma"]):
-        raise LoweringError("wgmma.mma_async.sp (sparse A) is not supported")
+        raise LoweringError("this wgmma.mma_async form is not supported")
+    v = m.values
+    sparse = "sp" in mods
     shape, dt, at, bt = v["shape"], v["dtype"], v["atype"], v["btype"]
     Mm, Nn, K = L.parse_shape(shape)
+    Ka = K // 2 if sparse else K          # columns of A as stored (sparse: the kept half)
     ops = list(instr.operands)
-    d_node, a_node, b_node, sd_node = ops[:4]
-    rest = ops[4:]
+    d_node, a_node, b_node = ops[:3]
+    meta_node, sel_node = (ops[3], ops[4]) if sparse else (None, None)
+    rest = ops[5:] if sparse else ops[3:]
+    sd_node, rest = rest[0], rest[1:]
     a_regs = _is_vector(a_node)
     scale_a = scale_b = 1
     trans_a = trans_b = 0
@@ -182,15 +186,16 @@ def lower_wgmma(lowerer, instr, m, scope):
     nd = Nn // 4 if dt == "f16" else Nn // 2
     wd_r = RegVector(lowerer, d_node, scope, 32, nd)
     wd_w = RegVector(lowerer, d_node, scope, 32, nd, write=True)
-    na = 16 * K * abits // (32 * 32)
+    na = 16 * Ka * abits // (32 * 32)
     ra = RegVector(lowerer, a_node, scope, 32, na) if a_regs else None
     a_desc = None if a_regs else lowerer.reader(a_node, "b64", scope)
     b_desc = lowerer.reader(b_node, "b64", scope)
     scale_d = lowerer.reader(sd_node, "pred", scope)
-    arow, acol = G.a_fragment_positions(K, abits)
+    arow, acol = G.a_fragment_positions(Ka, abits)
     drow, dcol = G.d_fragment_positions(Nn)
     satfinite = bool(v.get("satfinite"))
     edt = {16: np.uint16, 32: np.uint32}
+    sp = _sparse_operands(lowerer, scope, meta_node, sel_node, K, at) if sparse else None
 
     def body(ctx, lanes):
         slots, valid = _slots(ctx, lanes)
@@ -201,11 +206,11 @@ def lower_wgmma(lowerer, instr, m, scope):
         sd = np.broadcast_to(np.asarray(scale_d(ctx, lead)).astype(bool), (Gn,))
         if a_regs:
             el = unpack(ra.read(ctx, slots, valid), abits, 32 // abits)  # [G, 128, E]
-            A = np.zeros((Gn, 64, K), np.uint64)
+            A = np.zeros((Gn, 64, Ka), np.uint64)
             A[:, arow, acol] = el
         else:
             adesc = np.broadcast_to(np.asarray(a_desc(ctx, lead)).astype(np.uint64), (Gn,))
-            A = shared_matrices(ctx, cta, adesc, 64, K, abits, bool(trans_a))
+            A = shared_matrices(ctx, cta, adesc, 64, Ka, abits, bool(trans_a))
         Bt = shared_matrices(ctx, cta, bdesc, Nn, K, abits, bool(trans_b))
         B = np.swapaxes(Bt, 1, 2)
         if scale_a == -1:
@@ -219,12 +224,42 @@ def lower_wgmma(lowerer, instr, m, scope):
         edtype = L.BITS.get(at, abits)
         a_ = A.astype(_DT[max(8, edtype)] if edtype >= 8 else np.uint8)
         b_ = B.astype(a_.dtype)
+        c_ = C.astype(edt.get(dbits, np.uint32))
         ct = {"f16": "f16", "f32": "f32", "s32": "s32"}[dt]
-        Dm = wgmma_numerics(a_, b_, C.astype(edt.get(dbits, np.uint32)), shape, at, bt, ct, dt, satfinite)
+        if sp is None:
+            Dm = wgmma_numerics(a_, b_, c_, shape, at, bt, ct, dt, satfinite)
+        else:
+            bsel = sp.b_operand(ctx, lanes, slots, valid, b_)          # [G, 64, K/2, N]
+            Dm = wgmma_numerics(a_[:, :, None, :], bsel, c_[:, :, None, :], shape, at, bt, ct, dt,
+                                satfinite)[:, :, 0, :]
         out = Dm[:, drow, dcol].astype(np.uint64)  # [G, 128, N/2]
         wd_w.write(ctx, slots, valid, pack(out, dbits, 32 // dbits, np.uint32))
 
     return _warpgroup_collective(body)
+
+
+class _SparseA:
+    """wgmma.mma_async.sp: A holds the kept half of each metadata group of its rows; each warp's
+    metadata register and sparsity selector name them as mma.sp of shape m16n8k<K> does for
+    that warp's 16 rows (ptxvm.semantics.families.wgmma.sparse_nibbles)."""
+
+    def __init__(self, meta_reader, sel: int, meta: L.SparseMeta, bits: int):
+        self.read, self.sel, self.meta, self.bits = meta_reader, sel, meta, bits
+
+    def b_operand(self, ctx, lanes, slots, valid, b):
+        if not 0 <= self.sel < self.meta.selectors:
+            raise Fault(f"illegal instruction: sparsity selector {self.sel} of wgmma.mma_async.sp (the ISA allows "
+                        f"0..{self.meta.selectors - 1})", int(lanes[0]))
+        e = self.read.read(ctx, slots, valid)[:, :, 0]                  # [G, 128]
+        nib = G.sparse_nibbles(e, self.meta, self.sel)                  # [G, 64, groups]
+        return L.sparse_b_operand(b, nib, self.meta, self.bits)
+
+
+def _sparse_operands(lowerer, scope, meta_node, sel_node, K, at):
+    if isinstance(meta_node, ast.VectorOperand):
+        raise LoweringError("wgmma.mma_async.sp: sp-meta is one 32-bit register")
+    meta = G.sparse_meta(K, at)
+    return _SparseA(RegVector(lowerer, meta_node, scope, 32, 1), _imm(sel_node, "sp-sel"), meta, _ELEM[at])
 
 
 def wgmma_numerics(a, b, c, shape, at, bt, ct, dt, satfinite):

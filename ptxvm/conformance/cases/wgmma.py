@@ -40,13 +40,15 @@ def _desc_bits(lbo: int, sbo: int, mode: int) -> int:
 
 
 def layout(variant: str, rows: int, k_bytes: int):
-    """(image bytes, descriptor bits) of an operand of `rows` M/N rows and k_bytes of K."""
+    """(image bytes, descriptor bits) of an operand of `rows` M/N rows and k_bytes of K (32, or
+    64 for the B of a sparse product)."""
     if variant in SWZ:
         mode, w = SWZ[variant]
+        assert k_bytes <= w
         return rows * w, _desc_bits(16, 8 * w, mode)
-    if variant == "trans":            # k_bytes is 32: K = 16 two-byte elements
+    if variant == "trans":            # two-byte elements: 8 k-rows of 16 bytes per chunk
         return rows * k_bytes, _desc_bits(rows * 16, 128, 0)
-    return rows * k_bytes, _desc_bits(128, 256, 0)
+    return rows * k_bytes, _desc_bits(128, 128 * (k_bytes // 16), 0)
 
 
 _IMG_REG = {"f16": "f16x2", "bf16": "bf16x2", "tf32": "f32"}
@@ -65,31 +67,37 @@ def _desc(sym: str, reg: str, bits: int) -> str:
 
 
 def wg_case(n, dt, at, bt, variant="kmajor", scale=(1, 1), scale_d=True, sat="", seq="single",
-            spelling=None, name=None):
+            spelling=None, name=None, sel=None):
     """seq: single (fence, mma, commit, wait 0), two (two products into one accumulator, each
-    committed, wait 0) or wait1 (two groups, wait_group 1 then 0)."""
+    committed, wait 0) or wait1 (two groups, wait_group 1 then 0). sel: a sparse product
+    (wgmma.mma_async.sp, metadata operand e) with this sparsity selector."""
     bits = BITS[at]
-    K = KOF[bits]
+    sparse = sel is not None
+    K = KOF[bits] * (2 if sparse else 1)
     shape = f"m64n{n}k{K}"
-    kb = K * bits // 8                                     # 32 bytes of K per row, every type
+    kb = KOF[bits] * bits // 8                             # 32 bytes of (stored) A per row, every type
     aregs = variant == "aregs"
     bvar = "kmajor" if aregs else variant
     a_img, a_desc = layout(bvar, 64, kb)
-    b_img, b_desc = layout(bvar, n, kb)
+    b_img, b_desc = layout(bvar, n, K * bits // 8)
     wa, wb = a_img // (4 * LANES), max(1, b_img // (4 * LANES))
     nd = n // 4 if dt == "f16" else n // 2
-    na = 16 * K * bits // (32 * 32)
+    na = 16 * KOF[bits] * bits // (32 * 32)
     elt = _IMG_REG.get(at, "b32")
     ta = _vec(elt, na if aregs else wa)
     tb = _vec(_IMG_REG.get(bt, "b32"), wb)
     tc = _vec(_ACC[dt], nd)
     fp8 = at in ("e4m3", "e5m2")
-    arg = f"{LANES}" + (f"/{at}/{bt}" if fp8 else "/tf32/tf32" if at == "tf32" else "")
-    key = I.key("mma", ta, tb, tc, arg=arg)
+    elts = [at, bt] if fp8 else ["tf32", "tf32"] if at == "tf32" else ["-", "-"]
+    if sparse:
+        elts += ["-", "metatf32" if at == "tf32" else "meta"]
+    arg = "/".join([f"{LANES}"] + elts).rstrip("/-") if any(x != "-" for x in elts) else f"{LANES}"
+    key = I.key("mma", *([ta, tb, tc] + (["b32"] if sparse else [])), arg=arg)
+    sp_ = ".sp" if sparse else ""
     if at == "b1":
         head = f"wgmma.mma_async.sync.aligned.{shape}.s32.b1.b1.and.popc"
     else:
-        head = f"wgmma.mma_async.sync.aligned.{shape}{sat}.{dt}.{at}.{bt}"
+        head = f"wgmma.mma_async{sp_}.sync.aligned.{shape}{sat}.{dt}.{at}.{bt}"
     tail = ""
     if dt != "s32":
         tail = f", {scale[0]}, {scale[1]}"
@@ -97,7 +105,8 @@ def wg_case(n, dt, at, bt, variant="kmajor", scale=(1, 1), scale_d=True, sat="",
             tr = 1 if variant == "trans" else 0
             tail += f", {tr}" if aregs else f", {tr}, {tr}"
     a_op = "{a}" if aregs else "%wd0"
-    mma = f"{head} {{d}}, {a_op}, %wd1, %wp{tail};\n"
+    meta = f"{{e}}, {sel}, " if sparse else ""
+    mma = f"{head} {{d}}, {a_op}, %wd1, {meta}%wp{tail};\n"
     body = "mov.u32 %w0, %tid.x;\n"
     if not aregs:
         body += _stage("a", wa, "sh_a")
@@ -115,10 +124,11 @@ def wg_case(n, dt, at, bt, variant="kmajor", scale=(1, 1), scale_d=True, sat="",
     sp = spelling or head
     vname = name if name is not None else "-".join(x for x in (
         f"n{n}", variant, "" if scale == (1, 1) else f"scale{scale[0]}{scale[1]}".replace("-1", "m"),
-        "" if scale_d else "scaled0") if x)
-    return case(F, sp, f"d:{tc}", f"a:{ta} b:{tb} c:{tc}", key, variant=vname, decls=DECLS, asm=body,
-                block=LANES, lanes_multiple=LANES, truncatable=False, target="sm_90a",
-                version="8.4" if dt == "s32" and at != bt else "8.0")   # ptxas 13: mixed integers need 8.4
+        "" if scale_d else "scaled0", "" if sel is None else f"sel{sel}") if x)
+    version = "8.4" if dt == "s32" and at != bt else "8.2" if sparse else "8.0"  # ptxas 13: mixed integers need 8.4
+    return case(F, sp, f"d:{tc}", f"a:{ta} b:{tb} c:{tc}" + (" e:b32" if sparse else ""), key, variant=vname,
+                decls=DECLS, asm=body, block=LANES, lanes_multiple=LANES, truncatable=False, target="sm_90a",
+                version=version)
 
 
 def cases():
@@ -160,4 +170,28 @@ def cases():
     C.append(wg_case(8, "s32", "s8", "s8", seq="wait1", spelling="wgmma.wait_group.sync.aligned",
                      name="wait1-then-0"))
     C.append(wg_case(8, "f32", "tf32", "tf32", seq="two", name="n16-two-products"))
+    C += sparse_cases()
     return mark_ci(C, key=lambda c: c.instruction)
+
+
+def sparse_cases():
+    """wgmma.mma_async.sp: every type pairing, every selector of the f16/bf16/tf32 forms, A from
+    shared memory or registers, MN-major f16."""
+    C = []
+    for dt, t in (("f16", "f16"), ("f32", "f16"), ("f32", "bf16"), ("f32", "tf32")):
+        for sel in (0, 1):
+            C.append(wg_case(8, dt, t, t, sel=sel))
+        C.append(wg_case(8, dt, t, t, "aregs", sel=1))
+    C.append(wg_case(8, "f32", "f16", "f16", "trans", sel=0))
+    C.append(wg_case(16, "f32", "bf16", "bf16", "swz64", scale=(-1, 1), sel=1))
+    for dt in ("f16", "f32"):
+        for at in ("e4m3", "e5m2"):
+            for bt in ("e4m3", "e5m2"):
+                C.append(wg_case(8, dt, at, bt, sel=0))
+    C.append(wg_case(8, "f32", "e4m3", "e4m3", "aregs", sel=0))
+    for at in ("s8", "u8"):
+        for bt in ("s8", "u8"):
+            C.append(wg_case(8, "s32", at, bt, sel=0))
+    C.append(wg_case(8, "s32", "s8", "s8", sat=".satfinite", sel=0))
+    C.append(wg_case(8, "s32", "u8", "s8", "aregs", sel=0))
+    return C

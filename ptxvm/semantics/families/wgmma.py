@@ -106,3 +106,22 @@ def d_fragment_positions(n: int):
     row = 16 * w + g + 8 * ((i >> 1) & 1)
     col = 8 * (i >> 2) + 2 * q + (i & 1)
     return np.broadcast_to(row, (128, n // 2)), np.broadcast_to(col, (128, n // 2))
+
+
+# ------------------------------------------------------------------------------ sparse A (.sp)
+
+def sparse_meta(k: int, atype: str):
+    """The metadata layout of wgmma.mma_async.sp with dense K `k`: each warp of the warpgroup
+    holds the metadata of its 16 rows of A as mma.sp.m16n8k<k> does (model; the ISA names the
+    sparsity selector's threads per quad the same way)."""
+    from . import matrix as L
+    return L.sparse_meta(f"m16n8k{k}", atype)
+
+
+def sparse_nibbles(e: np.ndarray, meta, sel: int) -> np.ndarray:
+    """Metadata registers of the warpgroup [G, 128] -> nibbles [G, 64, groups] (warp w: rows
+    16w..16w+15)."""
+    from . import matrix as L
+    G = e.shape[0]
+    nib = L.sparse_nibbles(e.reshape(G * 4, 32), meta, sel)        # [G*4, 16, groups]
+    return nib.reshape(G, 64, nib.shape[-1])
