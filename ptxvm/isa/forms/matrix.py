@@ -275,13 +275,19 @@ def wg(shapes, dtype, atype, btype, trans, sp=False, head="", req=None):
       note="a-desc: a shared-memory matrix descriptor, or A in registers {a0, ...} (then no imm-trans-a)")
 
 
+def _mixed_int(v):
+    """mixed .s8/.u8 operands (ptxas 13: PTX ISA 8.4)"""
+    return v["atype"] != v["btype"]
+
+
 for sp in (False, True):
     ks = 2 if sp else 1
     wg(_ns(16 * ks, N8), F32F16, ("f16",), ("f16",), True, sp)
     wg(_ns(16 * ks, N8), ("f32",), ("bf16",), ("bf16",), True, sp)
     wg(_ns(8 * ks, N8), ("f32",), ("tf32",), ("tf32",), False, sp)
     wg(_ns(32 * ks, N8), F32F16, ("e4m3", "e5m2"), ("e4m3", "e5m2"), False, sp)
-    wg(_ns(32 * ks, NI), ("s32",), ("s8", "u8"), ("s8", "u8"), False, sp, head="{.satfinite}")
+    wg(_ns(32 * ks, NI), ("s32",), ("s8", "u8"), ("s8", "u8"), False, sp, head="{.satfinite}",
+       req={_mixed_int: "8.4 sm_90a"})
 F("wgmma.mma_async.sync.aligned.shape.dtype.atype.btype.op.popc d, a-desc, b-desc, scale-d", shape=_ns(256, NI),
   dtype=("s32",), atype=("b1",), btype=("b1",), op=("and",), since=WG, counts={"d": _wgd},
   ops={k: WGOPS[k] for k in ("d", "a-desc", "scale-d")}, undefined=UNALIGNED)
