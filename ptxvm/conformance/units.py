@@ -36,7 +36,8 @@ class Unit:
             return "unsupported_sm90", f"needs {self.requirement}"
         if not self.cases:
             if engine_refuses(self.opcode, self.words):
-                return "not_implemented", "no conformance case; the engine refuses this form (a clear error)"
+                why = refusal_reason(self.opcode) or "the engine refuses this form (a clear error)"
+                return "not_implemented", f"no conformance case; {why}"
             if engine_runs(self.opcode):
                 return "untested", "no conformance case yet (the engine runs this opcode)"
             return "not_implemented", "no conformance case; the engine has no lowering for this opcode"
@@ -86,6 +87,14 @@ def engine_refuses(opcode: str, words) -> bool:
     except Exception:  # noqa: BLE001
         return False
     return any(r <= set(words) for r in ENGINE_REFUSES.get(opcode, ()))
+
+
+def refusal_reason(opcode: str) -> str:
+    try:
+        from ptxvm.engine.dispatch import REFUSAL_REASONS
+    except Exception:  # noqa: BLE001
+        return ""
+    return REFUSAL_REASONS.get(opcode, "")
 
 
 def _literal_words(syntax: str) -> frozenset:

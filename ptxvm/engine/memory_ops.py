@@ -489,7 +489,16 @@ def _traced(op: Op, addr_of, acc) -> Op:
     return op
 
 
+MULTIMEM_REFUSAL = ("needs a multicast object (an address in NVLink multicast memory, cuMulticastCreate): ptxvm "
+                    "models no multicast memory, so multimem.ld_reduce, multimem.st and multimem.red are refused")
+
+
+def lower_multimem(lowerer, instr, m, scope):
+    raise LoweringError(f"multimem.{instr.modifiers[0] if instr.modifiers else ''} {MULTIMEM_REFUSAL}")
+
+
 LOWERINGS = {
+    "multimem": lower_multimem,
     "ld": lower_ld,
     "ldu": lower_ld,
     "st": lower_st,
