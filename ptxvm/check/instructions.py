@@ -405,6 +405,18 @@ def _sparsity_selector(plan: Plan, assigned) -> list[Result]:
     return out
 
 
+def _wgmma_sparsity_selector(plan: Plan, assigned) -> list[Result]:
+    """wgmma.mma_async.sp: sp-sel in 0..1 for .f16/.bf16/.tf32, 0 for fp8 and integers (ptxas 13)."""
+    v = plan.match.values
+    if "sp" not in plan.match.modifiers or "shape" not in v:
+        return []
+    from ..semantics.families.wgmma import sparse_meta
+    n = sparse_meta(int(v["shape"].split("k")[1]), v["atype"]).selectors
+    return [(j, f"sparsity selector {val} is out of range [0..{n - 1}] for .{v['atype']}", "error")
+            for ro, shape, j in assigned
+            if ro.spec.name == "sp-sel" and (val := _int_value(shape)) is not None and not 0 <= val < n]
+
+
 def _wgmma_register_a(plan: Plan, assigned) -> list[Result]:
     """wgmma.mma_async with A in registers takes no imm-trans-a (ptxas: "Arguments mismatch")."""
     names = {ro.spec.name: (shape, j) for ro, shape, j in assigned}
@@ -444,7 +456,7 @@ VALUE_RULES: dict[str, tuple[Callable, ...]] = {
     "bfi": (_ranges(c=range(0, 256), d=range(0, 256)),),
     "mma": (_sparsity_selector,),
     "wgmma": (_ranges(imm_scale_a=(-1, 1), imm_scale_b=(-1, 1), imm_trans_a=(0, 1), imm_trans_b=(0, 1)),
-              _wgmma_register_a),
+              _wgmma_register_a, _wgmma_sparsity_selector),
     "mbarrier": (_ranges(phaseParity=(0, 1)), _mbarrier_count),
     "fence": (_size_128,),
     "st": (_ranges(initval=(0,)),),

@@ -1,5 +1,5 @@
 """Warpgroup MMA (ISA 9.7.15, sm_90a): wgmma.fence, wgmma.commit_group, wgmma.wait_group and
-wgmma.mma_async.
+wgmma.mma_async (dense, and .sp with a sparse A: see _SparseA).
 
 wgmma.mma_async runs for a warpgroup (four consecutive warps of a CTA, threads 128i..128i+127)
 once all its threads have reached it. A comes from registers (the mma.m16n8kK A fragment of

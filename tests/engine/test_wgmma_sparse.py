@@ -63,3 +63,13 @@ def test_sparse_f16_product_uses_only_the_kept_elements(sel):
     want = np.einsum("mj,mjn->mn", a, b.T[cols])                    # [64, 8]
     row, col = W.d_fragment_positions(8)
     assert np.array_equal(d, want[row, col].astype(np.float32))
+
+
+@pytest.mark.parametrize("atype, sel, ok", [("f16", 1, True), ("f16", 2, False), ("e4m3", 0, True), ("e4m3", 1, False)])
+def test_a_selector_outside_the_range_is_a_diagnostic(atype, sel, ok):
+    ptx = wg_case(8, "f32", atype, atype, sel=0).ptx().replace(", 0, %wp", f", {sel}, %wp")
+    if ok:
+        ptxvm.loads(ptx)
+    else:
+        with pytest.raises(ptxvm.PtxError, match="sparsity selector"):
+            ptxvm.loads(ptx)
