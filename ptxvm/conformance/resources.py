@@ -169,9 +169,9 @@ def engine_object(r: Resource, levels: list):
 
 
 def bits(a: np.ndarray) -> np.ndarray:
-    """Contents as raw unsigned bits (floats compare bit for bit: NaN payloads, signed zeros)."""
+    """Contents as flat raw unsigned bits (floats compare bit for bit: NaN payloads, signed zeros)."""
     a = np.ascontiguousarray(a)
-    return a.view(np.dtype(f"u{a.itemsize}"))
+    return a.view(np.dtype(f"u{a.itemsize}")).reshape(-1)
 
 
 def destroy(obj) -> None:
