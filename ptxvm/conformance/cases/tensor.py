@@ -118,6 +118,13 @@ def load_cases():
         sp = base.format(r=r)
         C.append(tcase(sp, load_body(r, dt, box, es, steps, offs, sp).replace("{hint}", ""), tm,
                        [_tensor(dt, shape)], variant=var))
+    # into this CTA's shared memory named as shared::cta (PTX 8.6)
+    for var, dt, shape, box, es, swz, oob, steps, offs in (LOADS[0], LOADS[5]):
+        r = len(shape)
+        tm = TensorMapArg("t", "t", dt, shape, box, es, swz, oob)
+        sp = f"cp.async.bulk.tensor.{r}d.shared::cta.global.tile.mbarrier::complete_tx::bytes"
+        C.append(tcase(sp, load_body(r, dt, box, es, steps, offs, sp).replace("{hint}", ""), tm,
+                       [_tensor(dt, shape)], variant=var, version="8.6"))
     # the cache hint
     var, dt, shape, box, es, swz, oob, steps, offs = LOADS[0]
     tm = TensorMapArg("t", "t", dt, shape, box, es, swz, oob)
