@@ -180,6 +180,40 @@ def plain_cases():
                       NORM, "f16tex_norm_wrap_linear"))
     C.append(tex_case("tex", "a2d", "f16x2", "f32", t("a2d", FA2, **pt), UNNORM, "a2d_point"))
     C.append(tex_case("tex", "2d", "f16x2", "s32", t("2d", F2W), UNNORM_INT, "f32tex_wide"))
+    C += operand_cases()
+    return C
+
+
+def operand_cases():
+    """The optional operands: texel offsets e (register and immediate, -8..7) and the depth-compare
+    value f (non-depth textures: CUDA makes no depth textures)."""
+    C = []
+    lin = dict(filter_mode="linear")
+    for var, res, off, rec in (("offset_linear", t("2d", F2, **lin), "{{{ox}, {oy}}}", UNNORM),
+                               ("offset_point_border", t("2d", F2, address_mode="border"), "{{{ox}, {oy}}}", UNNORM),
+                               ("offset_norm_wrap", t("2d", F2, address_mode="wrap", normalized_coords=True, **lin),
+                                "{{{ox}, {oy}}}", NORM)):
+        C.append(case(F, "tex.2d.v4.f32.f32", "d:f32*4", "x:f32 y:f32 ox:s32 oy:s32",
+                      ckey(["f32", "f32", "s32", "s32"], LANES, [rec["x"], rec["y"], "i-8~7", "i-8~7"]),
+                      variant=var, asm="tex.2d.v4.f32.f32 {d}, [{t}, {{{x}, {y}}}], " + off + ";",
+                      resources=(res,)))
+    C.append(case(F, "tex.2d.v4.f32.f32", "d:f32*4", "x:f32 y:f32", ckey(["f32", "f32"], LANES, [UNNORM["x"], UNNORM["y"]]),
+                  variant="offset_immediate", asm="tex.2d.v4.f32.f32 {d}, [{t}, {{{x}, {y}}}], {{3, -2}};",
+                  resources=(t("2d", F2, **lin),)))
+    C.append(case(F, "tex.2d.v4.s32.s32", "d:s32*4", "x:s32 y:s32 ox:s32 oy:s32",
+                  ckey(["s32"] * 4, LANES, [UNNORM_INT["x"], UNNORM_INT["y"], "i-8~7", "i-8~7"]), variant="offset",
+                  asm="tex.2d.v4.s32.s32 {d}, [{t}, {{{x}, {y}}}], {{{ox}, {oy}}};", resources=(t("2d", S16X2),)))
+    C.append(case(F, "tld4.g.2d.v4.f32.f32", "d:f32*4", "x:f32 y:f32 ox:s32 oy:s32",
+                  ckey(["f32", "f32", "s32", "s32"], LANES, [UNNORM["x"], UNNORM["y"], "i-8~7", "i-8~7"]),
+                  variant="offset", asm="tld4.g.2d.v4.f32.f32 {d}, [{t}, {{{x}, {y}}}], {{{ox}, {oy}}};",
+                  resources=(t("2d", F2),)))
+    C.append(case(F, "tex.2d.v4.f32.f32", "d:f32*4", "x:f32 y:f32 f:f32",
+                  ckey(["f32"] * 3, LANES, [UNNORM["x"], UNNORM["y"], "f-1~1"]), variant="compare_operand",
+                  asm="tex.2d.v4.f32.f32 {d}, [{t}, {{{x}, {y}}}], {f};", resources=(t("2d", "f32:5x7x1:normal", **lin),)))
+    C.append(case(F, "tex.level.2d.v4.f32.f32", "d:f32*4", "x:f32 y:f32 lod:f32 ox:s32 oy:s32",
+                  ckey(["f32", "f32", "f32", "s32", "s32"], LANES, [NORM01["x"], NORM01["y"], "f-1~5", "i-8~7", "i-8~7"]),
+                  variant="offset", asm="tex.level.2d.v4.f32.f32 {d}, [{t}, {{{x}, {y}}}], {lod}, {{{ox}, {oy}}};",
+                  resources=(_mip_texture("f32", "f32"),)))
     return C
 
 
