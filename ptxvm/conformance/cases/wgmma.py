@@ -18,6 +18,10 @@ predicate (the scaled0 variant clears it: D = A*B).
 """
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
+
 from ._helpers import case, mark_ci
 from .. import inputs as I
 
@@ -174,6 +178,51 @@ def cases():
     return mark_ci(C, key=lambda c: c.instruction)
 
 
+def k_wgsp_probe(types, arg, rng):
+    """Index-coded images for a sparse wgmma: A (kept elements) all ones; B (N x K, K-major, no
+    swizzle) holds 2^(k % 8) where k // 8 == n (mod K/8), else 0; C zero; metadata random and
+    well formed. Each D[m, n] is then the bit mask of the kept k of row m in block n, exactly.
+    arg: "<atype>/<n>/<k>"."""
+    from ...semantics.families import wgmma as W
+    at, n, k = arg.split("/")
+    n, k = int(n), int(k)
+    bits = BITS[at]
+    one = {"u8": 1, "s8": 1, "f16": 0x3C00}[at]
+    per = 32 // bits
+    a = np.full(types_len(types[0]) * LANES, sum(one << (bits * i) for i in range(per)), np.uint32)
+    kb = k * bits // 8
+    off = W.element_offsets(n, k, bits, W.Descriptor(0, 128, 128 * (kb // 16), 0, 0), False)
+    nn, kk = np.meshgrid(np.arange(n), np.arange(k), indexing="ij")
+    val = np.where(kk // 8 == nn % (k // 8), 1 << (kk % 8), 0)
+    if at == "f16":
+        val = np.where(val > 0, np.float16(1) * val, 0).astype(np.float16).view(np.uint16).astype(np.int64)
+    img = np.zeros(types_len(types[1]) * LANES * 4, np.uint8)
+    for byte in range(bits // 8):
+        img[off + byte] = (val >> (8 * byte)) & 0xFF
+    c = np.zeros(types_len(types[2]) * LANES, np.uint32)
+    e = I._sparse_meta_words(LANES, rng, False)
+    return [a, img.view(np.uint32), c, e]
+
+
+def types_len(t: str) -> int:
+    return int(t.split("*")[1]) if "*" in t else 1
+
+
+def probe_case(dt, at, sel):
+    """A sparse product on index-coded images (k_wgsp_probe)."""
+    c = wg_case(8, dt, at, at, sel=sel)
+    K = KOF[BITS[at]] * 2
+    ta, tb, tc = (o.type + (f"*{o.count}" if o.count > 1 else "") for o in c.srcs[:3])
+    key = I.key("wgsp_probe", ta, tb, tc, "b32", arg=f"{at}/8/{K}")
+    return dataclasses.replace(c, id=c.id.split("#")[0] + f"#n8-probe-sel{sel}", inputs=key)
+
+
+# the kind's arrays depend on the image layout above, so it lives here; registering it when the
+# family is imported is enough: the recorder imports the family before it makes any input, and
+# the checker reads the inputs back from the golden
+I.KINDS["wgsp_probe"] = lambda types, arg, rng: k_wgsp_probe(types, arg, rng)
+
+
 def sparse_cases():
     """wgmma.mma_async.sp: every type pairing, every selector of the f16/bf16/tf32 forms, A from
     shared memory or registers, MN-major f16."""
@@ -194,4 +243,5 @@ def sparse_cases():
             C.append(wg_case(8, "s32", at, bt, sel=0))
     C.append(wg_case(8, "s32", "s8", "s8", sat=".satfinite", sel=0))
     C.append(wg_case(8, "s32", "u8", "s8", "aregs", sel=0))
+    C += [probe_case("s32", "u8", 0), probe_case("f32", "f16", 0), probe_case("f32", "f16", 1)]
     return C
