@@ -75,11 +75,11 @@ _SYNC = {"membar", "fence", "griddepcontrol", "elect"}
 _BARRIER = {"bar", "barrier"}
 _MEM = {"ld", "ldu", "st", "atom", "red"}
 _LSU_OTHER = {"cp", "prefetch", "prefetchu", "mbarrier", "ldmatrix", "stmatrix", "applypriority", "discard",
-              "cvta", "isspacep", "createpolicy", "getctarank", "mapa", "multimem", "st.async", "red.async"}
+              "cvta", "isspacep", "createpolicy", "getctarank", "mapa", "multimem", "st.async", "red.async", "tensormap"}
 _FLOAT_FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2}
 _NO_DST = {"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu",
            "trap", "brkpt", "nanosleep", "sust", "sured", "pmevent", "cp", "discard", "applypriority",
-           "griddepcontrol", "stmatrix", "setmaxnreg", "wgmma"}
+           "griddepcontrol", "stmatrix", "setmaxnreg", "wgmma", "tensormap"}
 
 
 def describe(op, pc: int) -> InstrInfo:
