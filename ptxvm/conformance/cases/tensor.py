@@ -336,6 +336,13 @@ def raw_cases():
         C.append(case(F, f"tensormap.replace.tile.{field}.global.b1024.{typ}", "d0:u32", "a:u32", KEY1, memory=(M,),
                       asm=body, variant="bits", version="8.3", target="sm_90a", block=RAW_LANES, truncatable=False,
                       decls=REGS))
+    # an address with its low 4 bits and high 16 bits set: which of them the map keeps
+    body = ("mul.wide.u32 %e0, %t_idx, 128;\nadd.s64 %e0, {m}, %e0;\ncvt.u64.u32 %e2, {a};\n"
+            "mul.lo.u64 %e2, %e2, 0x100000001;\n"
+            "tensormap.replace.tile.global_address.global.b1024.b64 [%e0], %e2;\nmov.u32 {d0}, 0;")
+    C.append(case(F, "tensormap.replace.tile.global_address.global.b1024.b64", "d0:u32", "a:u32", KEY1, memory=(M,),
+                  asm=body, variant="bits_any", version="8.3", target="sm_90a", block=RAW_LANES, truncatable=False,
+                  decls=REGS))
     DS = "  .shared .align 128 .b8 sh_maps[8192];\n" + REGS
     Z = Memory("m", "u32", RAW_LANES * 32, "zero")
     for field, (typ, value, edit) in RAW.items():
