@@ -53,10 +53,13 @@ def _toward_zero(f, dtype):
 
 
 def reduce_formatted(surf, size: int) -> np.dtype:
-    """The element type sured.p reduces on: the surface's own 32- or 64-bit integer type."""
+    """The element type sured.p reduces on: the sample as one integer of `size` bytes, signed when
+    the format's 32-bit channels are (.b32: one channel; .b64: two, as the H200 does: the
+    sured.p.*.b64 cases on u32x2 / s32x2 surfaces)."""
     from .machine import Fault
 
-    if surf.dtype.kind not in "iu" or getattr(surf, "normalized", False) or surf.channels != 1 \
-            or surf.dtype.itemsize != size:
-        raise Fault(f"sured.p needs a one-channel {8 * size}-bit integer surface, not {surf.channels} x {surf.dtype}")
-    return surf.dtype
+    if surf.dtype.kind not in "iu" or getattr(surf, "normalized", False) or surf.dtype.itemsize != 4 \
+            or surf.bytes_per_texel != size:
+        raise Fault(f"sured.p.b{8 * size} needs samples of {size // 4} 32-bit integer channel(s), not "
+                    f"{surf.channels} x {surf.dtype}")
+    return np.dtype(f"{surf.dtype.kind}{size}")

@@ -269,7 +269,9 @@ def _query(obj, q, level=0):
         if q == "force_unnormalized_coords":
             return int(obj.force_unnormalized_coords)
         raise Fault(f"txq.{q} asks a sampler for what only a texture has")
-    if q == "depth" and obj.geometry in ("a1d", "a2d", "acube"):
+    if obj.geometry == "a1d" and q in ("height", "depth"):
+        return obj.array_size if q == "height" else 0  # a 1D layered object: layers as its height (H200)
+    if q == "depth" and obj.geometry in ("a2d", "acube"):
         return obj.array_size  # layered objects report their layer (cube) count as the depth (H200)
     if q in ("width", "height", "depth"):
         i = ("width", "height", "depth").index(q)

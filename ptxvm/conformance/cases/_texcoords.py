@@ -50,7 +50,8 @@ def slots(S: int, H: int, Z: int, mode: str) -> np.ndarray:
     elif mode == "zero":
         k = max(8, grid.shape[0] // 4)
         out = np.stack([rng.integers(0, S, k), rng.integers(0, H, k), rng.integers(0, Z, k)], 1)
-        axis = rng.integers(0, 3 if Z > 1 else (2 if H > 1 else 1), k)
+        used = [0] + ([1] if H > 1 else []) + ([2] if Z > 1 else [])   # the axes the geometry has
+        axis = np.array(used)[rng.integers(0, len(used), k)]
         lim = np.array([S, H, Z])
         beyond = np.where(rng.integers(0, 2, k) == 1, lim[axis] + rng.integers(0, 3, k), -1 - rng.integers(0, 3, k))
         out[np.arange(k), axis] = beyond
