@@ -113,13 +113,13 @@ def encode(d: Desc, l2: int = 0) -> bytes:
     L.put_u64(raw, 0, d.address)
     L.MODE.put(raw, 0 if d.im2col is None else 1)
     L.RANK.put(raw, d.rank - 1)
-    L.ELEMTYPE.put(raw, L.ELEMTYPES[d.dtype])
+    L.put_elemtype(raw, d.dtype)
     L.INTERLEAVE.put(raw, d.interleave)
     L.SWIZZLE.put(raw, d.swizzle)
     L.FILL.put(raw, int(d.oob_nan))
     L.L2.put(raw, l2)
     for i, s in enumerate(d.strides[1:]):
-        L.stride_field(i).put(raw, s >> 4)
+        L.put_stride(raw, i, s)
     for i, n in enumerate(d.dims):
         L.dim_field(i).put(raw, n - 1)
     for i, e in enumerate(d.element_strides):
@@ -132,23 +132,30 @@ def encode(d: Desc, l2: int = 0) -> bytes:
         raw[L.box_offset(0)] = channels - 1
         L.put_corners(raw, d.rank, lower, upper)
         struct.pack_into("<I", raw, 60, pixels - 1)
-    struct.pack_into("<I", raw, 64, d.box_bytes)
+    struct.pack_into("<I", raw, 64, _driver_box_bytes(d))
     struct.pack_into("<I", raw, 72, L.SWIZZLE_PATTERN[d.swizzle])
     return bytes(raw)
+
+
+def _driver_box_bytes(d: Desc) -> int:
+    """The byte count the driver keeps at 64: floor(box / stride) per dimension (the copies
+    count ceil and ignore the innermost stride; the field is the driver's own)."""
+    if d.im2col is not None:
+        return d.box_bytes
+    return int(np.prod([b // e for b, e in zip(d.box, d.element_strides)])) * d.itemsize
 
 
 def decode(raw) -> Desc:
     """The map in 128 bytes (the driver's layout), or TensorMapError if they cannot be one."""
     raw = bytes(raw)
-    mode, code = L.MODE.get(raw), L.ELEMTYPE.get(raw)
+    mode, dtype = L.MODE.get(raw), L.get_elemtype(raw)
     rank = L.RANK.get(raw) + 1
     address = L.get_u64(raw, 0)
-    if mode not in (0, 1) or code not in L.BY_ELEMTYPE or address == 0:
+    if mode not in (0, 1) or dtype is None or address == 0:
         raise TensorMapError("the tensor-map operand does not point at a tensor map (no global address, or an "
                              "unknown mode or element type)")
-    dtype = L.BY_ELEMTYPE[code]
     dims = tuple(L.dim_field(i).get(raw) + 1 for i in range(rank))
-    strides = (DATA_TYPES[dtype][1],) + tuple(L.stride_field(i).get(raw) << 4 for i in range(rank - 1))
+    strides = (DATA_TYPES[dtype][1],) + tuple(L.get_stride(raw, i) for i in range(rank - 1))
     es = tuple(L.estride_field(i).get(raw) + 1 for i in range(rank))
     im2col = None
     if mode == 1:

@@ -215,9 +215,10 @@ def lower_tensor_store(lowerer, instr, m, scope):
 def _reduce(op: str, d: TM.Desc, old: np.ndarray, new: np.ndarray, lane: int) -> np.ndarray:
     """Elementwise old (op) new on rows of raw bytes, in the map's element type."""
     t = TM.DATA_TYPES[d.dtype][2]
-    if t in ("u8", "u16") or (t in ("f16", "bf16", "f32", "f64") and op not in ("add", "min", "max")) or \
-            (t == "s64" and op not in ("add", "min", "max", "and", "or", "xor")):
-        raise Fault(f"cp.reduce.async.bulk.tensor .{op} does not take .{t} elements", lane)
+    if t in ("u8", "u16") or (t in ("f16", "bf16") and op not in ("add", "min", "max")) or \
+            (t in ("f32", "f64") and op != "add") or (t == "s64" and op not in ("add", "min", "max", "and", "or", "xor")):
+        # the H200 stops the kernel (illegal instruction) for .min on an f32 map
+        raise Fault(f"illegal instruction: cp.reduce.async.bulk.tensor .{op} does not take .{d.dtype} elements", lane)
     try:
         comb = atomics.element_combiner(op, t)
     except ValueError as e:

@@ -37,11 +37,14 @@ def _field(field: str, ord_: int):
     if field == "global_dim":
         return L.dim_field(ord_), minus_one
     if field == "global_stride":
-        return L.stride_field(ord_), lambda v: v >> np.uint64(4)
+        return "stride", lambda v: v >> np.uint64(4)
     if field == "element_stride":
         return L.estride_field(ord_), minus_one
-    enum = {"elemtype": L.ELEMTYPE, "interleave_layout": L.INTERLEAVE, "swizzle_mode": L.SWIZZLE,
-            "fill_mode": L.FILL}
+    if field == "elemtype":
+        return "elemtype", lambda v: v
+    if field == "swizzle_mode":
+        return "swizzle", lambda v: v
+    enum = {"interleave_layout": L.INTERLEAVE, "fill_mode": L.FILL}
     if field in enum:
         return enum[field], lambda v: v
     raise LoweringError(f"tensormap.replace .{field} is not supported on sm_90 (ptxvm models the sm_90a fields)")
@@ -62,6 +65,15 @@ def _check_aligned(addr, group, what: str):
     if bad.size:
         raise Fault(f"{what}: the tensor map at 0x{int(addr[bad[0]]):x} is not {L.ALIGN}-byte aligned",
                     int(group[bad[0]]), int(addr[bad[0]]))
+
+
+def _put(acc, ctx, group, addr, word: L.Word, value) -> None:
+    """Write `value` (per lane) into the bit field `word` of each lane's map."""
+    a = addr + np.uint64(word.offset)
+    w = acc.load(ctx, group, a, U32).astype(np.uint64)
+    mask = np.uint64(((1 << word.bits) - 1) << word.lo)
+    v = (np.asarray(value).astype(np.uint64) << np.uint64(word.lo)) & mask
+    acc.store(ctx, group, a, ((w & ~mask) | v).astype(np.uint32), U32)
 
 
 def lower_replace(lowerer, instr, m, scope):
@@ -85,12 +97,11 @@ def lower_replace(lowerer, instr, m, scope):
         _check_aligned(addr, group, name)
         new = how(_lane_values(value_of, ctx, lanes, group, np.uint64 if wide else np.int64))
         try:
-            if isinstance(where, L.Word):
-                a = addr + np.uint64(where.offset)
-                w = acc.load(ctx, group, a, U32).astype(np.uint64)
-                mask = np.uint64(((1 << where.bits) - 1) << where.lo)
-                v = (np.asarray(new).astype(np.uint64) << np.uint64(where.lo)) & mask
-                acc.store(ctx, group, a, ((w & ~mask) | v).astype(np.uint32), U32)
+            if isinstance(where, str):
+                for word, v in L.replace_parts(where, ord_, np.asarray(new).astype(np.uint64)):
+                    _put(acc, ctx, group, addr, word, v)
+            elif isinstance(where, L.Word):
+                _put(acc, ctx, group, addr, where, new)
             else:
                 kind, off = where
                 dt = U8 if kind == "u8" else U64
@@ -103,14 +114,15 @@ def lower_replace(lowerer, instr, m, scope):
 
 def lower_cp_fenceproxy(lowerer, instr, m, scope):
     """tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
-    [dst], [src], 128: each lane copies its map."""
+    [dst], [src], 128: a warp copies the map together, lane i its bytes 4i..4i+3 (from its own src
+    to its own dst: the H200 does this when the lanes' addresses differ; with the same addresses in
+    every lane, as .aligned code writes it, the whole map moves)."""
     ops = list(instr.operands)
     size = int(evaluate(ops[2].expr)) if isinstance(ops[2], ast.Immediate) else None
     if size != L.SIZE:
         raise LoweringError(f"tensormap.cp_fenceproxy copies {L.SIZE} bytes")
     dst_acc, dst_of = _address(lowerer, ops[0], scope, "global")
     src_acc, src_of = _address(lowerer, ops[1], scope, "shared::cta")
-    pieces = np.arange(0, L.SIZE, 16, dtype=np.uint64)
 
     def run(ctx, lanes):
         group = ctx.lanes_or_live(lanes)
@@ -120,12 +132,12 @@ def lower_cp_fenceproxy(lowerer, instr, m, scope):
         src = _lane_values(src_of, ctx, lanes, group)
         _check_aligned(dst, group, "tensormap.cp_fenceproxy")
         _check_aligned(src, group, "tensormap.cp_fenceproxy")
-        rep = np.repeat(group, pieces.size)
+        word = (ctx.laneid[group].astype(np.uint64) % np.uint64(32)) * np.uint64(4)
         try:
-            data = src_acc.load(ctx, rep, (src[:, None] + pieces[None, :]).reshape(-1), U8, 16)
-            dst_acc.store(ctx, rep, (dst[:, None] + pieces[None, :]).reshape(-1), data, U8, 16)
+            data = src_acc.load(ctx, group, src + word, U32)
+            dst_acc.store(ctx, group, dst + word, data, U32)
         except AccessFault as e:
-            raise _fault(e, rep) from None
+            raise _fault(e, group) from None
 
     return [Op(run, side_effects=True)]
 

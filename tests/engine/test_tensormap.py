@@ -89,7 +89,11 @@ def test_an_edited_map_loads_from_its_new_tensor():
 """ + "".join(f"  ld.param.v2.u64 {{%rd4, %rd5}}, [tm+{16 * k}];\n  st.shared.v2.u64 [%r1+{16 * k}], {{%rd4, %rd5}};\n"
               for k in range(8)) + """  tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd2;
   tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 1, 4;
+  bar.warp.sync -1;
   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%r1], 128;
+  mov.u32 %r7, %tid.x;
+  setp.ne.u32 %p, %r7, 0;
+  @%p bra DONE;
   fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
   mbarrier.init.shared::cta.b64 [%r3], 1;
   mbarrier.arrive.expect_tx.shared::cta.b64 %rd6, [%r3], 512;
@@ -109,15 +113,49 @@ L:
   add.u32 %r5, %r5, 1;
   setp.lt.u32 %p, %r5, 128;
   @%p bra L;
+DONE:
   ret;
 }
 """
     a = np.zeros((40, 48), np.float32)
     b = np.arange(40 * 48, dtype=np.float32).reshape(40, 48)
     gmap, other, out = np.zeros(128, np.uint8), ptxvm.to_device(b), np.zeros((8, 16), np.float32)
-    ptxvm.loads(ptx)["k"].launch(1, 1, [ptxvm.tensor_map(a, (8, 16)), gmap, other, out])
+    ptxvm.loads(ptx)["k"].launch(1, 32, [ptxvm.tensor_map(a, (8, 16)), gmap, other, out])
     want = np.zeros((8, 16), np.float32)
     want[:4] = b[:4, :16]                                     # rows 4.. are outside the new 4-row tensor
+    assert np.array_equal(out, want)
+
+
+def test_cp_fenceproxy_lane_i_copies_word_i():
+    """With a different map per lane (not what .aligned code does) each lane moves only its own
+    word i, from its own source to its own destination: what the H200 did."""
+    ptx = """.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 128 .b8 maps[4096];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 7;
+  mul.wide.u32 %rd2, %r1, 128;
+  add.s64 %rd1, %rd1, %rd2;
+  mov.u32 %r3, maps;
+  add.u32 %r2, %r2, %r3;
+  tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r2], 4;
+  tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r2], 0, 100;
+  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%r2], 128;
+  ret;
+}
+"""
+    out = np.zeros((32, 32), np.uint32)
+    ptxvm.loads(ptx)["k"].launch(1, 32, [out])
+    want = np.zeros((32, 32), np.uint32)
+    want[2, 2] = 4 << 4          # lane 2 moves word 2 (rank - 1 in bits 4-6)
+    want[8, 8] = 99              # lane 8 moves word 8 (dimension 0 - 1)
     assert np.array_equal(out, want)
 
 

@@ -77,3 +77,42 @@ def test_fields_round_trip_at_their_limits():
 def test_a_map_without_an_address_is_refused():
     with pytest.raises(TM.TensorMapError, match="no global address"):
         TM.decode(bytes(128))
+
+
+PROBE = GOLDEN / "tmap_layout_probe.json"   # tools/device/probe_tmap_layout.py on the H200
+_DT = {"UINT8": "u8", "UINT16": "u16", "UINT32": "u32", "INT32": "s32", "UINT64": "u64", "INT64": "s64",
+       "FLOAT16": "f16", "FLOAT32": "f32", "FLOAT64": "f64", "BFLOAT16": "bf16", "FLOAT32_FTZ": "f32_ftz",
+       "TFLOAT32": "tf32", "TFLOAT32_FTZ": "tf32_ftz"}
+
+
+def _probe_desc(name, p):
+    if name.startswith("im2col"):
+        r = p["rank"]
+        return TM.Desc(r, "f32", int(p["addr"], 16), tuple(p["dims"]), (4,) + tuple(p["strides"]),
+                       (p["channels"],) + (1,) * (r - 1), (1,) * r, 0, 0, False,
+                       (tuple(p["lower"]), tuple(p["upper"]), p["channels"], p["pixels"])), 0
+    dt = _DT[p["dtype"]]
+    sw = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3}[p["swizzle"]]
+    il = {"NONE": 0, "16B": 1, "32B": 2}[p["interleave"]]
+    l2 = {"NONE": 0, "L2_64B": 1, "L2_128B": 2, "L2_256B": 3}[p["l2"]]
+    return TM.Desc(p["rank"], dt, int(p["addr"], 16), tuple(p["dims"]),
+                   (TM.DATA_TYPES[dt][1],) + tuple(p["strides"][: p["rank"] - 1]), tuple(p["box"]), tuple(p["es"]),
+                   sw, il, p["oob"] != "NONE"), l2
+
+
+@pytest.mark.skipif(not PROBE.exists(), reason="no layout probe recorded")
+def test_every_probed_map_encodes_and_decodes_like_the_driver():
+    """One parameter varied at a time: element types (tf32 too), swizzles, L2 promotion, NaN fill,
+    interleave, addresses, strides up to 2^40, dimensions up to 2^32, element strides 1..8,
+    ranks 1..5, im2col 3-5d."""
+    probe = json.loads(PROBE.read_text())
+    done = 0
+    for name, rec in probe.items():
+        if "bytes" not in rec:
+            continue
+        raw = bytes.fromhex(rec["bytes"])
+        d, l2 = _probe_desc(name, rec["params"])
+        assert TM.encode(d, l2) == raw, name
+        assert TM.decode(raw) == d, name
+        done += 1
+    assert done >= 50
