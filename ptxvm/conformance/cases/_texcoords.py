@@ -12,6 +12,7 @@ Key: "tc:<types>:<lanes>;<recipe>;<recipe>..." with one recipe per source operan
     n<lo>~<hi>   every integer lo..hi in order, repeated (one lane per index)
     v            random 32-bit values (surface stores and reductions)
     r<lo>~<hi>   integers uniform in [lo, hi] as values (reductions that must not overflow)
+    t<max>       floats near the rounding ties of a normalized format whose largest code is max
     w            floats for formatted stores: moderate, large, and the conversions' edges
     k            integers for formatted stores: random and the saturation edges of 8/16 bits
     s<S>/<H>/<Z>/<mode>/<axis>/<mul>
@@ -128,6 +129,12 @@ def column(recipe: str, n: int, rng) -> np.ndarray:
         pick = rng.integers(0, 4, n) == 0
         a[pick] = rng.choice(_STORE_FLOATS, int(pick.sum()))
         return a.astype(np.float32).view(np.uint32)
+    if kind == "t":   # near the rounding ties of a normalized format with largest code <max>
+        mx = int(body)
+        a = ((rng.integers(0, mx, n) + 0.5) / mx).astype(np.float32)
+        a = (a.view(np.int32) + rng.integers(-3, 4, n).astype(np.int32)).view(np.float32)
+        a[::2] = rng.uniform(0, 1, a[::2].size)
+        return a.view(np.uint32)
     if kind == "k":
         a = rng.integers(-2 ** 31, 2 ** 31, n)
         pick = rng.integers(0, 3, n) == 0

@@ -189,6 +189,13 @@ def store_p_cases():
         C.append(store_case("p", "b32", "v4", "2d", mode, "f32:4x8x4:zero", "", "w", variant="f32x4"))
         C.append(store_case("p", "b32", "", "2d", mode, "u8:4x8x1:zero", "", "k", variant="u8x1"))
     C.append(store_case("p", "b32", "v2", "1d", "zero", "f16:16x2:zero", "", "w", variant="f16x2_1d"))
+    # UNORM8 rounding near its ties, per channel and geometry (one a2d element differed by one)
+    C.append(store_case("p", "b32", "v4", "2d", "trap", "u8:16x32x4:zero", "UNORM_INT8X4", "t255",
+                        variant="unorm8x4_ties"))
+    C.append(store_case("p", "b32", "v4", "a2d", "trap", "u8:2x8x32x4:zero", "UNORM_INT8X4", "t255",
+                        variant="unorm8x4_ties_a2d"))
+    C.append(store_case("p", "b32", "", "1d", "trap", "u8:512x1:zero", "UNORM_INT8X1", "t255",
+                        variant="unorm8x1_ties"))
     C.append(store_case("p", "b32", "", "3d", "clamp", "s16:2x4x8x1:zero", "", "k", variant="s16_3d"))
     C.append(store_case("p", "b32", "v4", "a2d", "zero", "u8:2x4x8x4:zero", "UNORM_INT8X4", "w",
                         variant="unorm8x4_a2d"))

@@ -267,6 +267,12 @@ def mip_cases():
                       grad=(("f-4~4", "f-4~4"), ("f-4~4", "f-4~4"))))
     C.append(tex_case("tex.grad", "2d", "f32", "f32", _mip_texture("f32", "f32", filter_mode="point"), NORM01,
                       "mip2d_pow2_point", grad=(("p-6~0@g", "c0"), ("c0", "p-6~0@g"))))
+    # with .s32 coordinates the H200 seems to read the coordinate bits as f32 and to scale the
+    # gradients by the size: float bits as coordinates, and f32 gradients on an unnormalized texture
+    C.append(tex_case("tex.grad", "2d", "f32", "s32", _mip_texture("f32", "s32"), {"x": "f0~17", "y": "f0~17"},
+                      "float_bits", grad=(("p-6~0@g", "c0"), ("c0", "p-6~0@g"))))
+    C.append(tex_case("tex.grad", "2d", "f32", "f32", _mip_texture("f32", "s32"), {"x": "f0~17", "y": "f0~17"},
+                      "unnorm_pow2", grad=(("p-6~4@g", "c0"), ("c0", "p-6~4@g"))))
     C.append(tex_case("tex.grad", "2d", "f32", "f32", _mip_texture("f32", "f32"), NORM01, "mip2d_pow2_swapped",
                       grad=(("c0", "p-6~0@g"), ("p-6~0@g", "c0"))))
     return C
