@@ -171,8 +171,6 @@ class TextureObject(_Object):
             raise TextureError(f"filter_mode and mipmap_filter_mode must be one of {FILTER_MODES}")
         if read_mode not in READ_MODES:
             raise TextureError(f"read_mode must be one of {READ_MODES}")
-        if srgb:
-            raise TextureError("sRGB textures are not supported")
         if data.dtype.kind in "iu" and data.dtype.itemsize == 4 and read_mode == "normalized_float":
             raise TextureError("normalized_float reads need 8- or 16-bit integer elements")
         if filter_mode == "linear" and data.dtype.kind in "iu" and read_mode == "element":
@@ -198,6 +196,9 @@ class TextureObject(_Object):
         # (cuArray3DCreate refuses CUDA_ARRAY3D_DEPTH_TEXTURE for f32 arrays) and an H200 ignores
         # the operand on the textures it does make, so ptxvm's textures ignore it too
         self.depth_compare = False
+        # sRGB conversion applies to u8 texels read as normalized floats only; the H200 ignores the
+        # flag on other formats and on element reads (srgb_point_s8x4, _u16x1, srgb_element_u8x4)
+        self.srgb = bool(srgb) and data.dtype == np.uint8 and read_mode == "normalized_float"
         self.values = [self._convert(lv) for lv in self.levels]
 
     @property
@@ -215,6 +216,13 @@ class TextureObject(_Object):
         if k == "f":
             return data.astype(np.float32)
         if self.read_mode == "normalized_float":
+            if getattr(self, "srgb", False):
+                from .texture_filter import SRGB_TABLE, srgb_channels
+
+                out = (data.astype(np.float64) / 255).astype(np.float32)
+                c = srgb_channels(out.shape[-1])
+                out[..., :c] = SRGB_TABLE[data[..., :c]]
+                return out
             if k == "u":
                 return (data.astype(np.float64) / (2 ** bits - 1)).astype(np.float32)
             return np.maximum(data.astype(np.float64) / (2 ** (bits - 1) - 1), -1.0).astype(np.float32)

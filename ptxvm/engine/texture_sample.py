@@ -122,17 +122,16 @@ def level_of_detail(tex, n, lod=None, grad=None):
     elif grad is not None:
         dx, dy = grad
         sizes = tex.size[: tex.dims]
-        lx = np.sqrt(sum((np.asarray(dx[d], np.float64) * (s if tex.normalized_coords else 1)) ** 2
-                         for d, s in enumerate(sizes)))
-        ly = np.sqrt(sum((np.asarray(dy[d], np.float64) * (s if tex.normalized_coords else 1)) ** 2
-                         for d, s in enumerate(sizes)))
-        px, pn = np.maximum(lx, ly), np.minimum(lx, ly)
-        if tex.max_anisotropy > 1:  # anisotropic: the long axis divided by the probe count
+        scale = [np.float32(s if tex.normalized_coords else 1) for s in sizes]
+        gx = [(np.asarray(dx[d], np.float32) * scale[d]).astype(np.float64) for d in range(tex.dims)]
+        gy = [(np.asarray(dy[d], np.float32) * scale[d]).astype(np.float64) for d in range(tex.dims)]
+        lam = F.log2_fixed(F.footprint_length(gx, gy)) / F.ONE
+        if tex.max_anisotropy > 1:  # anisotropic (not pinned): the long axis over the probe count
+            lx, ly = F.vector_length(gx), F.vector_length(gy)
+            px, pn = np.maximum(lx, ly), np.minimum(lx, ly)
             with np.errstate(divide="ignore", invalid="ignore"):
                 probes = np.minimum(np.ceil(np.nan_to_num(px / pn, nan=1.0, posinf=np.inf)), tex.max_anisotropy)
-            px = px / np.maximum(probes, 1)
-        with np.errstate(divide="ignore"):
-            lam = np.log2(px)
+            lam = lam - np.log2(np.maximum(probes, 1))
     else:
         lam = np.zeros(n)
     lam = lam + tex.mipmap_level_bias
@@ -317,13 +316,27 @@ def _finish(tex, vals, wts, slices):
     """The filtered value of a footprint."""
     if vals.dtype == np.float64:  # normalized-integer texels in 16-bit fixed point
         return F.blend_normalized(vals, wts, tex.dtype)
+    if getattr(tex, "srgb", False):
+        return _finish_srgb(tex, vals, wts, slices)
     out_dt = np.float16 if tex.dtype == np.float16 else np.float32
     return F.blend(vals.astype(np.float64), wts, out_dtype=out_dt, slices=slices).astype(np.float32)
 
 
+def _finish_srgb(tex, vals, wts, slices):
+    """sRGB u8 texels: the converted channels blended as f16 values (an approximation: the H200's
+    results are f16 values within 6.2e-3 of it, its exact rule is not pinned), alpha as a u8
+    normalized texel (bit exact, `srgb_pairs_1d`)."""
+    out = F.blend(vals.astype(np.float64), wts, out_dtype=np.float16, slices=slices).astype(np.float32)
+    c = F.srgb_channels(tex.channels)
+    if c < tex.channels:
+        codes = np.round(vals[:, c:tex.channels, :].astype(np.float64) * 255)
+        out[:, c:tex.channels] = F.blend_normalized(F.unorm16(codes.astype(np.uint8)), wts, np.uint8)
+    return out
+
+
 def _fixed_texels(tex, k):
     """Normalized-integer texels as the filter sees them (16-bit fixed point), or None."""
-    if tex.dtype.kind not in "iu" or tex.read_mode != "normalized_float":
+    if tex.dtype.kind not in "iu" or tex.read_mode != "normalized_float" or getattr(tex, "srgb", False):
         return None
     cache = tex.__dict__.setdefault("_fixed", {})
     if k not in cache:

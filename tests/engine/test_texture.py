@@ -199,8 +199,6 @@ def test_object_errors():
         ptxvm.texture_object(np.zeros((2, 2), np.float64))
     with pytest.raises(TextureError, match="channels"):
         ptxvm.texture_object(np.zeros((2, 2, 3), np.float32), dims=2)
-    with pytest.raises(TextureError, match="sRGB"):
-        ptxvm.texture_object(np.zeros((2, 2), np.uint8), srgb=True)
     with pytest.raises(TextureError, match="layered"):
         ptxvm.texture_object(np.zeros((2, 2), np.uint8), dims=4)
     t = ptxvm.texture_object(IMG)
@@ -292,3 +290,20 @@ def test_texture_kernel_case_matches_gpu(case):
             np.testing.assert_allclose(got, want, rtol=spec.check.rtol, atol=spec.check.atol)
         else:
             assert np.array_equal(np.asarray(got).view(np.uint8), want.view(np.uint8)), case.name
+
+
+def test_srgb_point_reads_convert_colour_channels_only():
+    """sRGB u8 RGBA texels: colour channels through the measured table (0 -> 0, 255 -> 1, f16
+    values near the sRGB curve), alpha as v / 255; other formats and element reads ignore the flag."""
+    from ptxvm.engine.texture_filter import SRGB_TABLE
+
+    v = np.arange(256, dtype=np.uint8)
+    t = ptxvm.texture_object(np.stack([v, v, v, v], -1)[None], read_mode="normalized_float", srgb=True)
+    assert t.srgb and SRGB_TABLE[0] == 0 and SRGB_TABLE[255] == 1
+    curve = np.where(v / 255 <= 0.04045, v / 255 / 12.92, ((v / 255 + 0.055) / 1.055) ** 2.4)
+    assert np.all(np.abs(SRGB_TABLE - curve) < 4e-3) and np.all(np.diff(SRGB_TABLE) > 0)
+    got = t.values[0][0, 0]
+    assert np.array_equal(got[:, 0], SRGB_TABLE) and np.array_equal(got[:, 3], (v / 255).astype(np.float32))
+    assert not ptxvm.texture_object(v.astype(np.int8), read_mode="normalized_float", srgb=True).srgb
+    assert not ptxvm.texture_object(v, srgb=True).srgb
+
