@@ -21,6 +21,7 @@ DTYPES = ["UINT8", "UINT16", "UINT32", "INT32", "UINT64", "INT64", "FLOAT16", "F
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--box-limits", action="store_true", help="only the box-size trials")
     a = ap.parse_args(argv)
     import cupy as cp
     from cuda.bindings import driver as d
@@ -79,6 +80,15 @@ def main(argv=None) -> int:
       es=[1, 2, 3, 4, 5])
     t("rank5_strides", rank=5, dims=[16, 3, 3, 3, 3], strides=[1 << 20, 1 << 24, (1 << 28) + 16, (1 << 32) + 48],
       box=[16, 2, 2, 2, 2], es=[1, 1, 1, 1, 1])
+    if a.box_limits:  # which boxes the driver refuses (innermost bytes, total bytes)
+        trials = []
+        for dt, size in (("FLOAT32", 4), ("UINT8", 1), ("UINT16", 2), ("FLOAT64", 8)):
+            for inner in (16, 32, 64, 128, 256):
+                for outer in (1, 8, 256):
+                    if inner * size % 16:
+                        continue
+                    t(f"box_{dt}_{inner}x{outer}", dtype=dt, dims=[512, 512], strides=[512 * size],
+                      box=[inner, outer])
     results = {}
     for name, kind, p in trials:
         try:
@@ -89,11 +99,12 @@ def main(argv=None) -> int:
         except Exception as e:  # noqa: BLE001
             r = {"params": {k: (v if k != "addr" else hex(v)) for k, v in p.items()}, "result": f"{type(e).__name__}: {e}"}
         results[name] = r
-    # im2col maps
     for name, (rank, dims, strides, lower, upper, ch, px) in {
             "im2col_3d": (3, [16, 10, 2], [64, 640], [-1], [1], 16, 8),
             "im2col_4d": (4, [8, 6, 5, 2], [32, 192, 960], [-2, -1], [0, 1], 8, 12),
             "im2col_5d": (5, [8, 4, 4, 3, 2], [32, 128, 512, 1536], [-1, -2, -3], [2, 1, 0], 4, 20)}.items():
+        if a.box_limits:
+            break
         try:
             err, tm = d.cuTensorMapEncodeIm2col(
                 d.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, rank, base_addr, [u64(x) for x in dims],
