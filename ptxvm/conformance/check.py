@@ -144,6 +144,8 @@ def engine_runner() -> Callable:
         mod = ptxvm.loads(launch.ptx)
         k = mod.kernel(launch.kernel)
         objs = [R.engine_object(r, lv) for r, lv in launch.res]     # texture / surface objects
+        for (r, _), (o, _) in zip(launch.res, objs):
+            R.bind(mod, r, o)
         args = launch.args([np.uint64(int(o)) for o, _ in objs])
         on_device = []
         for ti, mi, t in launch.tensor_map_slots():

@@ -45,7 +45,10 @@ class Resource:
     wide (random sign and magnitude 2^-12..2^12), int (the whole integer range), small (integers
     0..15), zero, ramp (element i holds i), level (every texel of level k holds k).
     sampler: texture settings as (key, value) pairs, ptxvm.texture_object's keywords.
-    fmt: a surface's CUDA array format where the dtype does not say it (UNORM_INT8X4, ...)."""
+    fmt: a surface's CUDA array format where the dtype does not say it (UNORM_INT8X4, ...).
+    ref: the name of a .texref / .surfref the case declares (prelude) and names in its asm; the
+    recorder binds it with cuModuleGetTexRef / cuModuleGetSurfRef, the checker with
+    Module.bind_texture / bind_surface (the handle parameter is passed all the same)."""
 
     name: str
     kind: str
@@ -54,6 +57,7 @@ class Resource:
     levels: int = 1
     sampler: tuple = ()
     fmt: str = ""
+    ref: str = ""          # a module-level .texref/.surfref of the case's prelude, bound to the object
 
     def __post_init__(self):
         if self.kind not in KINDS or self.geom not in GEOMETRIES:
@@ -97,20 +101,22 @@ class Resource:
 
     def to_meta(self) -> dict:
         return {"name": self.name, "kind": self.kind, "geom": self.geom, "data": self.data,
-                "levels": self.levels, "sampler": [list(p) for p in self.sampler], "fmt": self.fmt}
+                "levels": self.levels, "sampler": [list(p) for p in self.sampler], "fmt": self.fmt,
+                **({"ref": self.ref} if self.ref else {})}
 
     @classmethod
     def from_meta(cls, m: dict) -> "Resource":
         sampler = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in m.get("sampler", ()))
-        return cls(m["name"], m["kind"], m["geom"], m["data"], m.get("levels", 1), sampler, m.get("fmt", ""))
+        return cls(m["name"], m["kind"], m["geom"], m["data"], m.get("levels", 1), sampler, m.get("fmt", ""),
+                   m.get("ref", ""))
 
 
-def texture(name: str, geom: str, data: str, levels: int = 1, **sampler) -> Resource:
-    return Resource(name, "texture", geom, data, levels, tuple(sorted(sampler.items())))
+def texture(name: str, geom: str, data: str, levels: int = 1, ref: str = "", **sampler) -> Resource:
+    return Resource(name, "texture", geom, data, levels, tuple(sorted(sampler.items())), ref=ref)
 
 
-def surface(name: str, geom: str, data: str, fmt: str = "") -> Resource:
-    return Resource(name, "surface", geom, data, fmt=fmt)
+def surface(name: str, geom: str, data: str, fmt: str = "", ref: str = "") -> Resource:
+    return Resource(name, "surface", geom, data, fmt=fmt, ref=ref)
 
 
 def level_shape(r: Resource, k: int) -> tuple:
@@ -172,6 +178,12 @@ def bits(a: np.ndarray) -> np.ndarray:
     """Contents as flat raw unsigned bits (floats compare bit for bit: NaN payloads, signed zeros)."""
     a = np.ascontiguousarray(a)
     return a.view(np.dtype(f"u{a.itemsize}")).reshape(-1)
+
+
+def bind(module, r: Resource, obj) -> None:
+    """Bind the case's .texref / .surfref (if it names one) to the object."""
+    if r.ref:
+        (module.bind_texture if r.kind == "texture" else module.bind_surface)(r.ref, obj)
 
 
 def destroy(obj) -> None:

@@ -149,7 +149,7 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
             handles, read_res = [], None
             if L.res:  # texture / surface objects through the driver API
                 import record_resources
-                handles, read_res = record_resources.make(L)
+                handles, read_res = record_resources.make(L, mod)
             args = tuple(dev_srcs + dev_dsts + dev_mems + handles + [np.uint32(L.lanes)])
             if L.tmaps:
                 maps = [encode_tensor_map(t, dev_mems[[n for n, _ in L.mems].index(t["memory"])])

@@ -9,6 +9,8 @@ bytes, formatted access (sust.p, sured.p) in samples.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ._helpers import case, mark_ci
 from ._texcoords import key as ckey
 from ._texcoords import slots
@@ -241,8 +243,15 @@ SUQ_SURFACES = {"u32x4_2d": surface("s", "2d", "u32:4x6x4:int"), "u8x1_1d": surf
 
 def query_cases():
     key = ckey(["u32"], 32, ["ci0"])
-    return [case(F, f"suq.{q}.b32", "d:b32", "a:u32", key, variant=nm, asm=f"suq.{q}.b32 {{d}}, [{{s}}];",
-                 resources=(res,)) for q in SUQ for nm, res in SUQ_SURFACES.items()]
+    C = [case(F, f"suq.{q}.b32", "d:b32", "a:u32", key, variant=nm, asm=f"suq.{q}.b32 {{d}}, [{{s}}];",
+              resources=(res,)) for q in SUQ for nm, res in SUQ_SURFACES.items()]
+    # on a module-level .surfref (the driver JIT refuses some queries on object handles)
+    for q in SUQ:
+        for nm in ("u32x4_2d", "f32x2_a2d", "unorm8x4_2d"):
+            res = dataclasses.replace(SUQ_SURFACES[nm], ref="sref")
+            C.append(case(F, f"suq.{q}.b32", "d:b32", "a:u32", key, variant=f"surfref_{nm}",
+                          asm=f"suq.{q}.b32 {{d}}, [sref];", prelude=".global .surfref sref;", resources=(res,)))
+    return C
 
 
 def fault_cases():

@@ -11,6 +11,8 @@ surface access out of range is not a case (the framework has no expected faults)
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ._helpers import case, mark_ci
 from ._texcoords import key as ckey
 from ..resources import surface, texture
@@ -338,6 +340,14 @@ def query_cases():
                         ("f32_2d", QUERY_TEXTURES["f32x4_2d"])):
             C.append(case(F, f"txq.level.{q}.b32", "d:b32", "lod:s32", lkey, variant=nm,
                           asm=f"txq.level.{q}.b32 {{d}}, [{{t}}], {{lod}};", resources=(res,)))
+    # the same queries on a module-level .texref bound to the texture (the driver JIT refuses most of
+    # them on object handles: named symbol not found)
+    for q in TQUERIES + SQUERIES[1:]:   # ptxas: force_unnormalized_coords wants a .samplerref
+        for nm, res in (("f32x4_2d", QUERY_TEXTURES["f32x4_2d"]), ("u8x4_2d", QUERY_TEXTURES["u8x4_2d"]),
+                        ("f32_a2d", QUERY_TEXTURES["f32_a2d"])):
+            C.append(case(F, f"txq.{q}.b32", "d:b32", "a:u32", QKEY, variant=f"texref_{nm}",
+                          asm=f"txq.{q}.b32 {{d}}, [tref];", prelude=".global .texref tref;",
+                          resources=(dataclasses.replace(res, ref="tref"),)))
     objs = {"texture": t("2d", F2), "surface": surface("t", "2d", "f32:5x7x4:normal")}
     for ty in ("texref", "samplerref", "surfref"):
         for nm, res in objs.items():
