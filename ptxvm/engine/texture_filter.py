@@ -53,8 +53,9 @@ def corner_weights(weights, total=None):
     A slice of weight s (2D: s = total; 3D: the z slices, split from total like x in 1D) splits into
     x = 1 and x = 0 parts, x1 = round(a * s) and s - x1; the x = 1 part splits at y = 1,
     round(x1 * b), the x = 0 part at y = 0, round(x0 * (1 - b)), the other corner taking the rest;
-    rounding half up. With s = one this is the 2D product rule with a*b rounded (the onehot3d,
-    linear and mip_trilinear probes). 3D with a total below one (mipmapped 3D) is not measured."""
+    rounding half up, except the z split, which rounds ties down (seen only with a total below one,
+    mipmapped 3D: `mip3d_onehot_*`). With s = one this is the 2D product rule with a*b rounded (the
+    onehot3d, linear and mip_trilinear probes)."""
     ws = [np.asarray(w, np.int64) for w in weights]
     tot = np.full_like(ws[0], ONE) if total is None else np.asarray(total, np.int64)
     a = ws[0]
@@ -65,7 +66,8 @@ def corner_weights(weights, total=None):
     if len(ws) == 2:
         slices = [tot]
     else:
-        z1 = _round_mul(ws[2], tot)
+        z1 = (ws[2] * tot + ONE // 2 - 1) >> FRACTION_BITS  # ties down (mip3d_onehot_*: a level share
+        # below one splits c * total = k + 1/2 as k)
         slices = [tot - z1, z1]
     corners = {}
     for dz, s in enumerate(slices):

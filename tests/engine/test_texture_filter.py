@@ -36,8 +36,6 @@ KNOWN: dict = {
     **{n: ("sRGB linear filtering of the converted channels: not pinned (f16 results within 6.2e-3)", 6.2e-3, 0)
        for n in ("srgb_linear_u8x4", "srgb_pairs_1d", "srgb_linear_2d", "srgb_trilinear")},
     "cube_ties_s": ("cube face coordinates at weight ties: 46 of 2048 lanes round the other way", 4e-3, 0),
-    "mip3d_onehot_0": ("mipmapped 3D trilinear corner weights: 9 of 1024 lanes one 1/256 step off", 4e-3, 0),
-    "mip3d_onehot_4": ("mipmapped 3D trilinear corner weights: 14 of 1024 lanes one 1/256 step off", 4e-3, 0),
     "accum3d_wide": ("3D blend: the grid the two slice sums are added on (28 of 4096 lanes, 1 ulp)", 0, 2.4e-7),
     "accum3d_f16": ("3D blend of f16 texels: the slice-sum grid (9 of 2048 lanes, 1 f16 ulp)", 0, 1e-2),
 }
