@@ -265,11 +265,16 @@ def _trunc_bits(x, bits):
 
 def vector_length(comps):
     """The length of a gradient vector (texel units) as the H200 approximates it: the largest
-    component (significand truncated to 10 bits) plus 11/32 of the others (`grad_length_x`/`_y`:
-    256 * log2 of this is bit exact in 99.3 % of the lanes, the rest within 2/256)."""
-    a = [np.abs(np.asarray(c, np.float64)) for c in comps]
-    top = np.maximum.reduce(a)
-    return _trunc_bits(top, 10) + (11 / 32) * (sum(a) - top)
+    component (significand truncated to 10 bits) plus 11/32 of the middle one plus 1/4 of the
+    smallest (3D) (`grad_length_x`/`_y`: 256 * log2 of this is bit exact in 99.3 % of the lanes,
+    the rest within 1/256; `grad_3d`: 89 %, within 2/256)."""
+    a = np.sort(np.abs(np.stack([np.asarray(c, np.float64) for c in comps])), axis=0)
+    length = _trunc_bits(a[-1], 10)
+    if len(a) > 1:
+        length = length + (11 / 32) * a[-2]
+    if len(a) > 2:
+        length = length + a[-3] / 4
+    return length
 
 
 def footprint_length(dx, dy):

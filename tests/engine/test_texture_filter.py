@@ -28,10 +28,9 @@ RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 _ISO = "level of detail: the rounding inside the footprint-length estimate is not pinned (one or two 1/256 steps)"
 _ANISO = "anisotropic filtering (max_anisotropy > 1) is not modelled (its probes, their count and placement)"
 KNOWN: dict = {
-    **{n: (_ISO, 2.1 / 256, 0) for n in ("grad_1d", "grad_length_x", "grad_length_y", "grad_orthogonal", "grad_parallel",
+    **{n: (_ISO, 2.1 / 256, 0) for n in ("grad_1d", "grad_3d", "grad_length_x", "grad_length_y", "grad_orthogonal", "grad_parallel",
                                          "grad_random", "grad_random_aniso1", "grad_rect", "grad_size48",
                                          "grad_two_vectors", "grad_two_vectors_aniso1")},
-    "grad_3d": ("3D level of detail: the footprint length of 3-vectors is not pinned (up to 22/256)", 0.09, 0),
     **{f"grad_{k}_aniso{a}": (_ANISO, 4.1, 0) for k in ("random", "two_vectors") for a in (2, 4, 16)},
     **{n: ("sRGB linear filtering of the converted channels: not pinned (f16 results within 6.2e-3)", 6.2e-3, 0)
        for n in ("srgb_linear_u8x4", "srgb_pairs_1d", "srgb_linear_2d", "srgb_trilinear")},
