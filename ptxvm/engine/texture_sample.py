@@ -323,10 +323,9 @@ def _finish(tex, vals, wts, slices):
 
 
 def _finish_srgb(tex, vals, wts, slices):
-    """sRGB u8 texels: the converted channels blended as f16 values (an approximation: the H200's
-    results are f16 values within 6.2e-3 of it, its exact rule is not pinned), alpha as a u8
-    normalized texel (bit exact, `srgb_pairs_1d`)."""
-    out = F.blend(vals.astype(np.float64), wts, out_dtype=np.float16, slices=slices).astype(np.float32)
+    """sRGB u8 texels: the converted channels by `blend_srgb`, alpha as a u8 normalized texel
+    (`srgb_*` probes)."""
+    out = F.blend_srgb(vals.astype(np.float64), wts, slices).astype(np.float32)
     c = F.srgb_channels(tex.channels)
     if c < tex.channels:
         codes = np.round(vals[:, c:tex.channels, :].astype(np.float64) * 255)
