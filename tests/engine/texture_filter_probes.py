@@ -201,4 +201,11 @@ def probes():
     for k in range(7):
         rect.append(np.full((max(1, 16 >> k), max(1, 64 >> k), 1), k, np.float32))
     add("grad_rect", "2d", GRAD2D, cols(rng.uniform(0, 1, 1024), rng.uniform(0, 1, 1024), *gr), levels=rect, desc=MIP)
+    # ---- sRGB: the filter's exponent of every code c (pairs (c, 17) and (c, 40), four weights each)
+    for partner in (17, 40):
+        d = np.stack([np.arange(256), np.full(256, partner)], -1).reshape(512, 1).astype(np.uint8)
+        c = np.repeat(np.arange(256), 4)
+        wgt = np.tile([64, 128, 192, 240], 256)
+        add(f"srgb_exponent_{partner}", "1d", TEX1D, cols(2 * c + 0.5 + (wgt + 0.25) / 256), d,
+            desc=dict(SRGB, filter_mode="linear"))
     return P
