@@ -1,4 +1,4 @@
-"""The filter-arithmetic probes an H200 ran (tests/goldens/kernels/texture_filter.npz, recorded by
+"""The filter-arithmetic probes an H200 ran (tests/goldens/kernels/texture_filter*.npz, recorded by
 tools/device/record_textures_ext.py --probes texture_filter_probes --compact from the probe list in
 texture_filter_probes.py): s8 blending, levels of detail from gradients, sRGB, mipmapped 3D
 weights. Replayed on ptxvm bit for bit."""
@@ -18,9 +18,15 @@ from ptxvm.engine.texture import GEOMETRIES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
-GOLDEN = ROOT / "tests" / "goldens" / "kernels" / "texture_filter.npz"
-META = json.loads(GOLDEN.with_suffix(".meta.json").read_text())["probes"] if GOLDEN.exists() else {}
-DATA = np.load(GOLDEN) if GOLDEN.exists() else {}
+# texture_filter.npz: the first recording; texture_filter_srgb.npz: the sRGB exponent probes
+GOLDENS = [ROOT / "tests" / "goldens" / "kernels" / f"{g}.npz" for g in ("texture_filter", "texture_filter_srgb")]
+META: dict = {}
+DATA: dict = {}
+for _g in GOLDENS:
+    if _g.exists():
+        META.update(json.loads(_g.with_suffix(".meta.json").read_text())["probes"])
+        _z = np.load(_g)
+        DATA.update({k: _z[k] for k in _z.files})
 RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 
 # probes ptxvm does not reproduce bit for bit: name -> (why, absolute and relative difference allowed);
