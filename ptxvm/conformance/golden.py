@@ -218,7 +218,8 @@ class GoldenFamily:
             if r.kind == "surface" and not faulted:
                 key = f"res|{cid}|{r.name}"
                 expected["res:" + r.name] = R.bits(levels[0] if r.name in res_unchanged else z[key])
-        launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems, res=res)
+        launch = Launch(cid, ptx, m["kernel"], m["lanes"], m["block"], srcs, dsts, mems, m.get("tmaps", []),
+                        res=res)
         return GoldenCase(cid, m, launch, expected)
 
 
