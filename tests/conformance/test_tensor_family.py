@@ -52,3 +52,12 @@ def test_stores_leave_the_rest_of_the_tensor():
     t = out["mem:t"].view(np.uint32).reshape(36, 40)
     assert (t != before.view(np.uint32).reshape(36, 40)).any()
     assert np.array_equal(t[0], before.view(np.uint32).reshape(36, 40)[0])   # row 0 is above every box
+
+
+def test_recorded_golden_replays_with_its_tensor_map():
+    directory = G.default_dir()
+    if "tensor" not in G.families_present(directory):
+        import pytest
+        pytest.skip("tensor goldens not recorded")
+    gc = G.GoldenFamily("tensor", directory).case(LOAD)
+    assert gc.launch.tmaps and CK.run_case(gc, "tensor", CK.engine_runner()).status == "verified"
