@@ -212,12 +212,21 @@ def lower_tensor_store(lowerer, instr, m, scope):
     return [Op(run, side_effects=True)]
 
 
+# Element types each reduction takes, as the H200 runs them; any other pair stops the kernel with an
+# illegal instruction (recorded: .min/.max on f32, .min on f64, .inc on s32 and u64, .and on f16).
+_REDUCTION_TYPES = {
+    "add": {"u32", "s32", "u64", "s64", "f16", "bf16", "f32", "f64"},
+    "min": {"u32", "s32", "u64", "s64", "f16", "bf16"},
+    "max": {"u32", "s32", "u64", "s64", "f16", "bf16"},
+    "inc": {"u32"}, "dec": {"u32"},
+    "and": {"u32", "s32", "u64", "s64"}, "or": {"u32", "s32", "u64", "s64"}, "xor": {"u32", "s32", "u64", "s64"},
+}
+
+
 def _reduce(op: str, d: TM.Desc, old: np.ndarray, new: np.ndarray, lane: int) -> np.ndarray:
     """Elementwise old (op) new on rows of raw bytes, in the map's element type."""
     t = TM.DATA_TYPES[d.dtype][2]
-    if t in ("u8", "u16") or (t in ("f16", "bf16") and op not in ("add", "min", "max")) or \
-            (t in ("f32", "f64") and op != "add") or (t == "s64" and op not in ("add", "min", "max", "and", "or", "xor")):
-        # the H200 stops the kernel (illegal instruction) for .min on an f32 map
+    if t not in _REDUCTION_TYPES.get(op, ()):
         raise Fault(f"illegal instruction: cp.reduce.async.bulk.tensor .{op} does not take .{d.dtype} elements", lane)
     try:
         comb = atomics.element_combiner(op, t)
