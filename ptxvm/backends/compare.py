@@ -18,6 +18,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from ..engine.texture import SurfaceObject
 from ..errors import KernelFault
 
 __all__ = ["compare", "compare_arrays", "CompareReport", "ArrayDiff", "Mismatch"]
@@ -215,19 +216,28 @@ def _distances(kind: str, dt: np.dtype, ref_u, cand_u, where) -> list:
 
 # ------------------------------------------------------------------------------------ launches
 def _fresh(args: Sequence) -> list:
-    """Copies of the arguments for one launch; an array given twice stays one array."""
+    """Copies of the arguments for one launch; an array given twice stays one array, and a surface
+    object gets a new surface over a copy of its array."""
     memo: dict[int, object] = {}
     out = []
     for a in args:
-        if isinstance(a, np.ndarray):
+        if isinstance(a, (np.ndarray, SurfaceObject)):
             if id(a) not in memo:
-                memo[id(a)] = a.copy()
+                memo[id(a)] = a.copy() if isinstance(a, np.ndarray) else _surface_copy(a)
             out.append(memo[id(a)])
         elif isinstance(a, np.void):
             out.append(a.copy())
         else:
             out.append(a)
     return out
+
+
+def _surface_copy(s):
+    import ptxvm
+
+    g = s.geometry
+    return ptxvm.surface_object(s.array.copy(), dims=s.dims, layered=g in ("a1d", "a2d", "acube"),
+                                cubemap=g in ("cube", "acube"), normalized=s.normalized)
 
 
 def _host_and_name(target, kernel: Optional[str]):
@@ -291,8 +301,12 @@ def compare(target, grid, block, args, *, kernel: Optional[str] = None, shared_m
     arrays, seen = [], set()
     if not faults:
         for i, a in enumerate(args):
-            if isinstance(a, np.ndarray) and id(a) not in seen:
+            if isinstance(a, (np.ndarray, SurfaceObject)) and id(a) not in seen:
                 seen.add(id(a))
                 label = names[i] if i < len(names) else f"arg{i}"
-                arrays.append(compare_arrays(results[0][i], results[1][i], position=i, name=label, first=first))
+                ref, cand = (r[i] if isinstance(a, np.ndarray) else r[i].array for r in results)
+                arrays.append(compare_arrays(ref, cand, position=i, name=label, first=first))
+    for r in results:
+        for s in {id(x): x for x in r if isinstance(x, SurfaceObject)}.values():
+            s.destroy()  # the fresh copies made by _fresh
     return CompareReport(name, (ref_label, cand_label), dim3(grid, "grid"), dim3(block, "block"), arrays, faults)

@@ -6,7 +6,10 @@
 
 Arguments follow the CPU engine's rules (`ptxvm.engine.launch`): NumPy arrays for 64-bit pointer
 parameters are copied in and, after the kernel, back (the same array twice is one allocation);
-scalars are encoded by the parameter's PTX type; by-value structs are bytes or np.void. Device
+scalars are encoded by the parameter's PTX type; by-value structs are bytes or np.void;
+`ptxvm.texture_object` / `ptxvm.surface_object` arguments become CUDA texture / surface objects over
+CUDA arrays with the same contents and settings, and each surface's array is copied back into the
+NumPy array it wraps. Device
 printf output is written to the caller's `sys.stdout`. A failing launch raises `CudaKernelFault`
 (a `ptxvm.KernelFault`) naming the kernel and the CUDA error, and the host arrays stay as they were.
 """
@@ -25,9 +28,11 @@ import numpy as np
 
 from ..engine.launch import _scalar_bytes, dim3
 from ..engine.layout import var_size
+from ..engine.texture import SurfaceObject, TextureObject
 from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of
 from .cuda_driver import CudaContextLost, CudaError, CudaUnavailableError, runtime
+from .cuda_resources import GpuResources
 
 __all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaUnavailableError", "CudaError", "CudaContextLost",
            "gpu_available"]
@@ -192,11 +197,13 @@ class GpuKernel:
 
 # ------------------------------------------------------------------------------------ arguments
 class Copies:
-    """Device copies of the launch's host arrays: one allocation per distinct array."""
+    """Device copies of the launch's host arrays (one allocation per distinct array) and of its
+    texture and surface objects (CUDA arrays with texture/surface objects over them)."""
 
     def __init__(self, rt):
         self.rt = rt
         self.by_id: dict[int, tuple[np.ndarray, int]] = {}
+        self.resources = GpuResources(rt)
 
     def pointer(self, a: np.ndarray) -> int:
         found = self.by_id.get(id(a))
@@ -212,13 +219,17 @@ class Copies:
             out = np.empty_like(a)
             self.rt.from_device(out, ptr)
             results.append((a, out))
+        surfaces = self.resources.read_back()
         for a, out in results:
             a[...] = out
+        for s, data in surfaces:
+            s.data[...] = data  # a view of the caller's array
 
     def free(self) -> None:
         for _, ptr in self.by_id.values():
             self.rt.free(ptr)
         self.by_id.clear()
+        self.resources.free()
 
 
 def marshal(decl, args: list, copies: Copies) -> tuple[list[bytes], bool]:
@@ -238,6 +249,10 @@ def marshal(decl, args: list, copies: Copies) -> tuple[list[bytes], bool]:
             if not a.flags.c_contiguous:
                 raise LaunchError(f"{where}: the array must be C-contiguous")
             out.append(np.uint64(copies.pointer(a)).tobytes())
+        elif isinstance(a, (TextureObject, SurfaceObject)):
+            if bits_of(p.type) != 64:
+                raise LaunchError(f"{where}: a {a.kind} object needs a 64-bit parameter")
+            out.append(np.uint64(copies.resources.handle(a)).tobytes())
         elif hasattr(a, "handle") or hasattr(a, "address"):
             raise LaunchError(f"{where}: {type(a).__name__} lives on the CPU engine's virtual device; "
                               "pass a NumPy array to a device='cuda' launch")

@@ -78,13 +78,13 @@ def cmd_check(a) -> int:
     if not present:
         print(f"no goldens under {directory}: record them on a GPU (tools/device/record_all.sh)")
     case_filter = (lambda cid: a.case in cid) if a.case else None
-    results = C.check(directory, a.tier, fams, progress=progress, case_filter=case_filter)
+    results = C.check(directory, a.tier, fams, progress=progress, case_filter=case_filter, device=a.device)
     units, unmapped, from_table = build_units(results)
     s = summary(units, results, unmapped, from_table)
     s["tier"] = a.tier
     s["families"] = sorted({r.family for r in results})
     s["seconds"] = round(time.time() - t0, 1)
-    full_run = a.tier == "full" and not fams and not a.case and present
+    full_run = a.tier == "full" and not fams and not a.case and present and a.device == "cpu"
     if full_run and not a.no_save:
         C.save(results, os.path.join(directory, "last_check.json"), a.tier, s)
     print(f"conformance ({a.tier}): {s['cases']['total']} cases: " +
@@ -129,6 +129,8 @@ def main(argv=None) -> int:
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--strict", action="store_true", help="exit 1 when a case differs")
     p.add_argument("--no-save", action="store_true", help="do not write last_check.json")
+    p.add_argument("--device", default="cpu",
+                   help="replay on 'cpu' (ptxvm's engine) or 'cuda' (ptxvm's GPU backend, to check it; never saved)")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("coverage")
     p.add_argument("--goldens")

@@ -133,8 +133,9 @@ def _kernel_fault(e: BaseException) -> bool:
     return isinstance(e, KernelFault)
 
 
-def engine_runner() -> Callable:
-    """The default runner: ptxvm's public API. Returns run(launch) -> {"out:d": array, ...}."""
+def engine_runner(device: str = "cpu") -> Callable:
+    """The default runner: ptxvm's public API on `device` ("cpu": the engine; "cuda": the GPU
+    backend, to check it against the goldens). Returns run(launch) -> {"out:d": array, ...}."""
     import ptxvm  # noqa: F401  (imported lazily: the recorder never gets here)
 
     if not hasattr(ptxvm, "loads"):
@@ -142,11 +143,15 @@ def engine_runner() -> Callable:
 
     def run(launch: G.Launch) -> dict:
         mod = ptxvm.loads(launch.ptx)
+        if device != "cpu":
+            if launch.tmaps or any(r.ref for r, _ in launch.res):
+                raise NotImplementedError(f"the {device} backend takes no tensor-map parameters or .texref/.surfref bindings")
+            mod = mod.on(device)
         k = mod.kernel(launch.kernel)
         objs = [R.engine_object(r, lv) for r, lv in launch.res]     # texture / surface objects
         for (r, _), (o, _) in zip(launch.res, objs):
             R.bind(mod, r, o)
-        args = launch.args([np.uint64(int(o)) for o, _ in objs])
+        args = launch.args([o for o, _ in objs])
         on_device = []
         for ti, mi, t in launch.tensor_map_slots():
             host = args[mi]
@@ -243,7 +248,7 @@ def iter_cases(directory: str, families: Optional[list[str]], tier: str):
 
 def check(directory: Optional[str] = None, tier: str = "full", families: Optional[list[str]] = None,
           runner: Optional[Callable] = None, progress: Optional[Callable[[CaseResult], None]] = None,
-          case_filter: Optional[Callable[[str], bool]] = None) -> list[CaseResult]:
+          case_filter: Optional[Callable[[str], bool]] = None, device: str = "cpu") -> list[CaseResult]:
     directory = directory or G.default_dir()
     lanes_limit = CI_LANES if tier == "ci" else None
     results = []
@@ -251,7 +256,7 @@ def check(directory: Optional[str] = None, tier: str = "full", families: Optiona
     runner_error = None
     if runner_obj is None:
         try:
-            runner_obj = engine_runner()
+            runner_obj = engine_runner(device)
         except BaseException as e:  # noqa: BLE001  (no engine yet: everything is not_implemented)
             runner_error = e
 

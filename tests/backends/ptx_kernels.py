@@ -80,3 +80,20 @@ BIG_SHARED = HEADER + r"""
   ret;
 }
 """
+
+# each thread squares its texel of a 2D u32 surface in place (x in bytes for suld.b/sust.b)
+SURFACE_SQUARE = HEADER + r"""
+.visible .entry square(.param .u64 s)
+{
+  .reg .b32 %x, %y, %v;
+  .reg .b64 %h;
+  ld.param.u64 %h, [s];
+  mov.u32 %x, %tid.x;
+  mov.u32 %y, %tid.y;
+  shl.b32 %x, %x, 2;
+  suld.b.2d.b32.trap {%v}, [%h, {%x, %y}];
+  mul.lo.u32 %v, %v, %v;
+  sust.b.2d.b32.trap [%h, {%x, %y}], {%v};
+  ret;
+}
+"""

@@ -138,3 +138,31 @@ def test_compare_takes_a_path_and_a_kernel_name():
         ptxvm.compare(ptxvm.load(SAXPY), 4, 256, saxpy_args(), devices=("cpu", "cpu"))
     with pytest.raises(ValueError, match="unknown device"):
         ptxvm.compare(ptxvm.load(SAXPY)["saxpy"], 4, 256, saxpy_args(), devices=("cpu", "tpu"))
+
+
+def test_surfaces_get_fresh_copies_per_device():
+    from .ptx_kernels import SURFACE_SQUARE
+
+    s = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16)
+    before = s.copy()
+    seen = []
+
+    def run(module, name, grid, block, args, shared_mem, cluster):
+        seen.append(args[0])
+        module.kernel(name).launch(grid, block, args)
+    report = ptxvm.compare(ptxvm.loads(SURFACE_SQUARE)["square"], 1, (16, 8), [ptxvm.surface_object(s)],
+                           devices=("cpu", run))
+    assert report.ok and report.arrays[0].identical and report.arrays[0].name == "s"
+    assert np.array_equal(s, before) and seen[0].array is not s
+    assert np.array_equal(seen[0].array, before * before)
+
+
+def test_a_differing_surface_is_reported():
+    from .ptx_kernels import SURFACE_SQUARE
+
+    def run(module, name, grid, block, args, shared_mem, cluster):
+        module.kernel(name).launch(grid, block, args)
+        args[0].array[3, 5] += 1
+    report = ptxvm.compare(ptxvm.loads(SURFACE_SQUARE)["square"], 1, (16, 8),
+                           [ptxvm.surface_object(np.ones((8, 16), np.uint32))], devices=("cpu", run))
+    assert not report.ok and report.differing[0].first[0].index == (3, 5)

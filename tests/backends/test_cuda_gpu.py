@@ -258,3 +258,40 @@ def test_fault_names_kernel_and_cuda_error(kernel):
     assert re.search(rf"^MESSAGE CUDA_ERROR_\w+: .*: kernel {kernel} on the GPU \(grid \(1, 1, 1\), block \(32, 1, 1\)\); "
                      r"the GPU is now unusable in this process", out, re.M), out
     assert re.search(rf"^LOST the GPU is unusable in this process: kernel {kernel} failed with CUDA_ERROR_\w+", out, re.M), out
+
+
+def _replayable(family):
+    """Recorded texture/surface goldens the GPU backend can run: object handles only (no .texref
+    bindings, which this driver no longer offers) and no expected fault (it would end the context)."""
+    from ptxvm.conformance import golden as G
+
+    directory = G.default_dir()
+    if family not in G.families_present(directory):
+        pytest.skip(f"no {family} goldens")
+    cases = G.GoldenFamily(family, directory).meta["cases"]
+    return directory, {cid for cid, m in cases.items() if m.get("status") == "recorded"
+                       and not any(r.get("ref") for r in m.get("resources", ()))}
+
+
+@pytest.mark.parametrize("family", ["texture", "surface"])
+def test_texture_and_surface_objects_replay_the_goldens(family):
+    """ptxvm.texture_object / surface_object arguments of a device='cuda' launch become CUDA arrays
+    and objects with the same data and settings: every recorded case gives the recorder's bits."""
+    from ptxvm.conformance import check as C
+
+    directory, ok = _replayable(family)
+    results = C.check(directory, "full", [family], case_filter=ok.__contains__, device="cuda")
+    assert len(results) == len(ok) > 100
+    bad = [r for r in results if r.status != "verified"]
+    assert not bad, "\n".join(f"{r.id}: {r.status}: {r.reason}"[:300] for r in bad[:10])
+
+
+def test_compare_a_surface_kernel_cpu_vs_gpu():
+    s = np.arange(8 * 16, dtype=np.uint32).reshape(8, 16)
+    surf = ptxvm.surface_object(s)
+    before = s.copy()
+    report = ptxvm.compare(ptxvm.loads(kernels.SURFACE_SQUARE)["square"], 1, (16, 8), [surf], devices=("cpu", "cuda"))
+    assert report.ok and report.arrays[0].identical, str(report)
+    assert np.array_equal(s, before)  # compare never writes the caller's surface
+    ptxvm.loads(kernels.SURFACE_SQUARE, device="cuda")["square"].launch(1, (16, 8), [surf])
+    assert np.array_equal(s, before * before)  # a device launch writes it back in place
