@@ -12,12 +12,16 @@ a callable `run(module, kernel_name, grid, block, args, shared_mem, cluster)` th
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from ..engine.device import DeviceArray
+from ..engine.tensor_map import TensorMap
+from ..engine.tensor_map_layout import put_u64
 from ..engine.texture import SurfaceObject
 from ..errors import KernelFault
 
@@ -216,20 +220,26 @@ def _distances(kind: str, dt: np.dtype, ref_u, cand_u, where) -> list:
 
 # ------------------------------------------------------------------------------------ launches
 def _fresh(args: Sequence) -> list:
-    """Copies of the arguments for one launch; an array given twice stays one array, and a surface
-    object gets a new surface over a copy of its array."""
+    """Copies of the arguments for one launch: an array given twice stays one array; a surface gets
+    a new surface over a copy of its array; a DeviceArray a new one, and a tensor map over it the
+    same map over the copy."""
     memo: dict[int, object] = {}
-    out = []
-    for a in args:
-        if isinstance(a, (np.ndarray, SurfaceObject)):
-            if id(a) not in memo:
-                memo[id(a)] = a.copy() if isinstance(a, np.ndarray) else _surface_copy(a)
-            out.append(memo[id(a)])
-        elif isinstance(a, np.void):
-            out.append(a.copy())
-        else:
-            out.append(a)
-    return out
+
+    def fresh(a):
+        if id(a) not in memo:
+            if isinstance(a, np.ndarray):
+                memo[id(a)] = a.copy()
+            elif isinstance(a, SurfaceObject):
+                memo[id(a)] = _surface_copy(a)
+            elif isinstance(a, DeviceArray):
+                memo[id(a)] = a.device.to_device(a.copy_to_host())
+            else:
+                memo[id(a)] = _retarget(a, fresh(a.array))
+        return memo[id(a)]
+
+    return [fresh(a) if isinstance(a, (np.ndarray, SurfaceObject, DeviceArray)) or
+            (isinstance(a, TensorMap) and isinstance(a.array, DeviceArray)) else
+            a.copy() if isinstance(a, np.void) else a for a in args]
 
 
 def _surface_copy(s):
@@ -238,6 +248,46 @@ def _surface_copy(s):
     g = s.geometry
     return ptxvm.surface_object(s.array.copy(), dims=s.dims, layered=g in ("a1d", "a2d", "acube"),
                                 cubemap=g in ("cube", "acube"), normalized=s.normalized)
+
+
+def _retarget(m, array):
+    """Tensor map `m` over `array` (a copy of the DeviceArray it covers) at the same offset."""
+    address = array.address + (m.desc.address - m.array.address)
+    raw = bytearray(m)
+    put_u64(raw, 0, address)
+    return TensorMap(bytes(raw), dataclasses.replace(m.desc, address=address), array)
+
+
+def _outputs(args: Sequence) -> list:
+    """(position, object) of what a launch can write: arrays, surfaces, DeviceArrays and the arrays
+    under tensor maps, each once."""
+    seen, out = set(), []
+    for i, a in enumerate(args):
+        if isinstance(a, TensorMap) and isinstance(a.array, DeviceArray):
+            a = a.array
+        if isinstance(a, (np.ndarray, SurfaceObject, DeviceArray)) and id(a) not in seen:
+            seen.add(id(a))
+            out.append((i, a))
+    return out
+
+
+def _contents(a) -> np.ndarray:
+    if isinstance(a, TensorMap):
+        a = a.array
+    if isinstance(a, SurfaceObject):
+        return a.array
+    return a.copy_to_host() if isinstance(a, DeviceArray) else a
+
+
+def _release(args: Sequence) -> None:
+    """Free the surfaces and DeviceArrays that _fresh made."""
+    for a in {id(x): x for x in args}.values():
+        if isinstance(a, TensorMap) and isinstance(a.array, DeviceArray):
+            a.array.free()
+        elif isinstance(a, SurfaceObject):
+            a.destroy()
+        elif isinstance(a, DeviceArray):
+            a.free()
 
 
 def _host_and_name(target, kernel: Optional[str]):
@@ -298,15 +348,12 @@ def compare(target, grid, block, args, *, kernel: Optional[str] = None, shared_m
         results.append(mine)
     decl = host.ast.function(name)
     names = [p.name for p in decl.params] if decl is not None else []
-    arrays, seen = [], set()
+    arrays = []
     if not faults:
-        for i, a in enumerate(args):
-            if isinstance(a, (np.ndarray, SurfaceObject)) and id(a) not in seen:
-                seen.add(id(a))
-                label = names[i] if i < len(names) else f"arg{i}"
-                ref, cand = (r[i] if isinstance(a, np.ndarray) else r[i].array for r in results)
-                arrays.append(compare_arrays(ref, cand, position=i, name=label, first=first))
+        for i, _ in _outputs(args):
+            label = names[i] if i < len(names) else f"arg{i}"
+            ref, cand = (_contents(r[i]) for r in results)
+            arrays.append(compare_arrays(ref, cand, position=i, name=label, first=first))
     for r in results:
-        for s in {id(x): x for x in r if isinstance(x, SurfaceObject)}.values():
-            s.destroy()  # the fresh copies made by _fresh
+        _release(r)
     return CompareReport(name, (ref_label, cand_label), dim3(grid, "grid"), dim3(block, "block"), arrays, faults)

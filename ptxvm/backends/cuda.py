@@ -9,7 +9,8 @@ parameters are copied in and, after the kernel, back (the same array twice is on
 scalars are encoded by the parameter's PTX type; by-value structs are bytes or np.void;
 `ptxvm.texture_object` / `ptxvm.surface_object` arguments become CUDA texture / surface objects over
 CUDA arrays with the same contents and settings, and each surface's array is copied back into the
-NumPy array it wraps. Device
+NumPy array it wraps; a DeviceArray of the CPU engine is copied to the GPU and back, and a
+`ptxvm.tensor_map` over one is re-encoded for the GPU copy (the same 128 bytes, another address). Device
 printf output is written to the caller's `sys.stdout`. A failing launch raises `CudaKernelFault`
 (a `ptxvm.KernelFault`) naming the kernel and the CUDA error, and the host arrays stay as they were.
 """
@@ -26,8 +27,11 @@ from typing import Optional
 
 import numpy as np
 
+from ..engine.device import DeviceArray
 from ..engine.launch import _scalar_bytes, dim3
 from ..engine.layout import var_size
+from ..engine.tensor_map import TensorMap
+from ..engine.tensor_map_layout import put_u64
 from ..engine.texture import SurfaceObject, TextureObject
 from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of
@@ -197,31 +201,43 @@ class GpuKernel:
 
 # ------------------------------------------------------------------------------------ arguments
 class Copies:
-    """Device copies of the launch's host arrays (one allocation per distinct array) and of its
-    texture and surface objects (CUDA arrays with texture/surface objects over them)."""
+    """Device copies of the launch's host arrays and of the CPU engine's DeviceArrays (one allocation
+    per distinct array), its tensor maps (re-aimed at those copies) and its texture and surface
+    objects (CUDA arrays with texture/surface objects over them)."""
 
     def __init__(self, rt):
         self.rt = rt
-        self.by_id: dict[int, tuple[np.ndarray, int]] = {}
+        self.by_id: dict[int, tuple[object, int]] = {}  # id -> (NumPy array or DeviceArray, device pointer)
         self.resources = GpuResources(rt)
 
-    def pointer(self, a: np.ndarray) -> int:
+    def pointer(self, a) -> int:
         found = self.by_id.get(id(a))
         if found is None:
             ptr = self.rt.alloc(a.nbytes)
             self.by_id[id(a)] = found = (a, ptr)
-            self.rt.to_device(ptr, a)
+            self.rt.to_device(ptr, a if isinstance(a, np.ndarray) else a.copy_to_host())
         return found[1]
+
+    def tensor_map(self, m: TensorMap) -> bytes:
+        """The map's 128 bytes with its global address moved into the GPU copy of its array."""
+        if not isinstance(m.array, DeviceArray):
+            raise LaunchError("a tensor map for a device='cuda' launch must come from ptxvm.tensor_map")
+        raw = bytearray(m)
+        put_u64(raw, 0, self.pointer(m.array) + (m.desc.address - m.array.address))
+        return bytes(raw)
 
     def copy_back(self) -> None:
         results = []
         for a, ptr in self.by_id.values():  # read everything before touching any host array
-            out = np.empty_like(a)
+            out = np.empty(a.shape, a.dtype)
             self.rt.from_device(out, ptr)
             results.append((a, out))
         surfaces = self.resources.read_back()
         for a, out in results:
-            a[...] = out
+            if isinstance(a, np.ndarray):
+                a[...] = out
+            else:
+                a.copy_from_host(out)
         for s, data in surfaces:
             s.data[...] = data  # a view of the caller's array
 
@@ -240,13 +256,18 @@ def marshal(decl, args: list, copies: Copies) -> tuple[list[bytes], bool]:
     out, plain = [], True
     for i, (p, a) in enumerate(zip(params, args)):
         where = f"argument {i} ({p.name}, .{p.type}{'[%d]' % var_size(p) if p.array else ''})"
-        if p.array or p.vector:
+        if isinstance(a, TensorMap):
+            if not p.array or var_size(p) != len(a):
+                raise LaunchError(f"{where}: a tensor map needs a .b8 [{len(a)}] parameter")
+            out.append(copies.tensor_map(a))
+            plain = False
+        elif p.array or p.vector:
             out.append(_aggregate_bytes(p, a, where))
             plain = False
-        elif isinstance(a, np.ndarray):
+        elif isinstance(a, (np.ndarray, DeviceArray)):
             if bits_of(p.type) != 64:
                 raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter")
-            if not a.flags.c_contiguous:
+            if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
                 raise LaunchError(f"{where}: the array must be C-contiguous")
             out.append(np.uint64(copies.pointer(a)).tobytes())
         elif isinstance(a, (TextureObject, SurfaceObject)):

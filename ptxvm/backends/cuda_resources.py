@@ -150,11 +150,10 @@ class GpuResources:
         return out
 
     def free(self) -> None:
-        cu = self.cu
-        destroy = {"texture": cu.cuTexObjectDestroy, "surface": cu.cuSurfObjectDestroy,
-                   "array": cu.cuArrayDestroy, "mipmap": cu.cuMipmappedArrayDestroy}
+        destroy = {"texture": "cuTexObjectDestroy", "surface": "cuSurfObjectDestroy", "array": "cuArrayDestroy",
+                   "mipmap": "cuMipmappedArrayDestroy"}
         for kind, h in reversed(self.keep):
-            destroy[kind](h)  # its error after a sticky fault changes nothing
+            getattr(self.cu, destroy[kind])(h)  # its error after a sticky fault changes nothing
         self.keep.clear()
         self.handles.clear()
         self.surfaces.clear()

@@ -142,10 +142,10 @@ def engine_runner(device: str = "cpu") -> Callable:
         raise NotImplementedError("ptxvm.loads is not available yet (no engine API)")
 
     def run(launch: G.Launch) -> dict:
-        mod = ptxvm.loads(launch.ptx)
+        host_mod = mod = ptxvm.loads(launch.ptx)
         if device != "cpu":
-            if launch.tmaps or any(r.ref for r, _ in launch.res):
-                raise NotImplementedError(f"the {device} backend takes no tensor-map parameters or .texref/.surfref bindings")
+            if any(r.ref for r, _ in launch.res):
+                raise NotImplementedError(f"the {device} backend binds no .texref/.surfref variables")
             mod = mod.on(device)
         k = mod.kernel(launch.kernel)
         objs = [R.engine_object(r, lv) for r, lv in launch.res]     # texture / surface objects
@@ -155,7 +155,7 @@ def engine_runner(device: str = "cpu") -> Callable:
         on_device = []
         for ti, mi, t in launch.tensor_map_slots():
             host = args[mi]
-            dev = host if not isinstance(host, np.ndarray) else mod.device.to_device(host)
+            dev = host if not isinstance(host, np.ndarray) else host_mod.device.to_device(host)
             if dev is not host:
                 on_device.append((mi, host, dev))
             args[mi] = dev

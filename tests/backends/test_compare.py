@@ -166,3 +166,35 @@ def test_a_differing_surface_is_reported():
     report = ptxvm.compare(ptxvm.loads(SURFACE_SQUARE)["square"], 1, (16, 8),
                            [ptxvm.surface_object(np.ones((8, 16), np.uint32))], devices=("cpu", run))
     assert not report.ok and report.differing[0].first[0].index == (3, 5)
+
+
+def tensor_store_launch():
+    """A recorded TMA store case: its kernel and arguments, the map over a DeviceArray."""
+    from ptxvm.conformance import golden as G
+    from ptxvm.engine.device import default_device
+
+    if "tensor" not in G.families_present(G.default_dir()):
+        pytest.skip("tensor goldens not recorded")
+    L = G.GoldenFamily("tensor", G.default_dir()).case("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group#2d_f32").launch
+    args = L.args([])
+    for ti, mi, t in L.tensor_map_slots():
+        args[mi] = dev = default_device().to_device(args[mi])
+        args[ti] = ptxvm.tensor_map(dev, tuple(t["box"]), element_strides=tuple(t["element_strides"]), swizzle=t["swizzle"],
+                                    oob_fill=t["oob_fill"], dtype=t["dtype"], shape=tuple(t["shape"]))
+    return ptxvm.loads(L.ptx)[L.kernel], L.grid, L.block, args
+
+
+def test_tensor_maps_and_device_arrays_get_fresh_copies():
+    kernel, grid, block, args = tensor_store_launch()
+    dev = next(a for a in args if isinstance(a, ptxvm.DeviceArray))
+    before = dev.copy_to_host()
+
+    def run(module, name, grid, block, args, shared_mem, cluster):
+        module.kernel(name).launch(grid, block, args)
+        d = next(a for a in args if isinstance(a, ptxvm.DeviceArray))
+        assert d is not dev and next(a for a in args if isinstance(a, bytes) and len(a) == 128).array is d
+        d.copy_from_host(d.copy_to_host() + 1)
+    report = ptxvm.compare(kernel, grid, block, args, devices=("cpu", run))
+    assert np.array_equal(dev.copy_to_host(), before)
+    (diff,) = report.differing
+    assert args[diff.position] is dev and diff.differing == dev.copy_to_host().size

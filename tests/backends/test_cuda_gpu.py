@@ -273,15 +273,16 @@ def _replayable(family):
                        and not any(r.get("ref") for r in m.get("resources", ()))}
 
 
-@pytest.mark.parametrize("family", ["texture", "surface"])
-def test_texture_and_surface_objects_replay_the_goldens(family):
+@pytest.mark.parametrize("family", ["texture", "surface", "tensor"])
+def test_objects_and_tensor_maps_replay_the_goldens(family):
     """ptxvm.texture_object / surface_object arguments of a device='cuda' launch become CUDA arrays
-    and objects with the same data and settings: every recorded case gives the recorder's bits."""
+    and objects with the same data and settings, and ptxvm.tensor_map's maps are re-aimed at the GPU
+    copy of their DeviceArray: every recorded case gives the recorder's bits."""
     from ptxvm.conformance import check as C
 
     directory, ok = _replayable(family)
     results = C.check(directory, "full", [family], case_filter=ok.__contains__, device="cuda")
-    assert len(results) == len(ok) > 100
+    assert len(results) == len(ok) > 50
     bad = [r for r in results if r.status != "verified"]
     assert not bad, "\n".join(f"{r.id}: {r.status}: {r.reason}"[:300] for r in bad[:10])
 
@@ -295,3 +296,11 @@ def test_compare_a_surface_kernel_cpu_vs_gpu():
     assert np.array_equal(s, before)  # compare never writes the caller's surface
     ptxvm.loads(kernels.SURFACE_SQUARE, device="cuda")["square"].launch(1, (16, 8), [surf])
     assert np.array_equal(s, before * before)  # a device launch writes it back in place
+
+
+def test_compare_a_tensor_map_store_cpu_vs_gpu():
+    from .test_compare import tensor_store_launch
+
+    kernel, grid, block, args = tensor_store_launch()
+    report = ptxvm.compare(kernel, grid, block, args, devices=("cpu", "cuda"))
+    assert report.ok and any(isinstance(args[a.position], ptxvm.DeviceArray) for a in report.arrays), str(report)
