@@ -95,7 +95,9 @@ def parse_arg(text: str):
 @click.option("--device", default="cpu", show_default=True, help="Where to run: cpu (the engine), cuda or cuda:N (a GPU).")
 @click.option("--compare", "compare_", is_flag=True,
               help="Run on the CPU engine and on the GPU, print where the arrays differ; exit 1 if they do. Writes nothing back.")
-def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_):
+@click.option("--symbol", "symbols", multiple=True, metavar="NAME",
+              help="With --compare: compare this .global/.const module variable too (repeatable).")
+def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols):
     """Run KERNEL of the PTX FILE on the CPU engine (or a GPU) and print its launch statistics."""
     import json
 
@@ -108,7 +110,8 @@ def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_j
         k = mod.kernel(kernel)
         cluster = _dims(cluster) if cluster else None
         if compare_:
-            report = ptxvm.compare(k, _dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster)
+            report = ptxvm.compare(k, _dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster,
+                                   symbols=list(symbols) or None)
             click.echo(json.dumps(report.to_json()) if as_json else str(report))
             sys.exit(0 if report.ok else 1)
         if device != "cpu":

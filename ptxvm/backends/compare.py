@@ -47,7 +47,7 @@ class Mismatch:
 
 @dataclass
 class ArrayDiff:
-    """How one array argument came back from the two devices."""
+    """How one array argument (or module variable: position -1) came back from the two devices."""
 
     position: int
     name: str
@@ -78,7 +78,7 @@ class CompareReport:
     devices: tuple  # (reference label, candidate label)
     grid: tuple
     block: tuple
-    arrays: list  # ArrayDiff, one per distinct array argument
+    arrays: list  # ArrayDiff, one per distinct array argument, then one per compared module variable
     faults: dict = field(default_factory=dict)  # device label -> the KernelFault's message
 
     @property
@@ -103,13 +103,14 @@ class CompareReport:
         width = max((len(a.name) for a in self.arrays), default=0)
         for a in self.arrays:
             what = f"{a.dtype}[{'x'.join(str(s) for s in a.shape)}]"
+            where = f"arg {a.position}" if a.position >= 0 else "symbol"
             if a.identical:
-                lines.append(f"  arg {a.position} {a.name:<{width}}  {what}: identical")
+                lines.append(f"  {where} {a.name:<{width}}  {what}: identical")
                 continue
             unit = "ulp" if a.kind == "float" else ""
             worst = f", max {a.max_distance} {unit}".rstrip() if a.max_distance is not None and a.kind == "float" else ""
             worst = f", largest difference {a.max_distance:+d}" if a.max_distance is not None and a.kind == "int" else worst
-            lines.append(f"  arg {a.position} {a.name:<{width}}  {what}: {a.differing} of {a.total} elements differ{worst}")
+            lines.append(f"  {where} {a.name:<{width}}  {what}: {a.differing} of {a.total} elements differ{worst}")
             for m in a.first:
                 idx = ",".join(str(i) for i in m.index)
                 dist = _distance_text(a.kind, m.distance)
@@ -311,9 +312,10 @@ def _host_and_name(target, kernel: Optional[str]):
     return mod, mod.kernel(kernel).name
 
 
-def _runner(device: Union[str, Runner]) -> tuple[str, Runner]:
+def _runner(device: Union[str, Runner]) -> tuple[str, Runner, Callable]:
+    """(label, run, module of the device: host -> the module whose variables that device's launches use)."""
     if callable(device):
-        return getattr(device, "label", getattr(device, "__name__", "custom")), device
+        return getattr(device, "label", getattr(device, "__name__", "custom")), device, lambda host: host
     from . import check_device
 
     label = check_device(device)
@@ -321,31 +323,56 @@ def _runner(device: Union[str, Runner]) -> tuple[str, Runner]:
     def run(module, name, grid, block, args, shared_mem, cluster):
         return module.on(label).kernel(name).launch(grid, block, args, shared_mem=shared_mem, cluster=cluster)
 
-    return label, run
+    return label, run, lambda host: host.on(label)
+
+
+def _symbol_dtypes(host, symbols) -> dict:
+    """name -> element dtype of each module variable to compare (its declared type by default)."""
+    from ..semantics.dtypes import numpy_dtype
+
+    if symbols is None:
+        return {}
+    if isinstance(symbols, dict):
+        return {n: np.dtype(dt) for n, dt in symbols.items()}
+    decls = {v.name: v for v in host.ast.variables()}
+    out = {}
+    for n in symbols:
+        if n not in decls:
+            raise KeyError(f"no .global or .const variable named {n!r}")
+        out[n] = numpy_dtype(decls[n].type)
+    return out
 
 
 def compare(target, grid, block, args, *, kernel: Optional[str] = None, shared_mem: int = 0, cluster=None,
-            devices: Sequence = ("cpu", "cuda"), first: int = 5) -> CompareReport:
+            devices: Sequence = ("cpu", "cuda"), first: int = 5, symbols=None) -> CompareReport:
     """Launch once on each of `devices` (reference first) and compare every array argument bitwise.
 
     `target`: a Kernel or GpuKernel, or a Module / GpuModule / PTX path or text with kernel='name'.
-    KernelFaults on either side are reported (report.faults), not raised; launch errors (bad
-    arguments) and PtxError are raised."""
+    `symbols`: module variables (.global/.const) to compare too, as names (read as their declared
+    type) or {name: dtype}; each device's copy of the module starts from the values the ptxvm
+    Module holds now. KernelFaults on either side are reported (report.faults), not raised; launch
+    errors (bad arguments) and PtxError are raised."""
     from ..engine.launch import dim3
 
     host, name = _host_and_name(target, kernel)
-    (ref_label, ref_run), (cand_label, cand_run) = (_runner(d) for d in devices)
+    (ref_label, ref_run, ref_mod), (cand_label, cand_run, cand_mod) = (_runner(d) for d in devices)
     if ref_label == cand_label:
         ref_label, cand_label = f"{ref_label}#1", f"{cand_label}#2"
     args = list(args)
-    results, faults = [], {}
-    for label, run in ((ref_label, ref_run), (cand_label, cand_run)):
+    sym_types = _symbol_dtypes(host, symbols)
+    start = {n: host.read_symbol(n, dt) for n, dt in sym_types.items()}
+    results, values, faults = [], [], {}
+    for label, run, module_of in ((ref_label, ref_run, ref_mod), (cand_label, cand_run, cand_mod)):
         mine = _fresh(args)
+        module = module_of(host)
+        for n, v in start.items():
+            module.write_symbol(n, v)
         try:
             run(host, name, grid, block, mine, shared_mem, cluster)
         except KernelFault as e:
             faults[label] = str(e)
         results.append(mine)
+        values.append({n: module.read_symbol(n, dt) for n, dt in sym_types.items()} if label not in faults else {})
     decl = host.ast.function(name)
     names = [p.name for p in decl.params] if decl is not None else []
     arrays = []
@@ -354,6 +381,10 @@ def compare(target, grid, block, args, *, kernel: Optional[str] = None, shared_m
             label = names[i] if i < len(names) else f"arg{i}"
             ref, cand = (_contents(r[i]) for r in results)
             arrays.append(compare_arrays(ref, cand, position=i, name=label, first=first))
+        for n in sym_types:
+            arrays.append(compare_arrays(values[0][n], values[1][n], position=-1, name=n, first=first))
+    for n, v in start.items():
+        host.write_symbol(n, v)  # the caller's module as it was
     for r in results:
         _release(r)
     return CompareReport(name, (ref_label, cand_label), dim3(grid, "grid"), dim3(block, "block"), arrays, faults)

@@ -198,3 +198,33 @@ def test_tensor_maps_and_device_arrays_get_fresh_copies():
     assert np.array_equal(dev.copy_to_host(), before)
     (diff,) = report.differing
     assert args[diff.position] is dev and diff.differing == dev.copy_to_host().size
+
+
+def symbol_launch():
+    from .ptx_kernels import SYMBOLS
+
+    st = np.zeros(1, dtype=[("tag", "<u4"), ("pad", "<u4"), ("x", "<f4"), ("pad2", "<u4")])
+    st["tag"], st["x"] = 7, 10.0
+    return ptxvm.loads(SYMBOLS)["k"], [np.zeros(3, np.uint32), st[0]]
+
+
+def test_module_variables_are_compared_from_the_same_start():
+    k, args = symbol_launch()
+    k.module.write_symbol("gcount", np.array([41], np.uint32))
+    seen = []
+
+    def run(module, name, grid, block, args, shared_mem, cluster):
+        seen.append(int(module.read_symbol("gcount", np.uint32)[0]))
+        module.kernel(name).launch(grid, block, args)
+        module.write_symbol("cscale", np.array([2.0], np.float32))
+    report = ptxvm.compare(k, 1, 1, args, symbols=["gcount", "cscale"], devices=("cpu", run))
+    assert seen == [41]  # the candidate starts where the reference started, not where it ended
+    gcount, cscale = report.arrays[1:]
+    assert gcount.name == "gcount" and gcount.position == -1 and gcount.dtype == "uint32" and gcount.identical
+    assert not cscale.identical and cscale.first[0].reference == "3.0" and cscale.first[0].candidate == "2.0"
+    assert "symbol cscale" in str(report) and not report.ok
+    assert k.module.read_symbol("gcount", np.uint32)[0] == 41  # the caller's module as it was
+    report = ptxvm.compare(k, 1, 1, args, symbols={"gcount": np.int32}, devices=("cpu", "cpu"))
+    assert report.ok and report.arrays[-1].dtype == "int32"
+    with pytest.raises(KeyError):
+        ptxvm.compare(k, 1, 1, args, symbols=["nope"], devices=("cpu", "cpu"))

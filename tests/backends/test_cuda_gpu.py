@@ -207,6 +207,13 @@ def test_cli_compare_and_device(tmp_path):
     r = CliRunner().invoke(main, base + ["--device", "cuda"])
     assert r.exit_code == 0, r.output
     assert (np.load(y) == 2 * np.arange(300) + 1).all()
+    sym = tmp_path / "sym.ptx"
+    sym.write_text(kernels.SYMBOLS)
+    out = tmp_path / "out.npy"
+    np.save(out, np.zeros(3, np.uint32))
+    r = CliRunner().invoke(main, ["run", str(sym), "-k", "k", "-a", f"inout:{out}", "-a", "bytes:" + "00" * 16,
+                                  "--compare", "--symbol", "gcount"])
+    assert r.exit_code == 0 and "symbol gcount" in r.output, r.output
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -304,3 +311,13 @@ def test_compare_a_tensor_map_store_cpu_vs_gpu():
     kernel, grid, block, args = tensor_store_launch()
     report = ptxvm.compare(kernel, grid, block, args, devices=("cpu", "cuda"))
     assert report.ok and any(isinstance(args[a.position], ptxvm.DeviceArray) for a in report.arrays), str(report)
+
+
+def test_compare_module_variables_cpu_vs_gpu():
+    from .test_compare import symbol_launch
+
+    k, args = symbol_launch()
+    k.module.write_symbol("gcount", np.array([41], np.uint32))
+    report = ptxvm.compare(k, 1, 1, args, symbols=["gcount", "cscale"])
+    assert report.ok and [a.name for a in report.arrays[1:]] == ["gcount", "cscale"], str(report)
+    assert k.module.on("cuda").read_symbol("gcount", np.uint32)[0] == 42
