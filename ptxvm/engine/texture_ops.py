@@ -198,13 +198,15 @@ def lower_tex(lowerer, instr, m, scope):
         tex = op.texture(ctx, lanes)
         _check_geometry(tex, geom)
         cs = _read_all(coords, ctx, lanes, n)
+        if ctype == "s32" and grad is not None:  # the H200 takes the bits as f32 (`tex.grad.*.s32#*`)
+            cs = [np.asarray(c).astype(np.int32).view(np.float32) for c in cs]
         lay = None if layer is None else _bcast(layer(ctx, lanes), n)
         o = _offsets_read(offs, ctx, lanes, n)
         c = None if cmp is None else _bcast(cmp(ctx, lanes), n, np.float32)
         lv = None if lod is None else _bcast(lod(ctx, lanes), n, np.int32 if ctype == "s32" else np.float32)
         if base:
             lv = np.zeros(n, np.float32)
-        if ctype == "s32":
+        if ctype == "s32" and grad is None:
             vals = tex.fetch_int(cs, layer=lay, lod=None if lod is None else lv, offsets=o)
         else:
             g = None if grad is None else (_read_all(grad[0], ctx, lanes, n, np.float32),

@@ -7,6 +7,7 @@ Follows the CUDA programming guide's texture-fetching appendix and an H200's ans
 """
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Optional, Sequence
 
@@ -161,6 +162,8 @@ def sample(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, grad=None
            compare=None) -> np.ndarray:
     """Float coordinates: (n, 4) values (float32, or uint32 bits of integer element reads)."""
     n = np.asarray(coords[0]).shape[0]
+    if grad is not None:
+        tex = _grad_texture(tex)
     lay, coords = _place(tex, coords, layer)
     lam = level_of_detail(tex, n, lod, grad)
     lo, hi, w = _levels(tex, lam, n)
@@ -189,6 +192,19 @@ def sample(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, grad=None
             wts = np.stack([w0, w1], -1).reshape(w0.shape[:-1] + (-1,))
             out[m2] = _finish(tex, vals, wts, slices=2)
     return out
+
+
+def _grad_texture(tex):
+    """The texture as tex.grad samples it. On a mipmapped texture the H200 takes the coordinates
+    and gradients as normalized whatever the texture says (`tex.grad.*#unnorm_pow2`: coordinates
+    and levels as with normalized_coords=True; `#no_levels`, one level, stays unnormalized)."""
+    if tex.normalized_coords or tex.num_levels == 1:
+        return tex
+    if "_grad_view" not in tex.__dict__:
+        t = copy.copy(tex)
+        t.normalized_coords = True
+        tex.__dict__["_grad_view"] = t
+    return tex.__dict__["_grad_view"]
 
 
 def _place(tex, coords, layer):
