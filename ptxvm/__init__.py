@@ -62,9 +62,10 @@ def texture_object(array, *, address_mode="clamp", filter_mode="point", normaliz
                    read_mode="element", border_color=None, srgb=False, dims=None, layered=False, cubemap=False,
                    mipmap_filter_mode="point", mipmap_level_bias=0.0, min_mipmap_level_clamp=0.0,
                    max_mipmap_level_clamp=None, max_anisotropy=0, seamless_cubemap=False,
-                   disable_trilinear_optimization=False):
-    """A texture object over a copy of `array` (a cudaTextureObject_t over a CUDA array); pass it (or
-    its `.handle`) as a .u64 kernel argument.
+                   disable_trilinear_optimization=False, linear=False):
+    """A texture object over a copy of `array` (a cudaTextureObject_t over a CUDA array, or with
+    `linear=True` a 1D one over linear memory, the kind tex1Dfetch / tex.1d with .s32 coordinates
+    reads: on a CUDA array that reads 0); pass it (or its `.handle`) as a .u64 kernel argument.
 
     Layout `[layer][depth][height][width][channel]`; `dims` (1, 2, 3) says how many axes are
     spatial (default: 1D, 2D, 2D with 1/2/4 channels for a 3-axis array, 3D with channels for 4
@@ -84,7 +85,7 @@ def texture_object(array, *, address_mode="clamp", filter_mode="point", normaliz
         mipmap_filter_mode=mipmap_filter_mode, mipmap_level_bias=mipmap_level_bias,
         min_mipmap_level_clamp=min_mipmap_level_clamp, max_mipmap_level_clamp=max_mipmap_level_clamp,
         max_anisotropy=max_anisotropy, seamless_cubemap=seamless_cubemap,
-        disable_trilinear_optimization=disable_trilinear_optimization)
+        disable_trilinear_optimization=disable_trilinear_optimization, linear=linear)
 
 
 def surface_object(array, *, dims=None, layered=False, cubemap=False, normalized=False):

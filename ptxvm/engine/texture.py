@@ -156,7 +156,7 @@ class TextureObject(_Object):
                  read_mode="element", border_color=None, srgb=False, dims=None, layered=False, cubemap=False,
                  mipmap_filter_mode="point", mipmap_level_bias=0.0, min_mipmap_level_clamp=0.0,
                  max_mipmap_level_clamp=None, max_anisotropy=0, seamless_cubemap=False,
-                 disable_trilinear_optimization=False):
+                 disable_trilinear_optimization=False, linear=False):
         mipmapped = isinstance(array, (list, tuple))
         if mipmapped and not array:
             raise TextureError("a mipmapped texture needs at least one level")
@@ -175,7 +175,12 @@ class TextureObject(_Object):
             raise TextureError("normalized_float reads need 8- or 16-bit integer elements")
         if filter_mode == "linear" and data.dtype.kind in "iu" and read_mode == "element":
             raise TextureError("linear filtering of integer elements needs read_mode='normalized_float'")
+        if linear and (geometry != "1d" or mipmapped):
+            raise TextureError("a linear-memory texture (linear=True) is 1D, not layered, cube or mipmapped")
         super().__init__(device, np.array(data, copy=True), dims, geometry)
+        # over linear memory (cudaResourceTypeLinear) rather than a CUDA array: the only 1D textures
+        # tex.1d with .s32 coordinates (tex1Dfetch) reads texels from (texture_sample.fetch_int)
+        self.linear = bool(linear)
         self.levels = [self.data] + [np.array(lv[0], copy=True) for lv in levels[1:]]
         self.mipmapped = mipmapped
         self.address_mode = tuple(modes[:dims]) + ("clamp",) * (3 - dims)

@@ -27,7 +27,9 @@ _FACES = ((0, 1, 2, -1, 1, -1), (0, -1, 2, 1, 1, -1), (1, 1, 0, 1, 2, 1),
 def cube_coords(x, y, z):
     """(face 0..5, s, t) of direction vectors: the major axis picks the face (ties: z over y over x),
     the other two times the f32 reciprocal of its magnitude (product rounded to f32) map to [0, 1]
-    face coordinates (s + 1) / 2, kept exact in float64 (`cube_ramp512_*`, `cube_ties_s`)."""
+    face coordinates (s + 1) / 2, kept exact in float64 (`cube_ramp512_*`, `cube_ties_s`). The zero
+    direction (any signs of zero) reads the centre of face +z on the H200, not the NaN that
+    0 * (1 / 0) gives (`tex.cube.*#cube_point` lane 38: (+0, -0, +0) -> face 4, s = t = 0.5)."""
     v = [np.asarray(c, np.float32) for c in (x, y, z)]
     ax = [np.abs(c) for c in v]
     major = np.where((ax[2] >= ax[1]) & (ax[2] >= ax[0]), 2, np.where(ax[1] >= ax[0], 1, 0))
@@ -41,8 +43,9 @@ def cube_coords(x, y, z):
         t = np.where(m, ts * v[ta], t)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         inv = np.float32(1) / np.abs(ma)
-        s = ((s * inv).astype(np.float64) + 1) / 2
-        t = ((t * inv).astype(np.float64) + 1) / 2
+        zero = ma == 0  # so s = t = 0 too
+        s = ((np.where(zero, 0, s * inv)).astype(np.float64) + 1) / 2
+        t = ((np.where(zero, 0, t * inv)).astype(np.float64) + 1) / 2
     return face.astype(np.int64), [s, t]
 
 
@@ -57,10 +60,17 @@ def layer_index(tex, layer) -> np.ndarray:
 NORM_FRACTION_BITS = 21
 
 
-def normalized_to_texels(u, size):
+def normalized_to_texels(u, size, period=None):
     """u * size as the hardware forms it: u truncated (floor) to 21 fraction bits, then scaled
-    exactly (the normcoord_* probes)."""
-    q = np.floor(np.asarray(u, np.float32).astype(np.float64) * (1 << NORM_FRACTION_BITS))
+    exactly (the normcoord_* probes). period (1 for wrap, 2 for mirror): only u modulo the period
+    counts, taken exactly first (f32 u; huge values are integers, so 0), and NaN or +-inf read as
+    u = 0 on the H200 (`tex.2d.v4.f32.f32#edges_norm_wrap_linear`: NaN, +-inf, +-1e30, +-2^31,
+    +-3.4e38 all sample like u = 0; mirror by analogy, unmeasured)."""
+    u = np.asarray(u, np.float32).astype(np.float64)
+    if period is not None:
+        with np.errstate(invalid="ignore"):
+            u = np.where(np.isfinite(u), u - period * np.floor(u / period), 0.0)
+    q = np.floor(u * (1 << NORM_FRACTION_BITS))
     return q * (size / (1 << NORM_FRACTION_BITS))
 
 
@@ -68,7 +78,7 @@ def _scaled(tex, x, d, k):
     """Texel-space positions along dimension d at mip level k."""
     size = tex.level_size(k)[d]
     if tex.normalized_coords:
-        return normalized_to_texels(x, size)
+        return normalized_to_texels(x, size, {"wrap": 1, "mirror": 2}.get(_mode(tex, d)))
     return np.asarray(x, np.float32).astype(np.float64) * (size / tex.size[d])
 
 
@@ -369,8 +379,13 @@ def fetch_int(tex, coords: Sequence[np.ndarray], *, layer=None, lod=None, offset
     """Integer texel coordinates (tex with .s32 coordinates): (n, 4) values. Without a level,
     coordinates (and array indices) outside the texture read zero whatever the address mode; with
     tex.level's integer level they go through the address mode, and a level that does not exist
-    reads zero (measured on the H200)."""
+    reads zero (measured on the H200). tex.1d with .s32 coordinates and no level is a buffer fetch
+    (tex1Dfetch): it reads texels of linear-memory textures only and zero at every coordinate of a
+    CUDA-array 1D texture (`tex.1d.v4.f32.s32#1d`, `tex.1d.v4.s32.s32#1d_s32`: all 256 lanes, in
+    range or not)."""
     n = np.asarray(coords[0]).shape[0]
+    if tex.geometry == "1d" and lod is None and not getattr(tex, "linear", False):
+        return np.zeros((n, 4), np.float32 if tex.returns_float else np.uint32)
     cs = [np.asarray(c).astype(np.int64) + (0 if offsets is None else offsets[d]) for d, c in enumerate(coords)]
     lay = np.zeros(n, np.int64) if layer is None else layer_index(tex, layer)
     out = np.zeros((n, 4), np.float32 if tex.returns_float else np.uint32)

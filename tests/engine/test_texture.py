@@ -252,6 +252,34 @@ def test_probes_were_recorded():
     assert len(RECORDED) >= 50
 
 
+def test_tex1d_s32_is_a_buffer_fetch():
+    """tex.1d with .s32 coordinates (tex1Dfetch) reads 0 from a CUDA-array 1D texture at every
+    coordinate and the texels of a linear-memory one (H200: `tex.1d.v4.f32.s32#1d`)."""
+    a = np.arange(1, 10, dtype=np.float32)
+    c = np.array([0, 4, 8, 9, -1], np.int32)
+    ins = f"tex.1d.v4.f32.s32 {V}, [%rd1, {{%c0}}];"
+    assert not f32(run(ins, ptxvm.texture_object(a), c)).any()
+    got = f32(run(ins, ptxvm.texture_object(a, linear=True), c))[:, 0]
+    assert got.tolist() == [1, 5, 9, 0, 0]
+    with pytest.raises(TextureError):
+        ptxvm.texture_object(a[None].repeat(2, 0), dims=2, linear=True)
+
+
+def test_cube_zero_direction_is_the_centre_of_face_pz():
+    from ptxvm.engine.texture_sample import cube_coords
+
+    face, (s, t) = cube_coords(np.float32([0, -0.0]), np.float32([-0.0, 0]), np.float32([0, 0]))
+    assert face.tolist() == [4, 4] and s.tolist() == t.tolist() == [0.5, 0.5]
+
+
+def test_normalized_wrap_of_nonfinite_and_huge_coordinates_is_zero():
+    from ptxvm.engine.texture_sample import normalized_to_texels
+
+    u = np.float32([np.nan, np.inf, -np.inf, 2.0 ** 31, -3.4e38, 1e30, -0.25])
+    assert normalized_to_texels(u, 7, 1).tolist() == [0] * 6 + [5.25]
+    assert normalized_to_texels(np.float32([-0.25, 3.5]), 4, 2).tolist() == [7, 6]
+
+
 # ------------------------------------------------------------------ kernel cases
 
 sys.path.insert(0, str(ROOT / "tests" / "kernels"))
@@ -272,7 +300,7 @@ def test_texture_kernel_case_matches_gpu(case):
             assert np.array_equal(a, golden[f"arg{i}.in"])
             args.append(ptxvm.texture_object(a, dims=1 if spec.linear or a.ndim == 1 else 2,
                                              address_mode=spec.address_mode, filter_mode=spec.filter_mode,
-                                             normalized_coords=spec.normalized_coords))
+                                             normalized_coords=spec.normalized_coords, linear=spec.linear))
         elif isinstance(spec, C.Surface):
             a = np.array(v, np.float32)
             surfaces[i] = a
