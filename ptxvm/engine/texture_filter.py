@@ -287,19 +287,18 @@ def footprint_length(dx, dy):
                               (11 / 16) * vector_length(s), (11 / 16) * vector_length(d)])
 
 
-# codes whose table value is below a power of two but which the sRGB filter aligns as if at or
-# above it (from `srgb_linear_u8x4` and `srgb_pairs_1d`: each of these needed the larger exponent,
-# their neighbours below the smaller; codes without a telling lane are taken as their value says)
-SRGB_EXPONENT_UP = np.zeros(256, bool)
-for _lo, _hi in ((33, 33), (64, 70), (98, 98), (136, 136), (184, 187), (248, 254)):
-    SRGB_EXPONENT_UP[_lo:_hi + 1] = True
+# the exponent the sRGB filter aligns each code to: that of the last code of its group of eight
+# (c | 7), so codes just below a power of two whose group reaches it align one higher
+# (`srgb_exponent_17`/`_40` tell the two apart for 185 codes, all as this says; groups of four or
+# sixteen miss lanes)
+SRGB_EXPONENT = np.frexp(SRGB_TABLE.astype(np.float64)[np.arange(256) | 7])[1]
 
 
 def blend_srgb(values, weights, slices=1):
     """Filtered sRGB-converted texels (SRGB_TABLE values): the texels that carry weight are
-    truncated toward zero to multiples of 2^(e - 8), e the binary exponent of the largest of them
-    (|v| < 2^e; one more for the codes in SRGB_EXPONENT_UP); the weighted sum is exact and rounded
-    to f16 to nearest, ties away from zero (`srgb_pairs_1d`: every lane)."""
+    truncated toward zero to multiples of 2^(e - 8), e = SRGB_EXPONENT of the largest of them;
+    the weighted sum is exact and rounded to f16 to nearest, ties away from zero (every lane of
+    the `srgb_*` probes)."""
     v = np.asarray(values, np.float64)
     w = np.asarray(weights, np.int64)[:, None, :]
     s = sum(_srgb_aligned_sum(v[..., k::slices], w[..., k::slices]) for k in range(slices))
@@ -309,6 +308,5 @@ def blend_srgb(values, weights, slices=1):
 def _srgb_aligned_sum(v, w):
     top = np.max(np.where(w != 0, np.abs(v), 0.0), axis=-1, keepdims=True)
     code = np.clip(np.searchsorted(SRGB_TABLE.astype(np.float64), top), 0, 255)
-    e = np.frexp(top)[1] + SRGB_EXPONENT_UP[code]
-    q = np.ldexp(1.0, e - 8)
+    q = np.ldexp(1.0, SRGB_EXPONENT[code] - 8)
     return np.sum(np.where(w != 0, np.trunc(v / q) * w, 0.0), axis=-1) * q[..., 0]
