@@ -96,7 +96,74 @@ def _fragile(name: str) -> np.ndarray:
     return (mufu._rz32_np(lo) != base) | (mufu._rz32_np(hi) != base) | out
 
 
+def sincos_table(d: str) -> None:
+    """MUFU.SIN / MUFU.COS: one 2**24-entry table over the half turn at 25 fraction bits (mufu.sin),
+    from tools/device/probe_sincos_table.py's two tables (sin keys and cos keys a quarter turn on;
+    they agree wherever both are measured and together cover every key), relative to
+    sin(2 pi k / 2**25) rounded to f32; entries far from it or with a fragile base are escapes."""
+    parts = []
+    base = mufu.BASES["sin"]()
+    for op in ("sin", "cos"):
+        z = np.load(os.path.join(d, f"table_{op}_approx_ftz_f32_mag.npz"))
+        hw = _unordered(_ordered(base) + z["d8"].astype(np.int64))
+        hw[z["esc_idx"]] = z["esc_hw"]
+        parts.append(hw)
+    a, b = parts
+    assert ((a == b) | (a == 0xFFFFFFFF) | (b == 0xFFFFFFFF)).all(), "sin and cos keys disagree"
+    hw = np.where(a != 0xFFFFFFFF, a, b)
+    assert (hw != 0xFFFFFFFF).all() and (hw >> 31 == 0).all()
+    v = np.sin(2 * np.pi * np.arange(1 << 24, dtype=np.float64) / (1 << 25))
+    lo, hi = v.copy(), v.copy()
+    for _ in range(8):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+    fragile = (lo.astype(np.float32).view(np.uint32) != base) | (hi.astype(np.float32).view(np.uint32) != base)
+    delta = hw.astype(np.int64) - base.astype(np.int64)
+    far = (np.abs(delta) > 127) | fragile
+    esc = np.nonzero(far)[0]
+    print("sin", int(fragile.sum()), "fragile bases,", esc.size, "escapes")
+    path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_sincos.npz")
+    np.savez_compressed(path, sin=mufu.encode_deltas(np.where(far, 0, delta)), sin_esc_idx=esc.astype(np.uint32),
+                        sin_esc_bits=hw[esc])
+    print(path, os.path.getsize(path), "bytes")
+
+
+def tanh_table(d: str) -> None:
+    """MUFU.TANH over 2**-8 <= |x| < 16: per binade, the result at the start of each run of
+    2**s inputs that share it (tools/device/probe_tanh_table.py), one table after the other,
+    relative to tanh rounded to f32 (mufu.tanh_base); far or fragile entries are escapes."""
+    z = np.load(os.path.join(d, "tanh_table.npz"))
+    runs = [mufu.TANH_RUNS[e] for e in mufu.TANH_BINADES]
+    hw = []
+    for e, s in zip(mufu.TANH_BINADES, runs):
+        x = ((np.arange(0, 1 << 23, 1 << s, dtype=np.int64) + (e << 23)).astype(np.uint32)).view(np.float32)
+        ref = np.tanh(x.astype(np.float64)).astype(np.float32).view(np.uint32)   # the probe's reference
+        t = (ref.astype(np.int64) + z[f"d8_{e}"].astype(np.int64)).astype(np.uint32)
+        t[z[f"esc_idx_{e}"]] = z[f"esc_hw_{e}"]
+        hw.append(t)
+    hw = np.concatenate(hw)
+    base = mufu.tanh_base()
+    v = np.tanh(mufu.tanh_inputs().astype(np.float64))
+    lo, hi = v.copy(), v.copy()
+    for _ in range(8):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+    fragile = (lo.astype(np.float32).view(np.uint32) != base) | (hi.astype(np.float32).view(np.uint32) != base)
+    delta = hw.astype(np.int64) - base.astype(np.int64)
+    far = (np.abs(delta) > 127) | fragile
+    esc = np.nonzero(far)[0]
+    print("tanh", hw.size, "entries,", int(fragile.sum()), "fragile bases,", esc.size, "escapes")
+    path = os.path.join(os.path.dirname(mufu.__file__), "data", "mufu_tanh.npz")
+    np.savez_compressed(path, tanh=mufu.encode_deltas(np.where(far, 0, delta)), tanh_esc_idx=esc.astype(np.uint32),
+                        tanh_esc_bits=hw[esc])
+    print(path, os.path.getsize(path), "bytes")
+
+
 def main(d: str) -> None:
+    if "--sincos-only" in sys.argv:
+        sincos_table(d)
+        return
+    if "--tanh-only" in sys.argv:
+        tanh_table(d)
+        return
     half_tables(d)
     lg2_table(d)
     if "--half-only" in sys.argv:
@@ -129,4 +196,4 @@ def main(d: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])     # add --half-only to rebuild only mufu_half.npz and mufu_lg2.npz
+    main(sys.argv[1])     # --half-only: only mufu_half.npz and mufu_lg2.npz; --sincos-only / --tanh-only: that table

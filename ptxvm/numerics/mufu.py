@@ -18,8 +18,15 @@ Measured on the H200 over all 2**32 inputs (tools/device/approx_probe.py):
 - RCP64H / RSQ64H (rcp/rsqrt.approx.ftz.f64): the upper word only, 20 fraction bits; tables
   over the fraction (and parity) as above, relative to the truncated value.
 
-The tables live in data/mufu_tables.npz (lzma-compressed int8 differences) and are built by
-tools/build_mufu_tables.py from the probe's measurements.
+- SIN / COS: one table of 2**24 entries over the half turn, indexed by |t| (t = FMUL.RZ(x, 1/2pi))
+  truncated to 25 fraction bits; the second half turn and, for sin, a negative t negate it; cos
+  reads it a quarter turn on.
+- TANH: x below 2**-8, +-1 from 16; in between a table of the result per run of 2**s inputs
+  (TANH_RUNS: the hardware reads |x| at that resolution in each binade).
+
+The tables live in data/*.npz (lzma-compressed int8 differences from a float64 base, with the
+entries too far from it kept whole) and are built by tools/build_mufu_tables.py from the probes'
+measurements (tools/device/approx_probe.py, probe_sincos_table.py, probe_tanh_table.py).
 """
 from __future__ import annotations
 
@@ -30,6 +37,8 @@ import numpy as np
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "mufu_tables.npz")
 _DATA_LG2 = os.path.join(os.path.dirname(__file__), "data", "mufu_lg2.npz")
+_DATA_SINCOS = os.path.join(os.path.dirname(__file__), "data", "mufu_sincos.npz")
+_DATA_TANH = os.path.join(os.path.dirname(__file__), "data", "mufu_tanh.npz")
 M23 = 0x7FFFFF
 S32 = 0x80000000
 INF32 = 0x7F800000
@@ -67,7 +76,28 @@ BASES = {
     "rsq64h": lambda: _hi(1.0 / np.sqrt(_x_1_4(20))),
     "lg2": lambda: _rz32_np(np.log2(_x_1_2(23))),
     "lg2w": lambda: _rz32_np(np.log2(_x_1_2(23)) - 1.0 + 2.0 ** -24),
+    "sin": lambda: _f32(np.sin(2 * np.pi * np.arange(1 << 24, dtype=np.float64) / (1 << 25))),
+    "tanh": lambda: tanh_base(),
 }
+
+# MUFU.TANH reads |x| in runs of 2**s inputs per binade (exponent field -> s), 2**-8 <= |x| < 16
+TANH_RUNS = {119: 6, 120: 6, 121: 6, 122: 5, 123: 5, 124: 4, 125: 4, 126: 4, 127: 3, 128: 2, 129: 3, 130: 12}
+TANH_BINADES = tuple(sorted(TANH_RUNS))
+
+
+def tanh_inputs():
+    """The first input of every run, binade after binade: the inputs of the tanh table."""
+    return np.concatenate([((np.arange(0, 1 << 23, 1 << TANH_RUNS[e], dtype=np.int64) + (e << 23))
+                            .astype(np.uint32)) for e in TANH_BINADES]).view(np.float32)
+
+
+def tanh_base():
+    return _f32(np.tanh(tanh_inputs().astype(np.float64)))
+
+
+def _tanh_offsets():
+    sizes = [1 << (23 - TANH_RUNS[e]) for e in TANH_BINADES]
+    return dict(zip(TANH_BINADES, np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()))
 
 
 def _rz32_np(v):
@@ -89,7 +119,8 @@ def table(name: str, xp=np):
     key = (name, xp.__name__)
     t = _CACHE.get(key)
     if t is None:
-        with np.load(_DATA_LG2 if name.startswith("lg2") else _DATA) as z:
+        path = {"sin": _DATA_SINCOS, "tanh": _DATA_TANH}.get(name, _DATA_LG2 if name.startswith("lg2") else _DATA)
+        with np.load(path) as z:
             d = np.frombuffer(lzma.decompress(z[name].tobytes()), dtype=np.int8)
             esc = (z[f"{name}_esc_idx"], z[f"{name}_esc_bits"]) if f"{name}_esc_idx" in z else None
         base = BASES[name]()
@@ -261,7 +292,6 @@ def lg2(b, xp=np):
 
 
 _TURN = 0.15915493667125701904                # the f32 constant ptxas multiplies by (1 / 2pi)
-_TWO_PI_HW = 6.2834472656250                  # MUFU.SIN(t) = t * this for small t (|x| < 2**-12)
 
 
 def turns(b, xp=np):
@@ -272,43 +302,48 @@ def turns(b, xp=np):
     return _as_f64(xp, _flushed(xp, t))          # MUFU reads a subnormal t as zero
 
 
-def _sincos(b, xp, fn):
+def _sincos(b, xp, quarter: int):
+    """The table entry of |t| truncated to 25 fraction bits, `quarter` quarter turns on; the half
+    turn and (for sin) a negative t flip the sign."""
     t = turns(b, xp)
-    t = xp.sign(t) * xp.floor(xp.abs(t) * 2.0 ** 25) * 2.0 ** -25    # 25 fraction bits
-    frac = t - xp.floor(t)                     # exact for f32 t
-    with np.errstate(all="ignore"):
-        v = fn(2.0 * np.pi * frac)
-    small = xp.abs(t) < 2.0 ** -15
-    if fn is xp.sin:      # small turns: t' times the H200's 2pi, 0x40c91200 (about 16 bits)
-        v = xp.where(small, t * _TWO_PI_HW, v)
-    v = xp.where(xp.isfinite(t), v, xp.nan)
-    r = _to_f32_bits(xp, v)
-    if fn is xp.cos:      # just below 1 the H200's cos is truncated
-        mid = small & (xp.abs(t) >= 2.0 ** -21)
-        r = xp.where(mid, _rz_f32(xp, xp.where(mid, v, 0.0)), r)
-    if fn is xp.sin:                           # sin keeps the sign of a zero argument
-        r = xp.where(t == 0, _u32(xp, b) & S32, r)
-    return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
+    finite = xp.isfinite(t)
+    t = xp.where(finite, t, 0.0)
+    k = xp.floor(xp.fmod(xp.abs(t) * 2.0 ** 25, 2.0 ** 25)).astype(xp.int64)    # exact for f32 t
+    k = (k + (quarter << 23)) & ((1 << 25) - 1)
+    negative = xp.signbit(t).astype(xp.int64) if quarter == 0 else 0
+    sign = ((k >> 24) ^ negative).astype(xp.uint32) << 31
+    r = table("sin", xp)[k & ((1 << 24) - 1)] | sign
+    return xp.where(finite, r, NAN32).astype(xp.uint32)
 
 
 def sin(b, xp=np):
-    """MUFU.SIN after ptxas' FMUL.RZ by 1/2pi, modelled: sin(2pi * frac(t')) rounded to f32, t'
-    being t with |t| truncated to 25 fraction bits (t' * 0x40c91200 for |t| < 2**-15)."""
-    return _sincos(b, xp, xp.sin)
+    """MUFU.SIN after ptxas' FMUL.RZ by 1/2pi: a measured 2**24-entry table over the half turn,
+    indexed by |t| truncated to 25 fraction bits (all 2**32 inputs)."""
+    return _sincos(b, xp, 0)
 
 
 def cos(b, xp=np):
-    """MUFU.COS, modelled like sin (truncated toward zero for 2**-21 <= |t| < 2**-15)."""
-    return _sincos(b, xp, xp.cos)
+    """MUFU.COS: MUFU.SIN's table a quarter turn on (cos is even: |t| alone)."""
+    return _sincos(b, xp, 1)
 
 
 def tanh(b, xp=np):
-    """MUFU.TANH (tanh.approx.f32), modelled: x itself for |x| <= 2**-8 (as the H200 gives it,
-    subnormals included), else tanh in float64 rounded to f32."""
+    """MUFU.TANH (tanh.approx.f32): x itself for |x| < 2**-8 (subnormals included), +-1 from 16 on,
+    in between a measured table over |x| read in runs of 2**s inputs per binade (TANH_RUNS)."""
     b = _u32(xp, b)
-    r = _to_f32_bits(xp, xp.tanh(_as_f64(xp, b)))
-    r = xp.where((b & 0x7FFFFFFF) <= 0x3B800000, b, r)
-    return xp.where(_isnan(xp, r), NAN32, r).astype(xp.uint32)
+    mag = b & 0x7FFFFFFF
+    e = (mag >> 23).astype(xp.int64)
+    offsets = _tanh_offsets()
+    start = xp.zeros_like(e)
+    shift = xp.zeros_like(e)
+    for binade in TANH_BINADES:
+        start = xp.where(e == binade, offsets[binade], start)
+        shift = xp.where(e == binade, TANH_RUNS[binade], shift)
+    mid = (e >= TANH_BINADES[0]) & (e <= TANH_BINADES[-1])
+    index = xp.where(mid, start + ((mag & M23).astype(xp.int64) >> shift), 0)
+    r = xp.where(mid, table("tanh", xp)[index], xp.where(e > TANH_BINADES[-1], 0x3F800000, mag))
+    r = r | (b & S32)
+    return xp.where(_isnan(xp, b), NAN32, r).astype(xp.uint32)
 
 
 # ------------------------------------------------------------------------------ whole instructions
@@ -387,7 +422,7 @@ F32_UNARY = {
     "tanh.approx.f32": _canon(tanh),
 }
 
-EXACT = {"rcp", "sqrt", "rsqrt", "ex2"}        # the f32 functions that are bit-exact (lg2 nearly)
+EXACT = {"rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh"}   # bit-exact f32 functions (all of them)
 
 F64HI_UNARY = {"rcp.approx.ftz.f64": rcp64h, "rsqrt.approx.ftz.f64": rsq64h}
 

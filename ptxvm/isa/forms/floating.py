@@ -4,12 +4,6 @@ from ..table import RND, builder
 F = builder("floating")
 
 APPROX = "approximate: the result may differ from the correctly rounded value (see the ISA's error bounds)"
-# the forms whose H200 bits ptxvm does not reproduce yet: measured over all 2**32 inputs
-UNRECOVERED = {
-    "sin": "; ptxvm vs H200 over all 2^32 inputs: 68.1% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
-    "cos": "; ptxvm vs H200 over all 2^32 inputs: 89.1% bit-exact, within 3.6e-7 (docs/hardware-notes.md)",
-    "tanh": "; ptxvm vs H200 over all 2^32 inputs: 95.8% bit-exact, within 134 ulp (docs/hardware-notes.md)",
-}
 
 F("testp.op.type p, a", op=("finite", "infinite", "number", "notanumber", "normal", "subnormal"),
   type=("f32", "f64"), ops={"p": "pred"}, since="2.0 sm_20")
@@ -63,6 +57,6 @@ F("rsqrt.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)
 F("rsqrt.approx.f64 d, a", since="1.4 sm_13", undefined=APPROX)
 F("rsqrt.approx.ftz.f64 d, a", since="4.0 sm_20", undefined=APPROX)
 for op in ("sin", "cos", "lg2"):
-    F(f"{op}.approx{{.ftz}}.f32 d, a", since="1.0", undefined=APPROX + UNRECOVERED.get(op, ""))
+    F(f"{op}.approx{{.ftz}}.f32 d, a", since="1.0", undefined=APPROX)
 F("ex2.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)
-F("tanh.approx.type d, a", type=("f32",), since="7.0 sm_75", undefined=APPROX + UNRECOVERED["tanh"])
+F("tanh.approx.type d, a", type=("f32",), since="7.0 sm_75", undefined=APPROX)
