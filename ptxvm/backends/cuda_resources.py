@@ -1,7 +1,7 @@
 """ptxvm's texture and surface objects on a real GPU: for a device='cuda' launch, each
 `ptxvm.texture_object` / `ptxvm.surface_object` argument becomes a CUDA array (mipmapped, layered
 or cube as the object is) and a cudaTextureObject_t / cudaSurfaceObject_t with the same sampler
-settings, made through the driver API. After the kernel, each surface's array is copied back into
+settings, made through the driver API (a `linear=True` texture over linear memory). After the kernel, each surface's array is copied back into
 the NumPy array the surface object wraps, as the CPU engine writes it in place."""
 from __future__ import annotations
 
@@ -87,7 +87,9 @@ class GpuResources:
     def _texture(self, t: TextureObject) -> int:
         cu, check = self.cu, self.rt.check
         rd = cu.CUDA_RESOURCE_DESC()
-        if t.mipmapped:
+        if t.linear:
+            self._linear(rd, t)
+        elif t.mipmapped:
             mip = check(cu.cuMipmappedArrayCreate(self._descriptor(t, 0, False), t.num_levels), "cuMipmappedArrayCreate")
             self.keep.append(("mipmap", mip))
             for k, level in enumerate(t.levels):
@@ -101,6 +103,19 @@ class GpuResources:
         handle = check(cu.cuTexObjectCreate(rd, self._sampler(t), None), "cuTexObjectCreate")
         self.keep.append(("texture", handle))
         return int(handle)
+
+    def _linear(self, rd, t: TextureObject) -> None:
+        """A 1D texture over linear memory (what tex1Dfetch reads), not a CUDA array."""
+        cu = self.cu
+        data = np.ascontiguousarray(t.data)
+        ptr = self.rt.alloc(data.nbytes)
+        self.keep.append(("memory", ptr))
+        self.rt.to_device(ptr, data)
+        rd.resType = cu.CUresourcetype.CU_RESOURCE_TYPE_LINEAR
+        rd.res.linear.devPtr = ptr
+        rd.res.linear.format = getattr(cu.CUarray_format, "CU_AD_FORMAT_" + array_format(t))
+        rd.res.linear.numChannels = t.channels
+        rd.res.linear.sizeInBytes = data.nbytes
 
     def _sampler(self, t: TextureObject):
         cu = self.cu
@@ -153,7 +168,10 @@ class GpuResources:
         destroy = {"texture": "cuTexObjectDestroy", "surface": "cuSurfObjectDestroy", "array": "cuArrayDestroy",
                    "mipmap": "cuMipmappedArrayDestroy"}
         for kind, h in reversed(self.keep):
-            getattr(self.cu, destroy[kind])(h)  # its error after a sticky fault changes nothing
+            if kind == "memory":
+                self.rt.free(h)
+            else:
+                getattr(self.cu, destroy[kind])(h)  # its error after a sticky fault changes nothing
         self.keep.clear()
         self.handles.clear()
         self.surfaces.clear()

@@ -132,6 +132,19 @@ def test_compare_realistic_kernels(case):
     assert not report.faults and not bad, str(report)
 
 
+TEXTURE_CASES = [c for c in _CASES_MODULE.ADVANCED_CASES if c.feature in ("texture", "surface")]
+
+
+@pytest.mark.parametrize("case", TEXTURE_CASES, ids=[c.name for c in TEXTURE_CASES])
+def test_compare_texture_kernels(case):
+    """nvcc kernels over texture objects (a linear-memory tex1Dfetch one included) and surfaces."""
+    args, _ = _CASES_MODULE.resource_args(case, _CASES_MODULE.materialize(case, seed=0))
+    report = ptxvm.compare(ptxvm.load(case.ptx_path)[case.kernel], case.grid, case.block, args)
+    exact = {i for i, a in case.outputs if getattr(getattr(a, "check", None), "kind", "exact") == "exact"}
+    bad = [a for a in report.differing if a.position in exact]
+    assert len(TEXTURE_CASES) >= 4 and not report.faults and not bad, str(report)
+
+
 def test_cuda_cpp_with_inline_asm_matches():
     from ptxvm.frontdoor.cuda import available_compilers
 

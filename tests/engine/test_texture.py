@@ -293,20 +293,10 @@ def test_texture_kernel_case_matches_gpu(case):
     golden = np.load(GOLDENS / f"{case.name}.npz")
     meta = json.loads((GOLDENS / f"{case.name}.meta.json").read_text())
     vals = C.materialize(case, 0)
-    args, surfaces = [], {}
-    for i, (spec, v) in enumerate(zip(case.args, vals)):
+    for i, spec in enumerate(case.args):
         if isinstance(spec, C.Texture):
-            a = np.asarray(v, np.float32)
-            assert np.array_equal(a, golden[f"arg{i}.in"])
-            args.append(ptxvm.texture_object(a, dims=1 if spec.linear or a.ndim == 1 else 2,
-                                             address_mode=spec.address_mode, filter_mode=spec.filter_mode,
-                                             normalized_coords=spec.normalized_coords, linear=spec.linear))
-        elif isinstance(spec, C.Surface):
-            a = np.array(v, np.float32)
-            surfaces[i] = a
-            args.append(ptxvm.surface_object(a, dims=2))
-        else:
-            args.append(v)
+            assert np.array_equal(np.asarray(vals[i], np.float32), golden[f"arg{i}.in"])
+    args, surfaces = C.resource_args(case, vals)
     ptx = golden["ptx"].tobytes().decode()
     ptxvm.loads(ptx, case.name)[meta["kernel"]].launch(tuple(meta["grid"]), tuple(meta["block"]), args)
     for i, spec in enumerate(case.args):

@@ -259,6 +259,26 @@ def materialize(case: Case, seed: int = 0) -> list:
     return values
 
 
+def resource_args(case: Case, values: list) -> tuple[list, dict]:
+    """``values`` (from materialize) with Texture / Surface arguments made into ptxvm texture and
+    surface objects, as the recorder made CUDA ones; and {position: the array a surface writes}."""
+    import ptxvm
+
+    args, surfaces = [], {}
+    for i, (spec, v) in enumerate(zip(case.args, values)):
+        if isinstance(spec, Texture):
+            a = np.asarray(v, np.float32)
+            args.append(ptxvm.texture_object(a, dims=1 if spec.linear or a.ndim == 1 else 2,
+                                             address_mode=spec.address_mode, filter_mode=spec.filter_mode,
+                                             normalized_coords=spec.normalized_coords, linear=spec.linear))
+        elif isinstance(spec, Surface):
+            surfaces[i] = a = np.array(v, np.float32)
+            args.append(ptxvm.surface_object(a, dims=2))
+        else:
+            args.append(v)
+    return args, surfaces
+
+
 # --------------------------------------------------------------------------
 # Data helpers (each returns a make(rng) function)
 # --------------------------------------------------------------------------
