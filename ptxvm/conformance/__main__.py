@@ -91,7 +91,8 @@ def cmd_check(a) -> int:
           ", ".join(f"{k} {v}" for k, v in s["cases"].items() if k != "total" and v) +
           f" | forms {s['forms_total']}: verified {s['verified']}, differs {s['differs']}, "
           f"not on sm_90 {s['unsupported_sm90']}, not implemented {s['not_implemented']}, "
-          f"no case yet {s['untested']}, undefined {s['undefined']} ({s['seconds']} s)")
+          f"no case yet {s['untested']}, not recorded {s['not_recorded']}, undefined {s['undefined']} "
+          f"({s['seconds']} s)")
     if a.json:
         print(json.dumps(s, sort_keys=True))
     return 1 if (a.strict and s["cases"].get("differs", 0)) else 0
@@ -104,7 +105,7 @@ def cmd_coverage(a) -> int:
     s = regenerate(directory, out)
     print(f"wrote {out}: {s['forms_total']} forms, {s['verified']} verified, {s['differs']} differ, "
           f"{s['unsupported_sm90']} not on sm_90, {s['not_implemented']} not implemented, "
-          f"{s['untested']} with no case yet, {s['undefined']} undefined")
+          f"{s['untested']} with no case yet, {s['not_recorded']} not recorded, {s['undefined']} undefined")
     return 0
 
 

@@ -16,6 +16,7 @@ LABEL = {
     "not_implemented": "not implemented",
     "untested": "no case yet",
     "undefined": "undefined result",
+    "not_recorded": "not recorded (the GPU refused every case)",
 }
 
 
@@ -54,6 +55,7 @@ def render(results: list[CaseResult], directory: str, checked_at: str = "", tier
     L.append(f"**Summary: {s['forms_total']} forms x types; {s['verified']} verified, {s['differs']} differ, "
              f"{s['unsupported_sm90']} not available on sm_90, {s['not_implemented']} not implemented, "
              f"{s['untested']} with no case yet (the engine runs the opcode), "
+             f"{s['not_recorded']} not recorded (the GPU refused every case), "
              f"{s['undefined']} undefined result.** Cases: {c['total']} checked; {c['verified']} verified, "
              f"{c['differs']} differ, {c['not_implemented']} not implemented, {c['error']} engine errors, "
              f"{c['undefined']} undefined (not compared), {c['unsupported_sm90']} refused on sm_90, "

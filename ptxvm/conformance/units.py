@@ -63,6 +63,9 @@ class Unit:
         if "unsupported_sm90" in by:
             return "unsupported_sm90", by["unsupported_sm90"][0].reason
         c = self.cases[0]
+        if all(x.status == "not_recorded" for x in self.cases) and engine_runs(self.opcode):
+            # the engine runs it; the GPU (its driver) would not run any of the cases
+            return "not_recorded", f"{c.id}: {c.reason}".strip()
         return "not_implemented", f"{c.id}: {c.status} {c.reason}".strip()
 
 
@@ -215,7 +218,7 @@ def build_units(results: list[CaseResult], cases_without_results=()) -> tuple[di
 def summary(units: dict[str, Unit], results: list[CaseResult], unmapped: list, from_table: bool) -> dict:
     from .check import summarize_cases
     s = {"forms_total": len(units), "verified": 0, "differs": 0, "unsupported_sm90": 0,
-         "not_implemented": 0, "untested": 0, "undefined": 0}
+         "not_implemented": 0, "untested": 0, "undefined": 0, "not_recorded": 0}
     for u in units.values():
         st, _ = u.status()
         s[st] = s.get(st, 0) + 1
