@@ -269,6 +269,9 @@ class Runtime:
     def launch(self, loaded: Loaded, kernel: str, grid, block, params: Sequence[bytes], shared_mem: int = 0,
                cluster=None, plain: bool = True) -> None:
         """Launch and wait. `params`: each parameter's bytes; `plain`: all are scalars or pointers."""
+        # a copy from pageable host memory may still be on its way to the device when cuMemcpyHtoD
+        # returns; the kernel, on cuda.core's stream, must not start before it lands
+        self.check(self.driver.cuCtxSynchronize(), "cuCtxSynchronize")
         if self.core is not None and plain and cluster is None and shared_mem <= STATIC_SHARED_LIMIT:
             args = [_ctype(p) for p in params]
             config = self.core.LaunchConfig(grid=tuple(grid), block=tuple(block), shmem_size=int(shared_mem))

@@ -289,21 +289,28 @@ def _replayable(family):
     if family not in G.families_present(directory):
         pytest.skip(f"no {family} goldens")
     cases = G.GoldenFamily(family, directory).meta["cases"]
-    return directory, {cid for cid, m in cases.items() if m.get("status") == "recorded"
+    return directory, {cid for cid, m in cases.items() if m.get("status") == "recorded" and not m.get("expect_fault")
                        and not any(r.get("ref") for r in m.get("resources", ()))}
 
 
-@pytest.mark.parametrize("family", ["texture", "surface", "tensor"])
-def test_objects_and_tensor_maps_replay_the_goldens(family):
-    """ptxvm.texture_object / surface_object arguments of a device='cuda' launch become CUDA arrays
-    and objects with the same data and settings, and ptxvm.tensor_map's maps are re-aimed at the GPU
-    copy of their DeviceArray: every recorded case gives the recorder's bits."""
+def _families():
+    from ptxvm.conformance import golden as G
+
+    return G.families_present(G.default_dir()) or ["texture"]
+
+
+@pytest.mark.parametrize("family", _families())
+def test_conformance_goldens_replay_through_the_backend(family):
+    """Every recorded case (but expected faults and .texref bindings) run with device='cuda' gives
+    the recorder's bits: scalars, arrays, by-value parameters, ptxvm.texture_object /
+    surface_object (CUDA arrays and objects with the same data and settings) and ptxvm.tensor_map
+    (re-aimed at the GPU copy of its DeviceArray)."""
     from ptxvm.conformance import check as C
 
     directory, ok = _replayable(family)
     results = C.check(directory, "full", [family], case_filter=ok.__contains__, device="cuda")
-    assert len(results) == len(ok) > 50
-    bad = [r for r in results if r.status != "verified"]
+    assert len(results) == len(ok)
+    bad = [r for r in results if r.status not in ("verified", "undefined")]
     assert not bad, "\n".join(f"{r.id}: {r.status}: {r.reason}"[:300] for r in bad[:10])
 
 

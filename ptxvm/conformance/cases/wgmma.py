@@ -84,7 +84,7 @@ def wg_case(n, dt, at, bt, variant="kmajor", scale=(1, 1), scale_d=True, sat="",
     bvar = "kmajor" if aregs else variant
     a_img, a_desc = layout(bvar, 64, kb)
     b_img, b_desc = layout(bvar, n, K * bits // 8)
-    wa, wb = a_img // (4 * LANES), max(1, b_img // (4 * LANES))
+    wa, wb = a_img // (4 * LANES), -(-b_img // (4 * LANES))   # every byte the descriptor reaches is written
     nd = n // 4 if dt == "f16" else n // 2
     na = 16 * KOF[bits] * bits // (32 * 32)
     elt = _IMG_REG.get(at, "b32")
