@@ -96,6 +96,15 @@ def _fragile(name: str) -> np.ndarray:
     return (mufu._rz32_np(lo) != base) | (mufu._rz32_np(hi) != base) | out
 
 
+def _fragile_rn(v: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Entries whose base (float64 v rounded to f32) another libm could round the other way:
+    within 8 float64 ulps of an f32 rounding boundary."""
+    lo, hi = v.copy(), v.copy()
+    for _ in range(8):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+    return (lo.astype(np.float32).view(np.uint32) != base) | (hi.astype(np.float32).view(np.uint32) != base)
+
+
 def sincos_table(d: str) -> None:
     """MUFU.SIN / MUFU.COS: one 2**24-entry table over the half turn at 25 fraction bits (mufu.sin),
     from tools/device/probe_sincos_table.py's two tables (sin keys and cos keys a quarter turn on;
@@ -112,11 +121,7 @@ def sincos_table(d: str) -> None:
     assert ((a == b) | (a == 0xFFFFFFFF) | (b == 0xFFFFFFFF)).all(), "sin and cos keys disagree"
     hw = np.where(a != 0xFFFFFFFF, a, b)
     assert (hw != 0xFFFFFFFF).all() and (hw >> 31 == 0).all()
-    v = np.sin(2 * np.pi * np.arange(1 << 24, dtype=np.float64) / (1 << 25))
-    lo, hi = v.copy(), v.copy()
-    for _ in range(8):
-        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
-    fragile = (lo.astype(np.float32).view(np.uint32) != base) | (hi.astype(np.float32).view(np.uint32) != base)
+    fragile = _fragile_rn(np.sin(2 * np.pi * np.arange(1 << 24, dtype=np.float64) / (1 << 25)), base)
     delta = hw.astype(np.int64) - base.astype(np.int64)
     far = (np.abs(delta) > 127) | fragile
     esc = np.nonzero(far)[0]
@@ -142,11 +147,7 @@ def tanh_table(d: str) -> None:
         hw.append(t)
     hw = np.concatenate(hw)
     base = mufu.tanh_base()
-    v = np.tanh(mufu.tanh_inputs().astype(np.float64))
-    lo, hi = v.copy(), v.copy()
-    for _ in range(8):
-        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
-    fragile = (lo.astype(np.float32).view(np.uint32) != base) | (hi.astype(np.float32).view(np.uint32) != base)
+    fragile = _fragile_rn(np.tanh(mufu.tanh_inputs().astype(np.float64)), base)
     delta = hw.astype(np.int64) - base.astype(np.int64)
     far = (np.abs(delta) > 127) | fragile
     esc = np.nonzero(far)[0]

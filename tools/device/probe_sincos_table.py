@@ -1,12 +1,10 @@
-"""Is MUFU.SIN / MUFU.COS (sin/cos.approx.f32) a table over a 25-bit turn? And how does
-tanh.approx.f32 quantize its input? Run on a GPU (CuPy), over all 2^32 inputs:
+"""Is MUFU.SIN / MUFU.COS (sin/cos.approx.f32) a table over a 25-bit turn? Run on a GPU (CuPy),
+over all 2^32 inputs:
 
   sin/cos: t = FMUL.RZ(x, 1/2pi) as ptxas emits it; key = floor(|t| * 2^25) mod 2^25 ("mag", sign
   applied after) or floor(t * 2^25) mod 2^25 ("twos"); the half turn flips the sign. Every input
   writes (result with that sign taken off) into a 2^24-entry table at its key; an input that finds
   another value there is a conflict (counted per binade of t). cos is keyed a quarter turn on.
-  tanh: per binade of |x|, the largest s such that clearing the low s significand bits never
-  changes the result; and whether tanh(-x) = -tanh(x).
 
 Writes OUT/sincos_summary.json and, per table without conflicts, OUT/table_<op>_<variant>.npz
 (results as ordered-integer differences from f32(sin(2 pi k / 2^25)), int8 with escapes).
@@ -61,17 +59,6 @@ extern "C" __global__ void table_%(k)s(unsigned base, unsigned n, unsigned* T, i
 }
 '''
 
-TANH_SRC = r'''
-extern "C" __global__ void tanh_range(unsigned base, unsigned n, unsigned* out) {
-  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  unsigned x = base + i, y;
-  asm volatile("{ .reg .f32 a, d; mov.b32 a, %1; tanh.approx.f32 d, a; mov.b32 %0, d; }" : "=r"(y) : "r"(x));
-  out[i] = y;
-}
-'''
-
-
 def ident(op):
     return op.replace(".", "_")
 
@@ -79,7 +66,7 @@ def ident(op):
 def main(out):
     import cupy as cp
     os.makedirs(out, exist_ok=True)
-    src = "".join(SRC % {"k": ident(op), "ins": op, "c": C_TURN} for op in OPS) + TANH_SRC
+    src = "".join(SRC % {"k": ident(op), "ins": op, "c": C_TURN} for op in OPS)
     mod = cp.RawModule(code=src, options=("-std=c++17",))
     summary = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "ops": {}}
     chunk = 1 << 28
@@ -124,37 +111,8 @@ def main(out):
                             d8=cp.asnumpy(cp.where(esc, -128, d).astype(cp.int8)),
                             esc_idx=cp.asnumpy(ei).astype(np.uint32), esc_hw=cp.asnumpy(T[ei]))
         s["escapes"] = int(ei.size)
-    del tables
-    # tanh: quantization per binade, oddness
-    f = mod.get_function("tanh_range")
-    pos = cp.empty(1 << 31, cp.uint32)
-    for c in range((1 << 31) // chunk):
-        f(((chunk + 255) // 256,), (256,), (np.uint32(c * chunk), np.uint32(chunk), pos[c * chunk:(c + 1) * chunk]))
-    neg_bad = 0
-    buf = cp.empty(chunk, cp.uint32)
-    for c in range((1 << 31) // chunk):
-        f(((chunk + 255) // 256,), (256,), (np.uint32((1 << 31) + c * chunk), np.uint32(chunk), buf))
-        p = pos[c * chunk:(c + 1) * chunk]
-        isnan = (p & 0x7FFFFFFF) > 0x7F800000
-        neg_bad += int(((buf != (p ^ 0x80000000)) & ~isnan).sum())
-    summary["tanh_odd_violations"] = neg_bad
-    quant = {}
-    idx = cp.arange(1 << 23, dtype=cp.uint32)
-    for e in range(0, 255):
-        seg = pos[e << 23:(e + 1) << 23]
-        best = 0
-        for s_ in range(1, 12):
-            rep = seg[idx & ~cp.uint32((1 << s_) - 1)]
-            if bool((rep != seg).any()):
-                break
-            best = s_
-        quant[e] = best
-    summary["tanh_quant_bits_by_exponent"] = quant
-    total = sum(1 << (23 - quant[e]) for e in range(0x77, 0x83))  # 2^-8 .. 16
-    summary["tanh_table_entries_2^-8_16"] = total
     json.dump(summary, open(os.path.join(out, "sincos_summary.json"), "w"), indent=1)
-    print(json.dumps({k: v for k, v in summary.items() if k != "tanh_quant_bits_by_exponent"}, indent=1)[:6000])
-    print("tanh quant", {e: q for e, q in quant.items() if 0x70 <= e <= 0x86})
+    print(json.dumps(summary, indent=1)[:6000])
     print(f"total {time.time() - t0:.0f}s")
 
 
