@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import texture_filter as F
+from ..numerics import mufu
 
 # cube faces (+x, -x, +y, -y, +z, -z): (major axis, sign, s axis, s sign, t axis, t sign), the
 # programming guide's table (OpenGL's)
@@ -26,8 +27,9 @@ _FACES = ((0, 1, 2, -1, 1, -1), (0, -1, 2, 1, 1, -1), (1, 1, 0, 1, 2, 1),
 
 def cube_coords(x, y, z):
     """(face 0..5, s, t) of direction vectors: the major axis picks the face (ties: z over y over x),
-    the other two times the f32 reciprocal of its magnitude (product rounded to f32) map to [0, 1]
-    face coordinates (s + 1) / 2, kept exact in float64 (`cube_ramp512_*`, `cube_ties_s`). The zero
+    the other two times MUFU.RCP of its magnitude (rcp.approx.ftz.f32; product rounded to f32) map
+    to [0, 1] face coordinates (s + 1) / 2, kept exact in float64 (`cube_ramp512_*`, `cube_ties_s`:
+    a correctly rounded reciprocal missed 46 of its 2048 weight ties). The zero
     direction (any signs of zero) reads the centre of face +z on the H200, not the NaN that
     0 * (1 / 0) gives (`tex.cube.*#cube_point` lane 38: (+0, -0, +0) -> face 4, s = t = 0.5)."""
     v = [np.asarray(c, np.float32) for c in (x, y, z)]
@@ -42,7 +44,7 @@ def cube_coords(x, y, z):
         s = np.where(m, ss * v[sa], s)
         t = np.where(m, ts * v[ta], t)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        inv = np.float32(1) / np.abs(ma)
+        inv = mufu.rcp(np.abs(ma).view(np.uint32)).view(np.float32)
         zero = ma == 0  # so s = t = 0 too
         s = ((np.where(zero, 0, s * inv)).astype(np.float64) + 1) / 2
         t = ((np.where(zero, 0, t * inv)).astype(np.float64) + 1) / 2

@@ -38,7 +38,6 @@ KNOWN: dict = {
                                          "grad_random", "grad_random_aniso1", "grad_rect", "grad_size48",
                                          "grad_two_vectors", "grad_two_vectors_aniso1")},
     **{f"grad_{k}_aniso{a}": (_ANISO, 4.1, 0) for k in ("random", "two_vectors") for a in (2, 4, 16)},
-    "cube_ties_s": ("cube face coordinates at weight ties: 46 of 2048 lanes round the other way", 4e-3, 0),
     "accum3d_wide": ("3D blend: the grid the two slice sums are added on (28 of 4096 lanes, 1 ulp)", 0, 2.4e-7),
     "accum3d_f16": ("3D blend of f16 texels: the slice-sum grid (9 of 2048 lanes, 1 f16 ulp)", 0, 1e-2),
 }
