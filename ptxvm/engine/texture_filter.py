@@ -91,8 +91,10 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
     units of 2^-scale_bits summing to one. The filtered values, rounded to out_dtype.
 
     `slices` > 1 (3D: the two z slices, corners z fastest): each slice's texels are aligned and
-    truncated on their own and its weighted sum formed exactly; the slice sums are then added on
-    a grid (significand + STAGE2_EXTRA_BITS) bits below the largest weighted texel's exponent."""
+    truncated on their own and its weighted sum formed exactly; each slice sum is then floored
+    (two's complement truncation, toward -inf) to a grid (significand + STAGE2_EXTRA_BITS) bits
+    below the largest weighted texel's exponent and the two added (`accum3d_*`: the lanes this
+    misses all lie above the H200's, so the true second stage drops still more, not pinned)."""
     v = np.asarray(values, np.float64)
     w = np.asarray(weights, np.int64)[:, None, :]
     bits = np.finfo(out_dtype).nmant + 1 + GUARD_BITS
@@ -104,7 +106,7 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
             live = np.where(w != 0, np.abs(v), 0.0)
             top = np.max(np.where(np.isfinite(live), live, 0.0), axis=-1)
             q = np.ldexp(1.0, np.frexp(top)[1] + scale_bits - (bits - GUARD_BITS + STAGE2_EXTRA_BITS))
-            s = sum(np.trunc(p / q) * q for p in parts)
+            s = sum(np.floor(p / q) * q for p in parts)
         exact = s * (1.0 / (1 << scale_bits))
         nonfinite = ~np.isfinite(np.where(w != 0, v, 0.0)).all(axis=-1)
         if nonfinite.any():  # inf / NaN texels: the plain weighted sum
