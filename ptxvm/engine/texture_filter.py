@@ -290,13 +290,23 @@ def footprint_length(dx, dy):
     11/16 of dPdx + dPdy and of dPdx - dPdy (an octagonal estimate of the Jacobian's largest
     singular value; `grad_parallel`, `grad_orthogonal`, `grad_two_vectors`). The sum and the
     difference are of the components with their significands truncated to 10 bits (about half
-    the wrong lanes of the 2D/3D probes and a few of `grad_1d` become exact; still not the
-    exact rule)."""
+    the wrong lanes of the 2D/3D probes become exact; the rule with a second nonzero component is
+    still not pinned)."""
     tx, ty = diagonal_inputs(dx), diagonal_inputs(dy)
     s = [a + b for a, b in zip(tx, ty)]
     d = [a - b for a, b in zip(tx, ty)]
     return np.maximum.reduce([vector_length(dx), vector_length(dy),
-                              (11 / 16) * vector_length(s), (11 / 16) * vector_length(d)])
+                              (11 / 16) * diagonal_length(s), (11 / 16) * diagonal_length(d)])
+
+
+def diagonal_length(comps):
+    """The length of dPdx +- dPdy: vector_length, plus 3/8 of the 10-bit ulp of the largest
+    component when it is the only nonzero one (1D gradients, parallel ones along an axis:
+    `grad_1d` 512/512 with it; any addend in [4/11, 5/11) ulp fits those lanes)."""
+    a = np.abs(np.stack([np.asarray(c, np.float64) for c in comps]))
+    top = a.max(axis=0)
+    single = (np.count_nonzero(a, axis=0) == 1) & np.isfinite(top)
+    return vector_length(comps) + np.where(single, np.ldexp(0.375, np.frexp(top)[1] - 10), 0.0)
 
 
 # the exponent the sRGB filter aligns each code to: that of the last code of its group of eight

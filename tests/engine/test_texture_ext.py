@@ -31,7 +31,6 @@ KNOWN = {
                 "cancellations of 1e4, 7 of 1024 lanes)", 1e-6),
     "f16_linear3d": ("3D blend of f16 texels: the slice-sum grid is not pinned (1 f16 ulp, 8 of 1024 lanes)", 7e-2),
     "mip_grad_diag": (_LOD, 4e-3),
-    "mip_grad_xy_same_axis": (_LOD, 8e-3),
     "mip_grad_random": (_LOD, 8e-3),
     "mip_grad_random_aniso": (_LOD + "; anisotropic filtering is not modelled", 3.3),
     "a2d_mip_grad": (_LOD, 2e-2),

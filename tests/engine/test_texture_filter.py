@@ -31,13 +31,12 @@ RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 
 # probes ptxvm does not reproduce bit for bit: name -> (why, absolute and relative difference allowed);
 # docs/hardware-notes.md gives the measured exactness of each
-_ISO = ("level of detail: the rounding inside the footprint-length estimate is not pinned (one or two 1/256 steps; lanes off: "
-        "1d 25/512, 3d 63/1024, length_x/_y 7/1028, orthogonal 7/528, parallel 47/528, random 54/1024, rect 39/1024, "
-        "size48 116/1024 (the scaling by a non-power-of-two size), two_vectors 48/640; in grad_1d every one is a lane where "
-        "the 11/16 |dPdx +- dPdy| term wins, and no constant factor or fixed truncation of the sum fits all those lanes)")
+_ISO = ("level of detail: the rounding inside the footprint-length estimate is not pinned where dPdx +- dPdy has two nonzero "
+        "components (one or two 1/256 steps; lanes off: 3d 63/1024, length_x/_y 7/1028, orthogonal 7/528, parallel 43/528, "
+        "random 54/1024, rect 39/1024, size48 116/1024 (the scaling by a non-power-of-two size), two_vectors 48/640)")
 _ANISO = "anisotropic filtering (max_anisotropy > 1) is not modelled (its probes, their count and placement)"
 KNOWN: dict = {
-    **{n: (_ISO, 2.1 / 256, 0) for n in ("grad_1d", "grad_3d", "grad_length_x", "grad_length_y", "grad_orthogonal", "grad_parallel",
+    **{n: (_ISO, 2.1 / 256, 0) for n in ("grad_3d", "grad_length_x", "grad_length_y", "grad_orthogonal", "grad_parallel",
                                          "grad_random", "grad_random_aniso1", "grad_rect", "grad_size48",
                                          "grad_two_vectors", "grad_two_vectors_aniso1")},
     **{f"grad_{k}_aniso{a}": (_ANISO, 4.1, 0) for k in ("random", "two_vectors") for a in (2, 4, 16)},
