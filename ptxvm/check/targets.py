@@ -1,7 +1,7 @@
 """Versions and targets (ISA 11.1): `.version`, `.target`, `.address_size`, and what an instruction,
 a special register or a directive needs of them.
 
-The minimum PTX ISA version of each target was measured with ptxas 13.0 (`PTX .version X does not
+The minimum PTX ISA version of each target was measured with ptxas 13.0 and 13.5 (`PTX .version X does not
 support .target sm_NN`); ptxas rejects a module without an sm target ("Target architecture not
 defined") although the document names sm_10 as the default, so we do too.
 """
@@ -22,6 +22,7 @@ TARGET_MIN_PTX: dict[str, tuple[int, int]] = {
     "sm_100": (8, 6), "sm_100a": (8, 6), "sm_100f": (8, 8),
     "sm_101": (8, 6), "sm_101a": (8, 6), "sm_101f": (8, 8),
     "sm_103": (8, 8), "sm_103a": (8, 8), "sm_103f": (8, 8),
+    "sm_107": (9, 4), "sm_107a": (9, 4), "sm_107f": (9, 4),
     "sm_110": (9, 0), "sm_110a": (9, 0), "sm_110f": (9, 0),
     "sm_120": (8, 7), "sm_120a": (8, 7), "sm_120f": (8, 8),
     "sm_121": (8, 8), "sm_121a": (8, 8), "sm_121f": (8, 8),
