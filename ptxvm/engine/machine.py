@@ -110,6 +110,12 @@ class Context:
 
     def mark_exited(self, lanes: np.ndarray) -> None:
         self.status[lanes] = EXITED
+        # lanes of the same warps waiting at a warp-synchronous instruction try it again: an
+        # exited lane counts as arrived (warp_ops), so the exit may complete it
+        waiting = np.flatnonzero(self.status == AT_WARP_SYNC)
+        if waiting.size:
+            woken = waiting[np.isin(self.warp_of[waiting], self.warp_of[lanes])]
+            self.status[woken] = RUNNABLE
         live = self.status != EXITED
         self.n_live = int(np.count_nonzero(live))
         self._live_index = None

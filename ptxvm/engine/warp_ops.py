@@ -1,8 +1,11 @@
 """Warp collectives (ISA 9.7.12.x): shfl.sync, vote.sync, match.sync, redux.sync, elect.sync,
 bar.warp.sync, activemask.
 
-A `.sync` instruction runs for a warp once every lane its membermask names has reached it: lanes
-that arrive early wait (AT_WARP_SYNC) for the others. A named lane that has exited is a fault.
+A `.sync` instruction runs for a warp once every lane its membermask names has reached it or has
+exited: lanes that arrive early wait (AT_WARP_SYNC) for the others, and an exit wakes them to try
+again (Context.mark_exited). As on an H200 (tests/engine/test_hw_gaps.py, warp_*), exited lanes are
+simply not members: vote/match/redux/elect see only the lanes that executed the instruction, and
+shfl from a source lane that did not execute it (exited, or not participating) yields 0.
 Lane j of the warp holding thread slot s is slot s - laneid(s) + j (warps are contiguous).
 """
 from __future__ import annotations
@@ -29,6 +32,15 @@ def _present_masks(ctx, lanes, where=None):
     return acc[inv].astype(np.uint32)
 
 
+def _exited_masks(ctx, lanes):
+    """Per lane of `lanes`: the bitmask of its warp's lanes that have exited."""
+    slots = (lanes - ctx.laneid[lanes])[:, None] + np.arange(32)
+    valid = np.arange(32) < ctx.warp_size[lanes][:, None]
+    gone = np.zeros(slots.shape, dtype=bool)
+    gone[valid] = ctx.status[slots[valid]] == EXITED
+    return (gone.astype(np.uint32) << np.arange(32, dtype=np.uint32)).sum(axis=1, dtype=np.uint64).astype(np.uint32)
+
+
 def _dst_and_pred(lowerer, node, scope, ptx_type="b32"):
     """Writers for `d` or `d|p` destinations (shfl, elect, match.all)."""
     p_writer = None
@@ -48,20 +60,10 @@ def _gather_warps(ctx, lanes, pc, membermask):
     mask = np.broadcast_to(np.asarray(membermask(ctx, group)).astype(np.uint32), (group.size,))
     mask = mask & ctx.warp_lanes[group]  # lanes past the end of a partial warp do not exist
     present = _present_masks(ctx, group)
-    missing = mask & ~present
+    missing = mask & ~present & ~_exited_masks(ctx, group)  # an exited lane counts as arrived
     ready = missing == 0
     if not ready.all():
         wait = group[~ready]
-        # a missing lane that has exited can never arrive
-        base = wait - ctx.laneid[wait]
-        miss = missing[~ready]
-        for j in range(32):
-            has = (miss >> np.uint32(j)) & np.uint32(1) == 1
-            if has.any():
-                slots = base[has] + j
-                if (ctx.status[slots] == EXITED).any():
-                    k = int(np.argmax(ctx.status[slots] == EXITED))
-                    raise Fault(f"warp-synchronous instruction names lane {j}, which has exited", int(wait[has][k]))
         ctx.status[wait] = AT_WARP_SYNC
         ctx.pc[wait] = pc
     run = group[ready]
@@ -135,6 +137,9 @@ def lower_shfl(lowerer, instr, m, scope):
             val = ctx.regs[a_slot.offset][src].view(np.uint32) if ctx.regs[a_slot.offset].itemsize == 4 else ctx.regs[a_slot.offset][src].astype(np.uint32)
         else:
             val = np.broadcast_to(np.asarray(a(ctx, lanes)), (lanes.size,))
+        # a source lane that does not execute this shfl (exited, or elsewhere) sends 0 (H200)
+        absent = ((present >> ctx.laneid[src].astype(np.uint32)) & np.uint32(1)) == 0
+        val = np.where(absent, np.uint32(0), val)
         d_writer(ctx, lanes, val)
         if p_writer is not None:
             p_writer(ctx, lanes, ok)

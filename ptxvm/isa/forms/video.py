@@ -8,15 +8,18 @@ SEL = ("b0", "b1", "b2", "b3", "h0", "h1")
 SC = dict(dtype=US, atype=US, btype=US, dsel=SEL, asel=SEL, bsel=SEL)
 OP2 = ("add", "min", "max")
 DOPS = {"a": "=atype", "b": "=btype", "c": "=dtype"}
+# d.dsel merges into c, so it needs c; c without d.dsel (and without .op2) is accepted by ptxas and
+# ignored: the H200 gives the two-operand result (tests/engine/test_hw_gaps.py, *_c probes)
+MERGE_NEEDS_C = (lambda v, ops: "dsel" not in ops or "c" in ops, "the merge selector d.dsel needs a third operand c")
 for op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
     # with .op2 a secondary operation with c; without, an optional data merge d.dsel with c
     F(f"{op}.dtype.atype.btype{{.sat}} d{{.dsel}}, a{{.asel}}, b{{.bsel}}{{, c}}", ops=DOPS, since="2.0 sm_20", **SC,
-      orule=[(lambda v, ops: ("c" in ops) == ("dsel" in ops), "c goes with the merge selector d.dsel")])
+      orule=[MERGE_NEEDS_C])
     F(f"{op}.dtype.atype.btype{{.sat}}.op2 d, a{{.asel}}, b{{.bsel}}, c", op2=OP2, ops=DOPS, since="2.0 sm_20", **SC)
 for op in ("vshl", "vshr"):
     SH = dict(SC, btype=("u32",), mode=("clamp", "wrap"))
     F(f"{op}.dtype.atype.btype{{.sat}}.mode d{{.dsel}}, a{{.asel}}, b{{.bsel}}{{, c}}", ops=DOPS, since="2.0 sm_20",
-      orule=[(lambda v, ops: ("c" in ops) == ("dsel" in ops), "c goes with the merge selector d.dsel")], **SH)
+      orule=[MERGE_NEEDS_C], **SH)
     F(f"{op}.dtype.atype.btype{{.sat}}.mode.op2 d, a{{.asel}}, b{{.bsel}}, c", op2=OP2, ops=DOPS, since="2.0 sm_20",
       **SH)
 F("vmad.dtype.atype.btype{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel}, {-}c", scale=("shr7", "shr15"),
@@ -26,7 +29,7 @@ F("vmad.dtype.atype.btype.po{.sat}{.scale} d, a{.asel}, b{.bsel}, c", scale=("sh
 CMP = ("eq", "ne", "lt", "le", "gt", "ge")
 F("vset.atype.btype.cmp d{.dsel}, a{.asel}, b{.bsel}{, c}", atype=US, btype=US, cmp=CMP, dsel=SEL, asel=SEL,
   bsel=SEL, ops={"d": "u32", "c": "u32"}, since="2.0 sm_20",
-  orule=[(lambda v, ops: ("c" in ops) == ("dsel" in ops), "c goes with the merge selector d.dsel")])
+  orule=[MERGE_NEEDS_C])
 F("vset.atype.btype.cmp.op2 d, a{.asel}, b{.bsel}, c", atype=US, btype=US, cmp=CMP, op2=OP2, asel=SEL, bsel=SEL,
   ops={"d": "u32", "c": "u32"}, since="2.0 sm_20")
 

@@ -117,6 +117,8 @@ def finish(spec, tmp, c, signed_d: bool, kind: str = "arith", signed_c=None, exa
             tmp = np.where(take_t, tmp, kc)
         return (np.asarray(tmp) & U32).astype(np.uint32).astype(out)
     if dsel is not None and c is not None:
+        if kind == "set" and dsel == "h1":  # measured: vset merges 0 into the high half-word
+            return (np.asarray(c).astype(np.uint32) & np.uint32(0xFFFF)).astype(out)
         return merge(dsel, tmp, c).astype(out)
     return (np.asarray(tmp) & U32).astype(np.uint32).astype(out)
 
