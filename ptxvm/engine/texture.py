@@ -184,6 +184,10 @@ class TextureObject(_Object):
         self.levels = [self.data] + [np.array(lv[0], copy=True) for lv in levels[1:]]
         self.mipmapped = mipmapped
         self.address_mode = tuple(modes[:dims]) + ("clamp",) * (3 - dims)
+        # a 1D texture filters as a 2D one of height 1 (texture_sample._border_row): the mode of
+        # that second dimension, the second given where there are several (unmeasured whether the
+        # H200 takes the second or the first when they differ: its probes set all alike)
+        self.row_address_mode = modes[1] if len(modes) > 1 else modes[0]
         self.filter_mode = filter_mode
         self.normalized_coords = bool(normalized_coords)
         self.read_mode = read_mode
@@ -244,6 +248,7 @@ class TextureObject(_Object):
         if key not in cache:
             t = copy.copy(self)
             t.address_mode = tuple(sampler.address_mode[: self.dims]) + ("clamp",) * (3 - self.dims)
+            t.row_address_mode = sampler.address_mode[1]
             t.filter_mode = sampler.filter_mode
             if sampler.force_unnormalized_coords:
                 t.normalized_coords = False

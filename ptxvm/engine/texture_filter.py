@@ -156,10 +156,29 @@ def unorm16(data):
     return v * 257 if d.dtype == np.uint8 else v
 
 
+def border_code(dtype, border):
+    """The border colour of a normalized-integer texture as the texel format holds it: each
+    component clamped to [0, 1] ([-1, 1] signed), multiplied by the format's maximum (255, 65535,
+    127, 32767) in f32 and rounded to nearest, ties to even (`u8_border_*`: 0.3f * 255 is 76.5 in
+    f32 -> 76, 0.7f -> 178.5 -> 178, 0.05 -> 13, -0.7 -> 0, 1.5 -> 255; `u16_border_linear2d`;
+    `s8_border_2d`: -0.7 -> -89). Point fetches and tld4 return code / max, and linear filtering
+    blends it like a texel."""
+    dt = np.dtype(dtype)
+    top = np.float32(np.iinfo(dt).max)
+    lo = -1.0 if dt.kind == "i" else 0.0
+    return np.rint(np.clip(np.asarray(border, np.float32), lo, 1.0).astype(np.float32) * top).astype(np.float64)
+
+
+def border_as_read(dtype, border):
+    """The border colour a point fetch of a normalized-integer texture returns (float32)."""
+    top = float(np.iinfo(np.dtype(dtype)).max)
+    return np.maximum(border_code(dtype, border) / top, -1.0).astype(np.float32)
+
+
 def fixed_border(dtype, border):
-    """The border colour in the units of `unorm16` (unmeasured: rounded to the nearest code)."""
-    scale = 127 if np.dtype(dtype) == np.int8 else unorm_scale(dtype)
-    return np.round(np.asarray(border, np.float64) * scale)
+    """The border colour in the units of `unorm16` (u8 codes times 257, the others as they are)."""
+    code = border_code(dtype, border)
+    return code * 257 if np.dtype(dtype) == np.uint8 else code
 
 
 def blend_normalized(values, weights, dtype):

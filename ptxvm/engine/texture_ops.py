@@ -271,6 +271,8 @@ def _query(obj, q, level=0):
         if q == "force_unnormalized_coords":
             return int(obj.force_unnormalized_coords)
         raise Fault(f"txq.{q} asks a sampler for what only a texture has")
+    if q == "height" and obj.kind == "texture" and obj.geometry == "1d" and not getattr(obj, "linear", False):
+        return 1  # a 1D texture is a 2D one of height 1 (H200: txq_height_1d; texture_sample._border_row)
     if obj.geometry == "a1d" and q in ("height", "depth"):
         return obj.array_size if q == "height" else 0  # a 1D layered object: layers as its height (H200)
     if q == "depth" and obj.geometry in ("a2d", "acube"):

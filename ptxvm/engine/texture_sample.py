@@ -111,7 +111,9 @@ def _texels(tex, k, layer, idx, oks, values=None):
         if o is not None:
             ok = o if ok is None else ok & o
     if ok is not None:
-        if vals.dtype == np.float32:
+        if vals.dtype == np.float32 and tex.dtype.kind in "iu" and not getattr(tex, "srgb", False):
+            border = F.border_as_read(tex.dtype, tex.border_color)  # normalized-float reads
+        elif vals.dtype == np.float32:
             border = tex.border_color
         elif vals.dtype == np.float64:  # 16-bit fixed-point texels of normalized-integer filtering
             border = F.fixed_border(tex.dtype, tex.border_color)
@@ -288,10 +290,24 @@ def _footprint(tex, k, m, lay, coords, offsets, compare, total):
         if cmp is not None:
             v = _compare(v, cmp)
         vals.append(v)
+    if _border_row(tex):
+        edge = _texels(tex, k, lay, [np.zeros_like(lows[0])], [np.zeros(len(lay), bool)], fixed)
+        vals = [edge, vals[0], edge, vals[1]]  # corners (x, y): y = 0 is row -1 (the border), y = 1 row 0
+        fracs = fracs + [np.full_like(fracs[0], F.ONE // 2)]
     wts = F.corner_weights(fracs, total=total)
     if _seamless(tex):
         wts = _cube_corner_weights(wts, lows, tex.level_size(k)[0])
     return np.stack(vals, -1), np.stack(wts, -1)
+
+
+def _border_row(tex) -> bool:
+    """A 1D CUDA-array texture filters as a 2D texture of height 1 sampled at y = 0 (txq.height of a
+    1D texture is 1 on the H200): linear filtering puts half of each weight on row -1, which only
+    the border address mode tells from row 0, so the result is the average of the 1D blend and the
+    border colour (`border1d_linear*`: every lane, normalized coordinates or not; layered 1D textures
+    do not do this, `border1d_linear_a1d`)."""
+    return tex.geometry == "1d" and not getattr(tex, "linear", False) and \
+        getattr(tex, "row_address_mode", "clamp") == "border"
 
 
 def _cube_corner_weights(wts, lows, size):
@@ -431,9 +447,14 @@ def gather(tex, coords: Sequence[np.ndarray], comp: int, *, layer=None, offsets=
             base = base + offsets[d]
         lows.append(base)
     out = []
+    # normalized-integer texels go through the filter's 16-bit fixed point, as a one-texel blend
+    # (`tld4_g_s8norm`: s8 62 gives 15996/32767, not 62/127 as a point fetch does)
+    fixed = _fixed_texels(tex, 0)
     for cx, cy in ((0, 1), (1, 1), (1, 0), (0, 0)):
         (ix, okx), (iy, oky) = _index(tex, lows[0] + cx, 0, 0), _index(tex, lows[1] + cy, 1, 0)
-        v = _texels(tex, 0, lay, [ix, iy], [okx, oky])
+        v = _texels(tex, 0, lay, [ix, iy], [okx, oky], fixed)
+        if fixed is not None:
+            v = F.blend_normalized(v[..., None], np.full((len(v), 1), F.ONE, np.int64), tex.dtype)
         if compare is not None:
             v = _compare(v, compare)
         out.append(v[:, comp])
