@@ -95,7 +95,8 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
     (two's complement truncation, toward -inf) to a grid (significand + STAGE2_EXTRA_BITS) bits
     below the largest weighted texel's exponent and the two added (`accum3d_*`: the lanes this
     misses all lie above the H200's, so the true second stage drops still more, not pinned)."""
-    v = np.asarray(values, np.float64)
+    tiny = float(np.finfo(np.float32).tiny)  # f16 texels and results too (`special_blend1d_f16`)
+    v = flush_subnormals(np.asarray(values, np.float64), tiny)
     w = np.asarray(weights, np.int64)[:, None, :]
     bits = np.finfo(out_dtype).nmant + 1 + GUARD_BITS
     with np.errstate(invalid="ignore", over="ignore"):
@@ -108,11 +109,29 @@ def blend(values, weights, scale_bits=FRACTION_BITS, out_dtype=np.float32, slice
             q = np.ldexp(1.0, np.frexp(top)[1] + scale_bits - (bits - GUARD_BITS + STAGE2_EXTRA_BITS))
             s = sum(np.floor(p / q) * q for p in parts)
         exact = s * (1.0 / (1 << scale_bits))
-        nonfinite = ~np.isfinite(np.where(w != 0, v, 0.0)).all(axis=-1)
-        if nonfinite.any():  # inf / NaN texels: the plain weighted sum
-            plain = np.sum(np.where(w != 0, v * w, 0.0), axis=-1) / (1 << scale_bits)
-            exact = np.where(nonfinite, plain, exact)
-    return round_nearest_away(exact, out_dtype)
+        # infinities and NaN in the footprint, weighted or not (texels outside it come as -0,
+        # texture_sample._untouched_as_negative_zero): NaN if any is NaN or both infinities are
+        # there, else the infinity
+        nan = np.isnan(v).any(axis=-1) | (np.isposinf(v).any(axis=-1) & np.isneginf(v).any(axis=-1))
+        inf = np.where(np.isposinf(v).any(axis=-1), np.inf, np.where(np.isneginf(v).any(axis=-1), -np.inf, 0.0))
+        exact = np.where(nan, np.nan, np.where(inf != 0, inf, exact))
+        # IEEE signed zeros: the sum is -0 only where every texel of the footprint is -0
+        neg_zero = np.all((v == 0) & np.signbit(v), axis=-1)
+        exact = np.where(neg_zero, -0.0, exact)
+    return flush_subnormals(round_nearest_away(exact, out_dtype), tiny)
+
+
+def flush_subnormals(x, tiny):
+    """Subnormal values (below `tiny`, the format's smallest normal) as zeros of their sign: the
+    filter flushes subnormal texels and subnormal results (`special_blend1d`, `subnormal_blend1d`,
+    `tiny_blend1d`: -1e-40 and 1e-40 blend to +0, two negative subnormals to -0)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(x) < tiny, np.copysign(np.zeros((), x.dtype), x), x)
+
+
+# every NaN a filter returns: f32 0x7fffffff, and from f16 texels f16 0x7fff (`special_blend*`)
+CANONICAL_NAN = {np.dtype(np.float32): np.uint32(0x7FFFFFFF).view(np.float32),
+                 np.dtype(np.float16): np.uint16(0x7FFF).view(np.float16).astype(np.float32)}
 
 
 STAGE2_EXTRA_BITS = 15  # the slice sums' grid: the format's significand bits + 15 below the top texel

@@ -297,7 +297,23 @@ def _footprint(tex, k, m, lay, coords, offsets, compare, total):
     wts = F.corner_weights(fracs, total=total)
     if _seamless(tex):
         wts = _cube_corner_weights(wts, lows, tex.level_size(k)[0])
+    if fixed is None and tex.dtype.kind == "f":
+        vals = _untouched_as_negative_zero(vals, fracs)
     return np.stack(vals, -1), np.stack(wts, -1)
+
+
+def _untouched_as_negative_zero(vals, fracs):
+    """Float texels outside the footprint (a zero weight along some dimension) as -0, the value
+    that changes no blend: a texel inside it takes part in the blend's NaN / infinity / signed-zero
+    rules even where its corner weight rounds to 0 (`special_blend2d`, `special_blend3d`: a NaN or
+    -inf there gives NaN or -inf, a +0 there makes a zero result +0; F.blend)."""
+    out = []
+    for corner, v in zip(itertools.product((0, 1), repeat=len(fracs)), vals):
+        touched = np.ones(len(v), bool)
+        for f, c in zip(fracs, corner):
+            touched &= (f if c else F.ONE - f) != 0
+        out.append(np.where(touched[:, None], v, np.float32(-0.0)) if not touched.all() else v)
+    return out
 
 
 def _border_row(tex) -> bool:
@@ -363,7 +379,8 @@ def _finish(tex, vals, wts, slices):
     if getattr(tex, "srgb", False):
         return _finish_srgb(tex, vals, wts, slices)
     out_dt = np.float16 if tex.dtype == np.float16 else np.float32
-    return F.blend(vals.astype(np.float64), wts, out_dtype=out_dt, slices=slices).astype(np.float32)
+    out = F.blend(vals.astype(np.float64), wts, out_dtype=out_dt, slices=slices).astype(np.float32)
+    return np.where(np.isnan(out), F.CANONICAL_NAN[np.dtype(out_dt)], out)
 
 
 def _finish_srgb(tex, vals, wts, slices):
