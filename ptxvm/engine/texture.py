@@ -185,8 +185,8 @@ class TextureObject(_Object):
         self.mipmapped = mipmapped
         self.address_mode = tuple(modes[:dims]) + ("clamp",) * (3 - dims)
         # a 1D texture filters as a 2D one of height 1 (texture_sample._border_row): the mode of
-        # that second dimension, the second given where there are several (unmeasured whether the
-        # H200 takes the second or the first when they differ: its probes set all alike)
+        # that second dimension is the second address mode (H200: row1d_modes_cbc, _bcc, _wbw, _ccb
+        # of texture_gaps2), or the only one given
         self.row_address_mode = modes[1] if len(modes) > 1 else modes[0]
         self.filter_mode = filter_mode
         self.normalized_coords = bool(normalized_coords)

@@ -19,15 +19,21 @@ from ptxvm.engine.texture import GEOMETRIES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
-GOLDEN = ROOT / "tests" / "goldens" / "kernels" / "texture_gaps.npz"
-META = json.loads(GOLDEN.with_suffix(".meta.json").read_text())["probes"] if GOLDEN.exists() else {}
-DATA = dict(np.load(GOLDEN)) if GOLDEN.exists() else {}
+# texture_gaps.npz: the first recording; texture_gaps2.npz: the follow-up probes (--only their names)
+GOLDENS = [ROOT / "tests" / "goldens" / "kernels" / f"{g}.npz" for g in ("texture_gaps", "texture_gaps2")]
+META: dict = {}
+DATA: dict = {}
+for _g in GOLDENS:
+    if _g.exists():
+        META.update(json.loads(_g.with_suffix(".meta.json").read_text())["probes"])
+        DATA.update(dict(np.load(_g)))
 RECORDED = sorted(k for k, v in META.items() if v["status"] == "ok")
 
 # probes ptxvm does not reproduce bit for bit: name -> (why, lanes allowed to differ); docs/hardware-notes.md
 KNOWN: dict = {}
 
-_SAMPLER_KEYS = ("address_mode", "filter_mode", "normalized_coords", "read_mode", "border_color")
+_SAMPLER_KEYS = ("address_mode", "filter_mode", "normalized_coords", "read_mode", "border_color",
+                 "mipmap_filter_mode")
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,7 +47,8 @@ def replay(name: str) -> np.ndarray:
     import texture_gap_probes as TP
 
     p, m = probe_list()[name], META[name]
-    digest = hashlib.sha256(np.ascontiguousarray(p["data"]).tobytes()).hexdigest()
+    src = p["levels"] if "levels" in p else [p["data"]]
+    digest = hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in src)).hexdigest()
     assert digest == m["data_sha256"], f"{name}: texture_gap_probes.py no longer makes the data the GPU ran"
     inp = np.ascontiguousarray(p["inp"], np.uint32)
     assert hashlib.sha256(inp.tobytes()).hexdigest() == m["inp_sha256"], f"{name}: inputs changed (re-record)"
@@ -49,7 +56,7 @@ def replay(name: str) -> np.ndarray:
     assert hashlib.sha256(text.encode()).hexdigest() == m["ptx_sha256"], f"{name}: PTX changed (re-record)"
     dims, layered = GEOMETRIES[m["geom"]]
     kw = {k: v for k, v in m.get("desc", {}).items() if k in _SAMPLER_KEYS}
-    tex = ptxvm.texture_object(p["data"], dims=dims, layered=layered, **kw)
+    tex = ptxvm.texture_object(list(src) if "levels" in p else src[0], dims=dims, layered=layered, **kw)
     n = inp.shape[0]
     out = np.zeros(4 * n, np.uint32)
     ptxvm.loads(text, name)["probe"].launch((n + 127) // 128, 128, [tex, inp, out, np.int32(n)])

@@ -37,8 +37,13 @@ def probes():
     rng = np.random.default_rng(1717)
     P = []
 
-    def add(name, geom, instr, inp, data, **kw):
-        P.append(dict(name=name, kind="texture", geom=geom, instr=instr, inp=inp, data=data, **kw))
+    def add(name, geom, instr, inp, data=None, levels=None, **kw):
+        p = dict(name=name, kind="texture", geom=geom, instr=instr, inp=inp, **kw)
+        if levels is not None:
+            p["levels"] = levels
+        else:
+            p["data"] = data
+        P.append(p)
 
     # ---- 1D linear filtering with border addressing
     d1 = rng.standard_normal((9, 4)).astype(np.float32)
@@ -107,4 +112,29 @@ def probes():
                        ("2d", rng.standard_normal((5, 7, 1)).astype(np.float32))):
         for q in ("width", "height", "depth", "array_size", "num_mipmap_levels"):
             add(f"txq_{q}_{geom}", geom, f"txq.{q}.b32 %o0, [%rd1];", one, data)
+    # ---- second recording (texture_gaps2): which address mode the 1D row takes, mipmapped 1D,
+    # 16-bit border codes, the blend rules on 2D f16 and trilinear levels
+    for modes, sfx in ((["border", "clamp", "clamp"], "bcc"), (["clamp", "border", "clamp"], "cbc"),
+                       (["clamp", "clamp", "border"], "ccb"), (["wrap", "border", "wrap"], "wbw")):
+        add(f"row1d_modes_{sfx}", "1d", TEX1D, cols(xu), d1, desc=dict(LIN, address_mode=modes,
+                                                                         border_color=[0.25, -2.0, 7.5, 1e3]))
+        add(f"row1d_modes_{sfx}_norm", "1d", TEX1D, cols(xn), d1, desc=dict(LIN, address_mode=modes, normalized_coords=True))
+    lv1 = [rng.standard_normal((16 >> k, 4)).astype(np.float32) for k in range(5)]
+    add("row1d_mip_level", "1d", f"tex.level.1d.v4.f32.f32 {V}, [%rd1, {{%c0}}], %c1;",
+        cols(rng.uniform(-0.2, 1.2, 2048), rng.uniform(-0.5, 4.5, 2048)), levels=lv1,
+        desc=dict(LIN, normalized_coords=True, mipmap_filter_mode="linear", address_mode="border",
+                  border_color=[1.0, 2.0, 3.0, 4.0]))
+    bc16 = [0.3, -0.7, 0.123456, 0.05]
+    for nm, dt in (("s16", np.int16), ("u16", np.uint16), ("s8", np.int8)):
+        info = np.iinfo(dt)
+        dd = rng.integers(info.min, info.max + 1, (6, 5, 4)).astype(dt)
+        add(f"border_code_{nm}_point", "2d", TEX2D, cxy, dd, desc=dict(read_mode="normalized_float",
+                                                                       address_mode="border", border_color=bc16))
+        add(f"border_code_{nm}_linear", "2d", TEX2D, cxy, dd, desc=dict(NORM, address_mode="border", border_color=bc16))
+    add("special_blend2d_f16", "2d", TEX2D, cols(rng.uniform(0, 8, 2048), rng.uniform(0, 8, 2048)),
+        rng.choice(f16s, (8, 8, 4)).astype(np.float16), desc=LIN)
+    slv = [_special_pairs(rng, 32).reshape(8, 8, 4), _special_pairs(rng, 8).reshape(4, 4, 4)]
+    add("special_trilinear", "2d", f"tex.level.2d.v4.f32.f32 {V}, [%rd1, {{%c0, %c1}}], %c2;",
+        cols(rng.uniform(0, 1, 2048), rng.uniform(0, 1, 2048), rng.uniform(0, 1, 2048)), levels=slv,
+        desc=dict(LIN, normalized_coords=True, mipmap_filter_mode="linear"))
     return P
