@@ -6,7 +6,9 @@
 * The blend: the texels that carry weight are aligned to the largest one's binary exponent e
   (|v| < 2^e) and truncated toward zero to multiples of 2^(e-g), g = the texel format's significand
   bits plus four guard bits (28 for f32, 15 for f16); the weighted sum of those is exact, and is
-  rounded once to the texel format, to nearest with ties away from zero (`blend`).
+  rounded once to the texel format, to nearest with ties away from zero (`blend`). Subnormal
+  texels and results flush to signed zeros, NaN results are canonical, and every texel inside the
+  footprint (zero corner weight included) takes part in the NaN / infinity / signed-zero rules.
 * Normalized-integer texels are filtered in 16-bit fixed point (`unorm16`, `blend_unorm`); s8 texels
   are blended as they are and the sum scaled to 16 bits by shifts and adds (`blend_snorm8`).
 """
