@@ -60,7 +60,10 @@ def _gather_warps(ctx, lanes, pc, membermask):
     mask = np.broadcast_to(np.asarray(membermask(ctx, group)).astype(np.uint32), (group.size,))
     mask = mask & ctx.warp_lanes[group]  # lanes past the end of a partial warp do not exist
     present = _present_masks(ctx, group)
-    missing = mask & ~present & ~_exited_masks(ctx, group)  # an exited lane counts as arrived
+    missing = mask & ~present
+    if ctx.n_live < ctx.n and missing.any():  # an exited lane counts as arrived
+        short = missing != 0
+        missing[short] &= ~_exited_masks(ctx, group[short])
     ready = missing == 0
     if not ready.all():
         wait = group[~ready]
