@@ -33,7 +33,8 @@ class Module:
                     self._globals[v.name] = memory.allocate(max(var_size(v), 1), v.name,
                                                             what=f".global variable '{v.name}'")
         except OutOfDeviceMemory as e:
-            _unload(memory, [a.base for a in self._globals.values()], [0])
+            for a in self._globals.values():
+                memory.free(a.base)
             raise OutOfDeviceMemory(_located(e, v, self), e.needed, e.free) from None
         # a module's variables live as long as the module (cuModuleUnload frees them)
         weakref.finalize(self, _unload, memory, [a.base for a in self._globals.values()], self._const_reserved)
@@ -212,11 +213,9 @@ _OPAQUE = ("texref", "samplerref", "surfref")
 
 
 def _unload(memory, bases, const_reserved) -> None:
-    """Free a module's variables and give back its .const bytes (cuModuleUnload)."""
-    for base in bases:
-        if memory.find(base) is not None:
-            memory.free(base)
-    memory.budget.release(const_reserved[0])
+    """A module was collected: its variables and .const bytes go back (cuModuleUnload), at the
+    memory's next safe point (a finalizer may run in the middle of an allocation)."""
+    memory.free_later(bases, const_reserved[0])
     const_reserved[0] = 0
 
 

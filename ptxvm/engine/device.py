@@ -73,6 +73,7 @@ class Device:
 
     def memory_info(self) -> tuple[int, int]:
         """(free, total) bytes, as cudaMemGetInfo gives them."""
+        self.memory.collect()
         return self.budget.free, self.budget.limit
 
     def to_device(self, a: np.ndarray, what: Optional[str] = None) -> DeviceArray:

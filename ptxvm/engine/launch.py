@@ -212,6 +212,7 @@ class Launch:
     def _fit_wave(self, capacity: int, total_ctas: int, per_thread: int) -> tuple[int, int]:
         """(CTAs per wave, bytes the wave holds): the wave shrinks, in whole clusters, to what the
         device's memory budget has free; OutOfDeviceMemory when not even one cluster fits."""
+        self.device.memory.collect()  # unloaded modules' memory first
         per_cta = self.shared_total + per_thread * self.threads_per_cta
         size = int(np.prod(self.cluster))
         capacity = max(size, min(capacity, -(-max(total_ctas, 1) // size) * size))

@@ -95,12 +95,29 @@ class GlobalMemory:
         self.top = 0  # arena offset just past the last live allocation
         self._bases: list[int] = []  # sorted device addresses of live allocations
         self._allocs: dict[int, Allocation] = {}
+        # (addresses, budget bytes) that finalizers gave back (an unloaded module's variables), freed
+        # at the next allocation: a finalizer may run in the middle of any allocation or access
+        self._unloaded: list[tuple[list[int], int]] = []
+
+    def free_later(self, bases: list[int], budget_bytes: int = 0) -> None:
+        """Free `bases` and give `budget_bytes` back to the budget at the next safe point."""
+        self._unloaded.append((bases, budget_bytes))
+
+    def collect(self) -> None:
+        """Do the frees that free_later asked for."""
+        while self._unloaded:
+            bases, nbytes = self._unloaded.pop()
+            for base in bases:
+                if base in self._allocs:
+                    self.free(base)
+            self.budget.release(nbytes)
 
     # -- allocation
     def allocate(self, size: int, label: str = "", what: Optional[str] = None) -> Allocation:
         """A zeroed allocation of `size` bytes; OutOfDeviceMemory (naming `what`, or the label) when
         the budget cannot hold it."""
         size = max(int(size), 1)
+        self.collect()
         self.budget.reserve(size, what or f"an allocation{f' ({label})' if label else ''}")
         offset = _aligned(self.top + GUARD)
         if offset + size + GUARD > self.arena.size:
