@@ -14,7 +14,7 @@ from . import cluster_ops, launch_limits, sregs
 from .budget import human
 from .device import DeviceArray, default_device
 from .machine import EXITED, Context, Fault, run
-from .memory import FlatMemory, WindowedMemory
+from .memory import FlatMemory, WindowedMemory, host_refused
 
 SMS = 132  # H100 SXM / H200
 THREADS_PER_SM = 2048
@@ -174,7 +174,11 @@ class Launch:
                 else:
                     ctas = cluster_ops.cta_ids_at(self.grid, self.cluster, positions[first : first + capacity])
                 if ctx is None or ctx.n != ctas.size * self.threads_per_cta:
-                    ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
+                    ctx = None  # the last wave's arrays go before the next one's are made
+                    try:
+                        ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
+                    except MemoryError:
+                        raise host_refused(wave_bytes, f"the wave of {ctas.size} CTAs of kernel '{self.info.name}'") from None
                 else:
                     self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf

@@ -125,7 +125,11 @@ class GlobalMemory:
         end = offset + size
         if end + GUARD > self.arena.size:
             # double, as far as the budget could ever need, so that a run of allocations copies rarely
-            grown = np.zeros(max(end + GUARD, min(2 * self.arena.size, end + GUARD + self.budget.free)), dtype=np.uint8)
+            try:
+                grown = np.zeros(max(end + GUARD, min(2 * self.arena.size, end + GUARD + self.budget.free)), dtype=np.uint8)
+            except MemoryError:  # the budget said yes, the host says no (its memory went elsewhere since)
+                self.budget.release(size)
+                raise host_refused(size, what or label) from None
             grown[: self.top] = self.arena[: self.top]
             self.arena = grown
         self.top = max(self.top, end)
@@ -202,6 +206,15 @@ class GlobalMemory:
 
     def store(self, addr: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
         scatter(self.arena, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+
+
+def host_refused(nbytes: int, what: str):
+    """OutOfDeviceMemory for an allocation the budget allowed but the host could not make."""
+    from ..errors import OutOfDeviceMemory
+
+    return OutOfDeviceMemory(f"out of memory (cudaErrorMemoryAllocation): {what} needs {nbytes} bytes within the "
+                             f"device's budget, but the host has not got them now (lower the budget with "
+                             f"ptxvm.set_device_memory_limit or PTXVM_DEVICE_MEMORY)", nbytes, 0)
 
 
 def _aligned(offset: int) -> int:

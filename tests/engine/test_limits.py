@@ -305,3 +305,12 @@ def test_device_malloc_returns_null_beyond_the_budget():
     assert out[0] != 0
     k.launch(1, 1, [out, np.uint64(1 << 40)])
     assert out[0] == 0
+
+
+def test_budget_larger_than_the_host_still_gives_our_error():
+    """A budget set above what the host has: NumPy's MemoryError becomes OutOfDeviceMemory."""
+    dev = Device(memory_limit=1 << 52)
+    with pytest.raises(ptxvm.OutOfDeviceMemory, match="the host has not got them"):
+        dev.device_array(1 << 49, np.uint8)  # 512 TiB: beyond any x86-64 address space
+    assert dev.memory_info() == (1 << 52, 1 << 52)
+    dev.device_array(16, np.uint8)  # the device still works
