@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 from typing import Union
 
-from .errors import Diagnostic, KernelFault, LaunchError, PtxError, PtxSyntaxError, PtxVerifyError, Span
+from .errors import Diagnostic, KernelFault, LaunchError, OutOfDeviceMemory, PtxError, PtxSyntaxError, PtxVerifyError, Span
 
 __version__ = "0.1.0"
 
 __all__ = [
     "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
-    "PtxVerifyError", "KernelFault", "LaunchError", "Diagnostic", "Span", "to_device", "device_array",
+    "PtxVerifyError", "KernelFault", "LaunchError", "OutOfDeviceMemory", "Diagnostic", "Span", "to_device",
+    "device_array", "set_device_memory_limit", "device_memory_info",
     "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
@@ -132,6 +133,24 @@ def device_array(shape, dtype):
     from .engine.device import default_device
 
     return default_device().device_array(shape, dtype)
+
+
+def set_device_memory_limit(nbytes: int) -> None:
+    """How many bytes of host memory the virtual device may hold: device arrays, argument copies,
+    module variables, device malloc and a launch wave's shared, local and register state. Beyond it
+    allocations raise OutOfDeviceMemory (device malloc returns NULL). Default: the environment
+    variable PTXVM_DEVICE_MEMORY (bytes, or 512M, 8G, ...), else half the machine's available
+    memory, at most the H200's 143771 MiB."""
+    from .engine.device import default_device
+
+    default_device().set_memory_limit(nbytes)
+
+
+def device_memory_info() -> tuple:
+    """(free, total) bytes of the virtual device's memory budget, as cudaMemGetInfo gives them."""
+    from .engine.device import default_device
+
+    return default_device().memory_info()
 
 
 def __getattr__(name):

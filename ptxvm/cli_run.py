@@ -122,7 +122,8 @@ def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_j
         click.echo(e.listing(), err=True)
         sys.exit(1)
     except (ptxvm.KernelFault, ptxvm.LaunchError, KeyError, ValueError) as e:
-        click.echo(f"error: {e}", err=True)
+        text = str(e)
+        click.echo(text if ": error: " in text.split("\n", 1)[0] else f"error: {text}", err=True)  # located already
         sys.exit(1)
     except CudaUnavailableError as e:
         click.echo(f"error: {e}", err=True)

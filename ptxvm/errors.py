@@ -107,3 +107,14 @@ class KernelFault(Exception):
 
 class LaunchError(ValueError):
     """A launch was asked for wrongly (argument count, types, sizes, grid shape): nothing ran."""
+
+
+class OutOfDeviceMemory(LaunchError):
+    """The virtual device's memory budget cannot hold an allocation (CUDA's cudaErrorMemoryAllocation,
+    CUDA_ERROR_OUT_OF_MEMORY): a device array, an argument copy, a module variable or the shared,
+    local and register state of a launch wave. Nothing was allocated; `needed` and `free` are bytes."""
+
+    def __init__(self, message: str, needed: int = 0, free: int = 0):
+        super().__init__(message)
+        self.needed = needed
+        self.free = free

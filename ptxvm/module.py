@@ -1,6 +1,7 @@
 """A loaded PTX module: its AST, its lowered program, its variables on the virtual device."""
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -10,7 +11,7 @@ from .engine.launch import Launch, LaunchStats
 from .engine.layout import var_align, var_size
 from .engine.lower import Lowerer, Program
 from .engine.memory import GLOBAL_BASE
-from .errors import LaunchError
+from .errors import Diagnostic, LaunchError, OutOfDeviceMemory
 from .syntax import ast
 
 
@@ -24,9 +25,19 @@ class Module:
         self._bound: dict[str, object] = {}  # texture/sampler/surface objects bound to references
         self._program: Optional[Program] = None
         self.const_image: Optional[np.ndarray] = None
-        for v in tree.variables():
-            if v.space.split("::")[0] == "global" and v.linkage != "extern":
-                self._globals[v.name] = self.device.memory.allocate(max(var_size(v), 1), v.name)
+        self._const_reserved = [0]  # bytes of .const data reserved on the budget (a box the finalizer shares)
+        memory = self.device.memory
+        try:
+            for v in tree.variables():
+                if v.space.split("::")[0] == "global" and v.linkage != "extern":
+                    self._globals[v.name] = memory.allocate(max(var_size(v), 1), v.name,
+                                                            what=f".global variable '{v.name}'")
+        except OutOfDeviceMemory as e:
+            for a in self._globals.values():
+                memory.free(a.base)
+            raise OutOfDeviceMemory(_located(e, v, self), e.needed, e.free) from None
+        # a module's variables live as long as the module (cuModuleUnload frees them)
+        weakref.finalize(self, _unload, memory, [a.base for a in self._globals.values()], self._const_reserved)
 
     @property
     def program(self) -> Program:
@@ -36,7 +47,10 @@ class Module:
             from .engine.initializers import write_initializer
 
             addrs = {name: a.base for name, a in self._globals.items()}
-            self._program = Lowerer(self.ast, addrs, self.file).lower()
+            program = Lowerer(self.ast, addrs, self.file).lower()
+            self.device.budget.reserve(program.const_image.nbytes, f"the .const data of {self.file}")
+            self._const_reserved[0] = program.const_image.nbytes
+            self._program = program
             self.const_image = self._program.const_image
             lookup = self._program.globals
             for v in self.ast.variables():
@@ -196,6 +210,21 @@ class Module:
 
 
 _OPAQUE = ("texref", "samplerref", "surfref")
+
+
+def _unload(memory, bases, const_reserved) -> None:
+    """A module was collected: its variables and .const bytes go back (cuModuleUnload), at the
+    memory's next safe point (a finalizer may run in the middle of an allocation)."""
+    memory.free_later(bases, const_reserved[0])
+    const_reserved[0] = 0
+
+
+def _located(e: OutOfDeviceMemory, decl, module: "Module") -> str:
+    """The error at the declaration that asked for the memory: file:line:col, the line, a caret."""
+    lines = module.source.splitlines()
+    span = decl.span
+    line = lines[span.line - 1] if 0 < span.line <= len(lines) else None
+    return Diagnostic(span, str(e), source_line=line).format()
 
 
 def _fields(decl) -> dict:

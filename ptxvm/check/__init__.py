@@ -13,7 +13,8 @@ group:
     spaces.py        state spaces of addresses, read-only parameters, address registers
     calls.py         call targets, prototypes, argument lists
     decls.py         variable declarations, initializers, function headers and directives
-    limits.py        state-space size limits (.const 64 KB, static .shared 48 KB, kernel parameters)
+    limits.py        state-space size limits (.const 64 KB, static .shared 48 KB, kernel parameters);
+                     header directives no H200 launch can honour (warnings)
     walk.py          the single pass that keeps the scopes and applies the rules
     context.py       the module's version/target/address size, where diagnostics go and point
 

@@ -28,6 +28,7 @@ from typing import Optional
 from ..isa.types import TYPES, TypeKind
 from ..syntax import ast
 from .context import Context
+from .limits import directive_limits
 from .names import NAME
 from .targets import requirement_text
 
@@ -270,6 +271,10 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
         if d.name not in ENTRY_DIRECTIVES and d.name not in FUNC_DIRECTIVES:
             ctx.error(dspan, f"unknown or misplaced directive .{d.name} in the header of '{fn.name}'")
             continue
+        if d.name == "maxnctapersm" and (not ctx.version_known or tuple(ctx.version) >= (2, 1)):
+            ctx.error(dspan, ".maxnctapersm is deprecated and not supported as of PTX ISA 2.1 (use .maxntid with "
+                             ".minnctapersm)")
+            continue
         if d.name in CLUSTER_DIRECTIVES:
             for msg in requirement_text(f".{d.name}", (7, 8), 90, ctx):
                 ctx.error(dspan, msg)
@@ -283,10 +288,14 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
             vals = _ints(ctx, d)
             if vals is None or len(vals) != 1:
                 ctx.error(dspan, f".{d.name} takes one integer")
-            elif vals[0] < 0 or (vals[0] == 0 and d.name != "maxnreg"):
+            elif vals[0] == 0 and d.name == "maxnreg":  # ptxas 13.0 and 13.5: at the directive
+                ctx.error(dspan, ".maxnreg: the value must be a positive, non-zero integer")
+            elif vals[0] <= 0:
                 ctx.error(after, f".{d.name}: the value must be a positive integer")
         elif d.name == "explicitcluster" and d.args:
             ctx.error(dspan, ".explicitcluster takes no arguments")
+    if entry:
+        directive_limits(ctx, fn, {n: _ints(ctx, d) for n, d in names.items()}, names)
     if "maxntid" in names and "reqntid" in names:
         ctx.error(end_span(ctx, fn), "conflicting directives: .maxntid and .reqntid cannot both be specified")
     if "minnctapersm" in names and "maxntid" not in names and "reqntid" not in names:

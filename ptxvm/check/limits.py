@@ -5,6 +5,14 @@
   it calls use: at most 48 KB ("Entry function uses too much shared data"; more needs dynamic,
   `.extern` shared memory);
 - kernel parameters: at most 4352 bytes before PTX 8.1, 32764 bytes from it.
+
+Kernel header directives whose values no H200 can honour are warnings, as ptxas gives them
+(`directive_limits`): `.maxnreg` above 255 (ignored) or below the ABI's 24 (raised to 24),
+`.minnctapersm` above the 32 CTAs an SM holds, and `.maxntid`/`.reqntid` x `.minnctapersm`
+above the 2048 threads an SM holds (ignored). ptxas accepts silently what the driver later
+refuses at launch: a `.reqntid` block larger than a block may be, a `.reqnctapercluster` or
+`.maxclusterrank` cluster larger than 16 CTAs; those are warnings here too, naming the launch
+limit (engine/launch_limits.py enforces it).
 """
 from __future__ import annotations
 
@@ -18,6 +26,70 @@ CONST_LIMIT = 64 * 1024
 SHARED_LIMIT = 48 * 1024
 PARAM_LIMIT_OLD = 4352
 PARAM_LIMIT = 32764
+MAX_REGISTERS = 255  # per thread
+ABI_MIN_REGISTERS = 24  # ptxas raises a smaller .maxnreg to this
+CTAS_PER_SM = 32
+THREADS_PER_SM = 2048
+MAX_BLOCK = (1024, 1024, 64)
+THREADS_PER_BLOCK = 1024
+MAX_CLUSTER = 16  # CTAs (8 portable; 16 with the non-portable cluster size attribute)
+
+
+def directive_limits(ctx: Context, fn: ast.Function, values: dict, decls: dict) -> None:
+    """Warnings for a kernel's header directives that exceed what the H200 has (see the module
+    doc); `values` maps a directive's name to its integer values (None if not constant)."""
+
+    def warn(name: str, message: str) -> None:
+        d = decls[name]
+        ctx.warning(d.span if d.span.line > 0 else fn.span, message)
+
+    def one(name):
+        v = values.get(name)
+        return v[0] if v and len(v) == 1 and v[0] > 0 else None
+
+    def dims(name):
+        v = values.get(name)
+        return tuple(v) if v and 1 <= len(v) <= 3 and all(x > 0 for x in v) else None
+
+    nreg = one("maxnreg")
+    if nreg is not None and nreg > MAX_REGISTERS:
+        warn("maxnreg", f".maxnreg {nreg} exceeds the {MAX_REGISTERS} registers a thread can have; ptxas ignores it")
+    elif nreg is not None and nreg < ABI_MIN_REGISTERS:
+        warn("maxnreg", f".maxnreg {nreg} is below the ABI's minimum of {ABI_MIN_REGISTERS} registers; ptxas raises it "
+                        f"to {ABI_MIN_REGISTERS}")
+    bound_name = "reqntid" if "reqntid" in values else "maxntid"
+    bound = dims(bound_name)
+    threads = 1
+    for x in bound or ():
+        threads *= x
+    min_ctas = one("minnctapersm")
+    if bound is not None and threads > THREADS_PER_SM:
+        warn(bound_name, f".{bound_name} {', '.join(map(str, bound))} asks for {threads} threads per CTA, more than the "
+                         f"{THREADS_PER_SM} an SM holds; ptxas ignores .maxntid and .minnctapersm")
+    elif min_ctas is not None and min_ctas > CTAS_PER_SM:
+        warn("minnctapersm", f".minnctapersm {min_ctas} exceeds the {CTAS_PER_SM} CTAs an SM holds; ptxas ignores it")
+    elif min_ctas is not None and bound is not None and threads * min_ctas > THREADS_PER_SM:
+        warn("minnctapersm", f".minnctapersm {min_ctas} CTAs of {threads} threads ({threads * min_ctas}) exceed the "
+                             f"{THREADS_PER_SM} threads an SM holds; ptxas ignores .minnctapersm")
+    req = dims("reqntid")
+    if req is not None:
+        bad = [f"{axis} = {n} (at most {m})" for n, m, axis in zip(req, MAX_BLOCK, "xyz") if n > m]
+        if bad or threads > THREADS_PER_BLOCK:
+            why = ", ".join(bad) if bad else f"{threads} threads (at most {THREADS_PER_BLOCK})"
+            warn("reqntid", f"no launch can give .reqntid {', '.join(map(str, req))}: {why} per block; the driver will "
+                            f"refuse every launch of '{fn.name}'")
+    cluster = dims("reqnctapercluster")
+    if cluster is not None:
+        size = 1
+        for x in cluster:
+            size *= x
+        if size > MAX_CLUSTER:
+            warn("reqnctapercluster", f".reqnctapercluster {', '.join(map(str, cluster))} asks for clusters of {size} "
+                                      f"CTAs, more than the {MAX_CLUSTER} an H200 cluster may have; the driver will "
+                                      f"refuse every launch of '{fn.name}'")
+    rank = one("maxclusterrank")
+    if rank is not None and rank > MAX_CLUSTER:
+        warn("maxclusterrank", f".maxclusterrank {rank} exceeds the {MAX_CLUSTER} CTAs an H200 cluster may have")
 
 
 def var_bytes(d: ast.VarDecl) -> int:

@@ -38,7 +38,8 @@ MAX_CLUSTER = 16  # CTAs per cluster: 8 portable, 16 with the non-portable attri
 # ---------------------------------------------------------------------------- launch geometry
 
 
-def _directives(decl) -> dict:
+def directives(decl) -> dict:
+    """A function's header directives: name -> tuple of values (ints where they are constants)."""
     out = {}
     for d in getattr(decl, "directives", ()) or ():
         args = []
@@ -51,10 +52,13 @@ def _directives(decl) -> dict:
     return out
 
 
+_directives = directives
+
+
 def resolve(decl, grid, cluster) -> tuple[tuple[int, int, int], bool]:
     """(cluster shape, explicit) for a launch of kernel `decl` with launch-time `cluster` (a dim3
     or None). Raises LaunchError where CUDA refuses the launch."""
-    d = _directives(decl)
+    d = directives(decl)
     req = d.get("reqnctapercluster")
     if req is not None:
         req = tuple(int(x) for x in req) + (1,) * (3 - len(req))
@@ -79,17 +83,40 @@ def resolve(decl, grid, cluster) -> tuple[tuple[int, int, int], bool]:
 
 def cta_order(grid, cluster) -> np.ndarray:
     """Linear CTA ids, cluster after cluster (clusters in x, y, z order), each in rank order."""
+    return cta_ids(grid, cluster, 0, int(np.prod(grid, dtype=object)))
+
+
+def cta_ids(grid, cluster, start: int, stop: int) -> np.ndarray:
+    """The linear CTA ids at positions [start, stop) of the launch order (cta_order), computed
+    without the whole order: a launch of 2^63 CTAs walks it wave by wave."""
+    return cta_ids_at(grid, cluster, np.arange(start, stop, dtype=np.int64))
+
+
+def cta_ids_at(grid, cluster, pos: np.ndarray) -> np.ndarray:
+    """The linear CTA ids at positions `pos` of the launch order."""
     gx, gy, gz = grid
     cx, cy, cz = cluster
+    pos = np.asarray(pos, dtype=np.int64)
+    size = cx * cy * cz
+    if size == 1:
+        return pos
+    k, r = pos // size, pos % size  # cluster index (x fastest), rank in the cluster (x fastest)
+    kx, ky, kz = k % (gx // cx), (k // (gx // cx)) % (gy // cy), k // ((gx // cx) * (gy // cy))
+    rx, ry, rz = r % cx, (r // cx) % cy, r // (cx * cy)
+    return (kx * cx + rx) + gx * ((ky * cy + ry) + gy * (kz * cz + rz))
+
+
+def cta_positions(grid, cluster, ids) -> np.ndarray:
+    """The positions of linear CTA ids in the launch order (the inverse of cta_ids)."""
+    gx, gy, gz = grid
+    cx, cy, cz = cluster
+    ids = np.asarray(ids, dtype=np.int64)
     if cx * cy * cz == 1:
-        return np.arange(gx * gy * gz)
-    # axes: cluster z, y, x, then rank z, y, x
-    kz, ky, kx = np.meshgrid(np.arange(gz // cz), np.arange(gy // cy), np.arange(gx // cx), indexing="ij")
-    rz, ry, rx = np.meshgrid(np.arange(cz), np.arange(cy), np.arange(cx), indexing="ij")
-    x = kx.reshape(-1, 1) * cx + rx.reshape(1, -1)
-    y = ky.reshape(-1, 1) * cy + ry.reshape(1, -1)
-    z = kz.reshape(-1, 1) * cz + rz.reshape(1, -1)
-    return (x + gx * (y + gy * z)).reshape(-1)
+        return ids
+    x, y, z = ids % gx, (ids // gx) % gy, ids // (gx * gy)
+    k = x // cx + (gx // cx) * (y // cy + (gy // cy) * (z // cz))
+    r = x % cx + cx * (y % cy + cy * (z % cz))
+    return k * (cx * cy * cz) + r
 
 
 def whole_clusters(capacity: int, cluster) -> int:

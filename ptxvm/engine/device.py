@@ -1,10 +1,12 @@
 """The virtual device's memory as users see it: to_device, device_array, DeviceArray."""
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import numpy as np
 
+from .budget import MemoryBudget
 from .memory import GlobalMemory
 from .texture import SurfaceObject, TextureObject, _Registry
 
@@ -24,7 +26,7 @@ class DeviceArray:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
     def copy_to_host(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         raw = self.device.memory.view(self._alloc)[: self.nbytes]
@@ -50,8 +52,9 @@ class DeviceArray:
 
 
 class Device:
-    def __init__(self):
-        self.memory = GlobalMemory()
+    def __init__(self, memory_limit: Optional[int] = None):
+        self.budget = MemoryBudget(memory_limit)  # every byte the device holds draws on it
+        self.memory = GlobalMemory(budget=self.budget)
         self.textures = _Registry()  # live texture and surface objects, by handle
         self.memory.textures = self.textures  # what running instructions see (ctx.gmem)
 
@@ -61,16 +64,32 @@ class Device:
     def surface_object(self, array, **kw) -> SurfaceObject:
         return SurfaceObject(self, array, **kw)
 
-    def to_device(self, a: np.ndarray) -> DeviceArray:
+    def set_memory_limit(self, nbytes: int) -> None:
+        """How many bytes the device may hold (what is already allocated stays, even above it)."""
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"a memory limit must be a byte count >= 0, got {nbytes}")
+        self.budget.limit = nbytes
+
+    def memory_info(self) -> tuple[int, int]:
+        """(free, total) bytes, as cudaMemGetInfo gives them."""
+        self.memory.collect()
+        return self.budget.free, self.budget.limit
+
+    def to_device(self, a: np.ndarray, what: Optional[str] = None) -> DeviceArray:
         a = np.ascontiguousarray(a)
-        d = self.device_array(a.shape, a.dtype)
+        d = self.device_array(a.shape, a.dtype, what=what or f"to_device of a {a.dtype} array of shape {a.shape}")
         d.copy_from_host(a)
         return d
 
-    def device_array(self, shape, dtype) -> DeviceArray:
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        return DeviceArray(self, shape, dtype, self.memory.allocate(nbytes))
+    def device_array(self, shape, dtype, what: Optional[str] = None) -> DeviceArray:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+        dtype = np.dtype(dtype)
+        if any(n < 0 for n in shape):
+            raise ValueError(f"negative dimension in shape {shape}")
+        nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow before the budget says no
+        what = what or f"device_array of shape {shape} and dtype {dtype}"
+        return DeviceArray(self, shape, dtype, self.memory.allocate(nbytes, what=what))
 
 
 _DEFAULT: Optional[Device] = None

@@ -8,18 +8,19 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..errors import FaultSite, KernelFault, LaunchError
+from ..errors import FaultSite, KernelFault, LaunchError, OutOfDeviceMemory
 from ..semantics.dtypes import bits_of, numpy_dtype
-from . import cluster_ops, sregs
+from . import cluster_ops, launch_limits, sregs
+from .budget import human
 from .device import DeviceArray, default_device
 from .machine import EXITED, Context, Fault, run
-from .memory import FlatMemory, WindowedMemory
+from .memory import FlatMemory, WindowedMemory, host_refused
 
 SMS = 132  # H100 SXM / H200
 THREADS_PER_SM = 2048
 CTAS_PER_SM = 32
 SHARED_PER_SM = 228 * 1024
-MAX_SHARED_PER_CTA = 227 * 1024
+MAX_SHARED_PER_CTA = launch_limits.MAX_SHARED_PER_CTA
 STATE_BUDGET = 1 << 30  # bytes of registers + local memory one wave may hold
 DEFAULT_STACK = 1024  # bytes of call stack per thread for recursive kernels (CUDA's default)
 
@@ -60,23 +61,24 @@ class Launch:
         self.info = kernel.info
         self.grid = dim3(grid, "grid")
         self.block = dim3(block, "block")
+        launch_limits.check_grid(self.grid)
+        launch_limits.check_block(self.block, cluster_ops.directives(self.info.decl), self.info.name)
         self.cluster = dim3(cluster, "cluster") if cluster is not None else None
         self.cluster, self.explicit_cluster = cluster_ops.resolve(self.info.decl, self.grid, self.cluster)
         self.threads_per_cta = int(np.prod(self.block))
-        if self.threads_per_cta > 1024:
-            raise LaunchError(f"block of {self.threads_per_cta} threads exceeds the limit of 1024")
-        if self.block[2] > 64:
-            raise LaunchError("block z dimension exceeds 64")
         self.shared_dynamic = int(shared_mem)
         prog = self.module.program
         self.shared_static = -(-prog.shared_static // 16) * 16
         self.shared_total = self.shared_static + self.shared_dynamic
-        if self.shared_total > MAX_SHARED_PER_CTA:
-            raise LaunchError(f"{self.shared_total} bytes of shared memory per CTA exceed the {MAX_SHARED_PER_CTA} available")
+        launch_limits.check_shared(self.shared_static, self.shared_dynamic)
         self.max_instructions = max_instructions
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
-        self.kparams = self.marshal(args)
+        try:
+            self.kparams = self.marshal(args)
+        except BaseException:  # an argument that cannot be copied: free the copies made before it
+            self._discard()
+            raise
 
     # ------------------------------------------------------------------ arguments
     def marshal(self, args) -> bytes:
@@ -109,7 +111,7 @@ class Launch:
                 raise LaunchError(f"{where}: the array must be C-contiguous")
             dev = seen.get(id(a))
             if dev is None:
-                dev = self.device.to_device(a)
+                dev = self.device.to_device(a, what=f"the copy of {where}")
                 seen[id(a)] = dev
                 self.copies.append((a, dev))
             return np.uint64(dev.address).tobytes()
@@ -128,44 +130,67 @@ class Launch:
         return max(1, min(by_threads, by_ctas, by_shared, by_state))
 
     def run(self) -> LaunchStats:
+        try:
+            return self._run()
+        except BaseException:  # refused, faulted or interrupted: the argument copies go
+            self._discard()
+            raise
+
+    def _run(self) -> LaunchStats:
         prog = self.module.program
         code = prog.code
         start = time.perf_counter()
-        total_ctas = int(np.prod(self.grid))
+        total_ctas = self.grid[0] * self.grid[1] * self.grid[2]  # Python ints: up to 2^63 CTAs
         need = prog.frame_need(self.info.name)
         local_static = -(-prog.local_static // 16) * 16
         local_size = local_static + (need if need >= 0 else DEFAULT_STACK * 16)
         if prog.uses_alloca:
             local_size += DEFAULT_STACK * 16
         local_size = -(-max(local_size, 16) // 16) * 16
+        launch_limits.check_local(local_size, self.info.name)
         needed = _kernel_slots(prog, self.info.name)
         reg_bytes = sum(prog.regs.dtypes[i].itemsize for i in needed)
         per_thread = reg_bytes + local_size + 40
         capacity = cluster_ops.whole_clusters(self.wave_capacity(per_thread), self.cluster)
-        order = cluster_ops.cta_order(self.grid, self.cluster)  # clusters stay together in a wave
+        # CTAs run cluster by cluster (clusters stay together in a wave); their ids are computed a
+        # wave at a time, so nothing here grows with the grid
+        positions = None
         if self.only_ctas is not None:
-            order = order[np.isin(order, np.asarray(self.only_ctas))]
-            total_ctas = int(order.size)
+            ids = np.asarray(self.only_ctas, dtype=np.int64).reshape(-1)
+            ids = ids[(ids >= 0) & (ids < total_ctas)]
+            positions = np.unique(cluster_ops.cta_positions(self.grid, self.cluster, ids))
+            total_ctas = int(positions.size)
+        capacity, wave_bytes = self._fit_wave(capacity, total_ctas, per_thread)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
         printf: list = []
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
         kparams = FlatMemory("param", self.kparams)
+        self.device.budget.reserve(wave_bytes, "the launch wave's state")
         try:
             ctx = None
             for first in range(0, total_ctas, capacity):
-                ctas = order[first : first + capacity]
+                if positions is None:
+                    ctas = cluster_ops.cta_ids(self.grid, self.cluster, first, min(first + capacity, total_ctas))
+                else:
+                    ctas = cluster_ops.cta_ids_at(self.grid, self.cluster, positions[first : first + capacity])
                 if ctx is None or ctx.n != ctas.size * self.threads_per_cta:
-                    ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
+                    ctx = None  # the last wave's arrays go before the next one's are made
+                    try:
+                        ctx = self._wave(ctas, local_size, local_static, const, kparams, needed)
+                    except MemoryError:
+                        raise host_refused(wave_bytes, f"the wave of {ctas.size} CTAs of kernel '{self.info.name}'") from None
                 else:
                     self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf
+                # the instruction budget is the launch's: each wave counts on from the waves before it
+                ctx.thread_instructions = stats.thread_instructions
                 ctx.tracer = self.tracer.wave(ctx, ctas) if self.tracer is not None else None
                 try:
                     with np.errstate(all="ignore"):  # masked lanes may compute on garbage
                         run(ctx, code, _on_stuck)
                 except Fault as f:
                     raise self._kernel_fault(ctx, f, code) from None
-                stats.thread_instructions += ctx.thread_instructions
+                stats.thread_instructions = ctx.thread_instructions
                 stats.warp_instructions += ctx.warp_instructions
                 stats.pm_events += ctx.extra.get("pm_events", 0)
                 stats.max_registers = max(stats.max_registers, ctx.extra.get("max_registers", 0))
@@ -176,6 +201,8 @@ class Launch:
         except KernelFault:
             self._discard()
             raise
+        finally:
+            self.device.budget.release(wave_bytes)
         for host, dev in self.copies:
             dev.copy_to_host(out=host)
         self._discard()
@@ -185,6 +212,25 @@ class Launch:
             sys.stdout.flush()
         stats.seconds = time.perf_counter() - start
         return stats
+
+    def _fit_wave(self, capacity: int, total_ctas: int, per_thread: int) -> tuple[int, int]:
+        """(CTAs per wave, bytes the wave holds): the wave shrinks, in whole clusters, to what the
+        device's memory budget has free; OutOfDeviceMemory when not even one cluster fits."""
+        self.device.memory.collect()  # unloaded modules' memory first
+        per_cta = self.shared_total + per_thread * self.threads_per_cta
+        size = int(np.prod(self.cluster))
+        capacity = max(size, min(capacity, -(-max(total_ctas, 1) // size) * size))
+        fits = self.device.budget.free // max(per_cta, 1) // size * size
+        if fits < size:
+            need = per_cta * size
+            raise OutOfDeviceMemory(
+                f"out of memory (cudaErrorMemoryAllocation): kernel '{self.info.name}' needs {need} bytes "
+                f"({human(need)}) of shared, local and register state for {'a cluster of ' + str(size) + ' CTAs' if size > 1 else 'one CTA'} "
+                f"({self.threads_per_cta} threads x {per_thread} bytes + {self.shared_total} bytes of shared memory per CTA); "
+                f"the virtual device has {self.device.budget.free} of {self.device.budget.limit} bytes free (raise the "
+                f"limit with ptxvm.set_device_memory_limit or PTXVM_DEVICE_MEMORY)", need, self.device.budget.free)
+        capacity = min(capacity, fits)
+        return capacity, capacity * per_cta
 
     def _discard(self):
         for _, dev in self.copies:

@@ -80,34 +80,87 @@ class Allocation:
 
 
 class GlobalMemory:
-    """Device global memory: allocations in one arena, freed allocations become unmapped."""
+    """Device global memory: allocations in one arena, freed allocations become unmapped.
 
-    def __init__(self, capacity: int = 1 << 20):
+    Every allocation draws its size on `budget` (engine/budget.py) first, so an allocation the
+    budget cannot hold raises OutOfDeviceMemory before NumPy is asked for anything. New allocations
+    go above the last live one; when the arena would have to grow, the gaps freed allocations left
+    are tried first (what cudaMalloc does: a freed address may be handed out again)."""
+
+    def __init__(self, capacity: int = 1 << 20, budget=None):
+        from .budget import MemoryBudget
+
+        self.budget = budget if budget is not None else MemoryBudget()
         self.arena = np.zeros(capacity, dtype=np.uint8)
-        self.top = 0  # next free arena offset
+        self.top = 0  # arena offset just past the last live allocation
         self._bases: list[int] = []  # sorted device addresses of live allocations
         self._allocs: dict[int, Allocation] = {}
+        # (addresses, budget bytes) that finalizers gave back (an unloaded module's variables), freed
+        # at the next allocation: a finalizer may run in the middle of any allocation or access
+        self._unloaded: list[tuple[list[int], int]] = []
+
+    def free_later(self, bases: list[int], budget_bytes: int = 0) -> None:
+        """Free `bases` and give `budget_bytes` back to the budget at the next safe point."""
+        self._unloaded.append((bases, budget_bytes))
+
+    def collect(self) -> None:
+        """Do the frees that free_later asked for."""
+        while self._unloaded:
+            bases, nbytes = self._unloaded.pop()
+            for base in bases:
+                if base in self._allocs:
+                    self.free(base)
+            self.budget.release(nbytes)
 
     # -- allocation
-    def allocate(self, size: int, label: str = "") -> Allocation:
+    def allocate(self, size: int, label: str = "", what: Optional[str] = None) -> Allocation:
+        """A zeroed allocation of `size` bytes; OutOfDeviceMemory (naming `what`, or the label) when
+        the budget cannot hold it."""
         size = max(int(size), 1)
-        offset = -(-(self.top + GUARD) // ALLOC_ALIGN) * ALLOC_ALIGN
+        self.collect()
+        self.budget.reserve(size, what or f"an allocation{f' ({label})' if label else ''}")
+        offset = _aligned(self.top + GUARD)
+        if offset + size + GUARD > self.arena.size:
+            offset = self._gap(size)
         end = offset + size
-        if end > self.arena.size:
-            grown = np.zeros(max(end + GUARD, 2 * self.arena.size), dtype=np.uint8)
+        if end + GUARD > self.arena.size:
+            # double, as far as the budget could ever need, so that a run of allocations copies rarely
+            try:
+                grown = np.zeros(max(end + GUARD, min(2 * self.arena.size, end + GUARD + self.budget.free)), dtype=np.uint8)
+            except MemoryError:  # the budget said yes, the host says no (its memory went elsewhere since)
+                self.budget.release(size)
+                raise host_refused(size, what or label) from None
             grown[: self.top] = self.arena[: self.top]
             self.arena = grown
-        self.top = end
+        self.top = max(self.top, end)
         alloc = Allocation(GLOBAL_BASE + offset, size, label)
         bisect.insort(self._bases, alloc.base)
         self._allocs[alloc.base] = alloc
         return alloc
+
+    def _gap(self, size: int) -> int:
+        """The first arena offset between live allocations where `size` bytes fit with guards on both
+        sides; past the last one if none."""
+        prev_end = 0
+        for base in self._bases:
+            a = self._allocs[base]
+            offset = _aligned(prev_end + GUARD)
+            if offset + size + GUARD <= base - GLOBAL_BASE:
+                return offset
+            prev_end = base - GLOBAL_BASE + a.size
+        return _aligned(self.top + GUARD)
 
     def free(self, base: int) -> None:
         alloc = self._allocs.pop(base)
         self._bases.remove(base)
         off = base - GLOBAL_BASE
         self.arena[off : off + alloc.size] = 0
+        self.budget.release(alloc.size)
+        if self._bases:
+            last = self._allocs[self._bases[-1]]
+            self.top = last.base - GLOBAL_BASE + last.size
+        else:
+            self.top = 0
 
     def find(self, address: int) -> Optional[Allocation]:
         i = bisect.bisect_right(self._bases, address) - 1
@@ -153,6 +206,19 @@ class GlobalMemory:
 
     def store(self, addr: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
         scatter(self.arena, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+
+
+def host_refused(nbytes: int, what: str):
+    """OutOfDeviceMemory for an allocation the budget allowed but the host could not make."""
+    from ..errors import OutOfDeviceMemory
+
+    return OutOfDeviceMemory(f"out of memory (cudaErrorMemoryAllocation): {what} needs {nbytes} bytes within the "
+                             f"device's budget, but the host has not got them now (lower the budget with "
+                             f"ptxvm.set_device_memory_limit or PTXVM_DEVICE_MEMORY)", nbytes, 0)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // ALLOC_ALIGN) * ALLOC_ALIGN
 
 
 class WindowedMemory:

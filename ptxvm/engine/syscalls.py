@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from ..errors import OutOfDeviceMemory
 from .control import _SYSCALLS
 from .machine import Fault, Op
 from .memory import GLOBAL_BASE, AccessFault
@@ -135,10 +136,13 @@ def _malloc(lowerer, arg_plan, ret_plan):
         for lane in group.tolist():
             base = int(ctx.frame_base[lane])
             size = _arg_value(ctx, lane, *arg_plan[0], base)
-            alloc = ctx.gmem.allocate(size, "device malloc")
-            ctx.device_allocs.append(alloc.base)
+            try:
+                address = ctx.gmem.allocate(size, "device malloc").base
+                ctx.device_allocs.append(address)
+            except OutOfDeviceMemory:  # the device's memory budget is spent: NULL, as CUDA's malloc
+                address = 0
             kind, sym = ret_plan[0]
-            ctx.local.store(np.array([base + sym.offset], dtype=np.uint64), np.array([lane]), np.array([alloc.base], dtype=np.uint64), U64)
+            ctx.local.store(np.array([base + sym.offset], dtype=np.uint64), np.array([lane]), np.array([address], dtype=np.uint64), U64)
 
     return [Op(run, side_effects=True), Op(lambda ctx, lanes: None)]
 
