@@ -175,6 +175,19 @@ def test_mismatched_declarations_are_reported():
     assert "'w' is 8 bytes here and 4 bytes" in _link_error(weak, ".weak .global .align 8 .u64 w = 2;")
 
 
+def test_address_sizes_must_agree():
+    with pytest.raises(PtxLinkError, match="cannot link a 32-bit module"):
+        ptxvm.loads([HEAD.replace("sm_90", "sm_80"), HEAD.replace("sm_90", "sm_80").replace("64", "32")],
+                    ["a.ptx", "b.ptx"])
+
+
+def test_link_takes_a_list_and_only_modules():
+    a, b = (ptxvm.loads(t, n) for t, n in zip(*_two(".visible .entry ka() { ret; }", ".visible .entry kb() { ret; }")))
+    assert ptxvm.link([a, b]).kernels == ["ka", "kb"]
+    with pytest.raises(TypeError, match="takes ptxvm modules"):
+        ptxvm.link(a, "b.ptx")
+
+
 def test_common_variables_take_the_largest():
     prog = ptxvm.loads(*_two(".common .global .align 4 .u32 c;", ".common .global .align 8 .b8 c[64];"))
     assert prog.program.globals["c"].size == 64
