@@ -54,7 +54,10 @@ def loads(text, name=None, *, verify: bool = True, device: str = "cpu"):
         errors = [d for d in diagnostics if d.severity == "error"]
         if errors:
             raise PtxVerifyError(errors)
-    return Module(tree, source=text).on(device)
+    from .linker import link_trees
+
+    linked = link_trees([(tree, text)])  # an initializer cannot wait for a missing .extern name
+    return Module(tree, source=text, link_warnings=linked.warnings).on(device)
 
 
 def load(path_or_text, *, verify: bool = True, device: str = "cpu"):
@@ -102,6 +105,9 @@ def _link(trees_and_texts, device: str, engine_device=None):
     from .module import Module
 
     linked = link_trees(trees_and_texts)
+    if len(trees_and_texts) == 1:  # one module: nothing to link, on the GPU either
+        tree, text = trees_and_texts[0]
+        return Module(tree, device=engine_device, source=text, link_warnings=linked.warnings).on(device)
     parts = [(text, tree.file) for tree, text in trees_and_texts]
     return Module(linked.tree, device=engine_device, parts=parts, link_warnings=linked.warnings).on(device)
 

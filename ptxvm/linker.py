@@ -62,6 +62,8 @@ def link_trees(parts: Sequence[tuple[ast.Module, str]]) -> Linked:
     tree = linker.run()
     if linker.errors:
         raise PtxLinkError(linker.errors)
+    if len(parts) == 1:  # one verified module: only the warnings and initializer checks were new
+        tree = parts[0][0]
     return Linked(tree, linker.warnings)
 
 
@@ -300,6 +302,8 @@ def _names_in(node) -> list[str]:
     out = []
 
     def walk(n):
+        if isinstance(n, (ast.IntLit, ast.FloatLit)):
+            return
         if isinstance(n, (ast.SymbolRef, ast.Generic)):
             out.append(n.name)
         if isinstance(n, tuple):
