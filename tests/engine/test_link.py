@@ -198,6 +198,13 @@ def test_initializer_of_unresolved_function_is_an_error():
     assert "takes the address of 'f'" in text
 
 
+@pytest.mark.parametrize("init", ["arr", "generic(arr)"])
+def test_initializer_of_unresolved_array_in_one_module_is_an_error(init):
+    """Was a KeyError traceback at the first launch."""
+    with pytest.raises(PtxLinkError, match="takes the address of 'arr'"):
+        ptxvm.loads(HEAD + f".extern .global .align 1 .b8 arr[];\n.visible .global .align 8 .u64 p = {init};")
+
+
 def test_non_extern_declaration_without_definition_is_still_refused():
     """ptxas -c: 'Unresolved extern function' for a .func/.visible/.weak prototype never defined."""
     src = HEAD + ".visible .func f();\n.visible .entry k() { call f, (); ret; }"
