@@ -99,6 +99,7 @@ class _Linker:
                 self.diag(_head(t), f"cannot link a {t.address_size or 32}-bit module with {first.file}, a "
                                     f"{first.address_size or 32}-bit one (.address_size differs)")
         trees = [self.rename_locals(i, t) for i, t in enumerate(trees)]
+        trees = _renumber_files(trees)
         entries: dict[str, list[_Entry]] = {}
         for i, t in enumerate(trees):
             aliased = {a.alias for a in t.items if isinstance(a, ast.Alias)}
@@ -316,6 +317,51 @@ def _names_in(node) -> list[str]:
 
     walk(node)
     return out
+
+
+# ---------------------------------------------------------------------- debug line tables
+def _renumber_files(trees: list) -> list:
+    """`.file N` indices are per module: a later module's (and its `.loc`s') move past the earlier
+    ones, so the merged module numbers each source file once."""
+    out, used = [], 0
+    for t in trees:
+        files = [i.index for i in t.items if isinstance(i, ast.FileDirective)]
+        shift = used
+        if shift and files:
+
+            def visit(n, shift=shift):
+                if isinstance(n, ast.FileDirective):
+                    return dataclasses.replace(n, index=n.index + shift)
+                if isinstance(n, ast.Loc):
+                    at = n.inlined_at
+                    return dataclasses.replace(n, file=n.file + shift,
+                                               inlined_at=(at[0] + shift,) + tuple(at[1:]) if at else at)
+                return None
+
+            t = dataclasses.replace(t, items=tuple(_transform(i, visit) for i in t.items))
+        used = max([used] + [i + shift for i in files])
+        out.append(t)
+    return out
+
+
+def _transform(node, visit):
+    """`node` with every node that `visit` replaces (returns not None) replaced; shared otherwise."""
+    if isinstance(node, tuple):
+        new = tuple(_transform(x, visit) for x in node)
+        return node if all(a is b for a, b in zip(new, node)) else new
+    if not dataclasses.is_dataclass(node) or isinstance(node, (ast.IntLit, ast.FloatLit, ast.Register)):
+        return node
+    done = visit(node)
+    if done is not None:
+        return done
+    changes = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if f.name != "span" and (isinstance(v, tuple) or dataclasses.is_dataclass(v)):
+            nv = _transform(v, visit)
+            if nv is not v:
+                changes[f.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
 
 
 # ---------------------------------------------------------------------- renaming

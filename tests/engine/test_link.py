@@ -311,3 +311,13 @@ def test_link_verdicts_agree_with_nvlink(case, tmp_path):
     else:
         assert r.returncode != 0 and nvlink_says in r.stderr, r.stderr
         assert we_say in _link_error(a, b)
+
+
+def test_source_file_numbers_stay_apart():
+    """`.file 1` of each module: the later module's files (and its .loc lines) are renumbered."""
+    body = '.visible .entry {k}() {{\n.loc 1 3 1\nret;\n}}\n.file 1 "{f}.cu"'
+    prog = ptxvm.loads(*_two(body.format(k="ka", f="a"), body.format(k="kb", f="b")))
+    text = prog.to_ptx()
+    assert '.file 1 "a.cu"' in text and '.file 2 "b.cu"' in text
+    assert text.index(".loc 2 3 1") > text.index(".visible .entry kb")
+    ptxvm.loads(text)  # one module ptxvm verifies
