@@ -17,9 +17,9 @@ from .errors import Diagnostic, KernelFault, LaunchError, OutOfDeviceMemory, Ptx
 __version__ = "0.1.0"
 
 __all__ = [
-    "loads", "load", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
-    "PtxVerifyError", "KernelFault", "LaunchError", "OutOfDeviceMemory", "Diagnostic", "Span", "to_device",
-    "device_array", "set_device_memory_limit", "device_memory_info",
+    "loads", "load", "link", "parse", "Module", "Kernel", "LaunchStats", "PtxError", "PtxSyntaxError",
+    "PtxVerifyError", "PtxLinkError", "KernelFault", "LaunchError", "OutOfDeviceMemory", "Diagnostic", "Span",
+    "to_device", "device_array", "set_device_memory_limit", "device_memory_info",
     "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
 ]
@@ -32,13 +32,21 @@ def parse(text: str, name: str = "<string>"):
     return _parse(text, name)
 
 
-def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str = "cpu"):
+def loads(text, name=None, *, verify: bool = True, device: str = "cpu"):
     """Parse and verify PTX text; a `Module` ready to launch, or PtxError listing every problem.
 
+    A list of texts is parsed and verified one by one and linked into one program (`link`); `name`
+    is then a list of names too (default `<string 1>`, `<string 2>`, ...).
     device="cuda" (or "cuda:N") gives a `GpuModule`: the same API, launched on an NVIDIA GPU."""
+    if isinstance(text, (list, tuple)):
+        names = list(name) if name is not None else [f"<string {i + 1}>" for i in range(len(text))]
+        if len(names) != len(text):
+            raise ValueError(f"{len(text)} texts but {len(names)} names")
+        return _load_several(list(zip(text, names)), verify, device)
     from .frontend import parse as _parse
     from .module import Module
 
+    name = "<string>" if name is None else name
     tree = _parse(text, name)
     if verify:
         from .check import verify as _verify
@@ -47,16 +55,89 @@ def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str
         errors = [d for d in diagnostics if d.severity == "error"]
         if errors:
             raise PtxVerifyError(errors)
-    return Module(tree, source=text).on(device)
+    from .linker import link_trees
+
+    linked = link_trees([(tree, text)])  # an initializer cannot wait for a missing .extern name
+    return Module(tree, source=text, link_warnings=linked.warnings).on(device)
 
 
-def load(path_or_text: Union[str, os.PathLike], *, verify: bool = True, device: str = "cpu"):
-    """Parse and verify the PTX file at `path_or_text` (or PTX text itself: a string with a newline)."""
+def load(path_or_text, *, verify: bool = True, device: str = "cpu"):
+    """Parse and verify the PTX file at `path_or_text` (or PTX text itself: a string with a newline).
+    A list of paths (or texts) is loaded as one program, its modules linked (`link`)."""
+    if isinstance(path_or_text, (list, tuple)):
+        parts = []
+        for item in path_or_text:
+            if isinstance(item, str) and "\n" in item:
+                parts.append((item, f"<string {len(parts) + 1}>"))
+            else:
+                with open(item, encoding="utf-8", errors="replace") as f:
+                    parts.append((f.read(), os.fspath(item)))
+        return _load_several(parts, verify, device)
     if isinstance(path_or_text, str) and "\n" in path_or_text:
         return loads(path_or_text, verify=verify, device=device)
     with open(path_or_text, encoding="utf-8", errors="replace") as f:
         text = f.read()
     return loads(text, os.fspath(path_or_text), verify=verify, device=device)
+
+
+def link(*modules, device: str = "cpu"):
+    """One program from several loaded modules, as cuLink / nvJitLink link relocatable code
+    (`nvcc -rdc=true`): `.extern` functions and variables resolve to the module that defines them,
+    a strong definition beats `.weak` ones (the first `.weak` one wins among those), names without
+    linkage stay private to their module; two strong definitions or declarations that disagree
+    raise PtxError naming both places. An `.extern` name no module defines stays unresolved: a
+    launch that reaches it raises KernelFault naming it (`module.link_warnings` lists them).
+    Modules may be given as one list. The program has its own copies of the module variables."""
+    if len(modules) == 1 and isinstance(modules[0], (list, tuple)):
+        modules = tuple(modules[0])
+    if not modules:
+        raise ValueError("link() needs at least one module")
+    from .module import Module
+
+    hosts = [getattr(m, "host", m) for m in modules]  # a GpuModule links through its CPU module
+    for m in hosts:
+        if not isinstance(m, Module):
+            raise TypeError(f"link() takes ptxvm modules, not {type(m).__name__}")
+    return _link([(m.ast, m.source or m.to_ptx()) for m in hosts], device, hosts[0].device)
+
+
+def _link(trees_and_texts, device: str, engine_device=None):
+    from .linker import link_trees
+    from .module import Module
+
+    linked = link_trees(trees_and_texts)
+    if len(trees_and_texts) == 1:  # one module: nothing to link, on the GPU either
+        tree, text = trees_and_texts[0]
+        return Module(tree, device=engine_device, source=text, link_warnings=linked.warnings).on(device)
+    parts = [(text, tree.file) for tree, text in trees_and_texts]
+    return Module(linked.tree, device=engine_device, parts=parts, link_warnings=linked.warnings).on(device)
+
+
+def _load_several(parts, verify: bool, device: str):
+    """Parse and verify each (text, name), report every module's problems together, then link."""
+    from .frontend import parse as _parse
+
+    if not parts:
+        raise ValueError("no PTX modules given")
+    trees, errors, syntax_only = [], [], True
+    for text, name in parts:
+        try:
+            tree = _parse(text, name)
+        except PtxError as exc:
+            errors.extend(exc.diagnostics)
+            continue
+        if verify:
+            from .check import verify as _verify
+
+            found = [d for d in _verify(tree, text) if d.severity == "error"]
+            if found:
+                errors.extend(found)
+                syntax_only = False
+                continue
+        trees.append((tree, text))
+    if errors:
+        raise (PtxSyntaxError if syntax_only else PtxVerifyError)(errors)
+    return _link(trees, device)
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,
@@ -158,6 +239,10 @@ def __getattr__(name):
         from . import module
 
         return getattr(module, name)
+    if name == "PtxLinkError":
+        from .linker import PtxLinkError
+
+        return PtxLinkError
     if name == "LaunchStats":
         from .engine.launch import LaunchStats
 

@@ -47,6 +47,22 @@ def check_text(text: str, name: str) -> list[Diagnostic]:
         return [Diagnostic(Span(name, 1, 1), f"internal error: {type(exc).__name__}: {exc}")]
 
 
+def link_diagnostics(texts: list[tuple[str, str]]) -> list[Diagnostic]:
+    """What linking the (text, name) modules into one program reports (they verified cleanly):
+    link errors with notes, and warnings for .extern names no module defines. Never raises."""
+    from .errors import PtxError
+
+    try:
+        from .frontend import parse
+        from .linker import link_trees
+
+        return link_trees([(parse(text, name), text) for text, name in texts]).warnings
+    except PtxError as exc:
+        return list(exc.diagnostics)
+    except Exception as exc:  # noqa: BLE001 - never a traceback for bad input
+        return [Diagnostic(Span(texts[0][1], 1, 1), f"internal linker error: {type(exc).__name__}: {exc}")]
+
+
 def _read(path: str) -> tuple[Optional[str], Optional[Diagnostic]]:
     try:
         if path == "-":
@@ -80,17 +96,32 @@ def _style(d: Diagnostic) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (files, diagnostics, counts).")
 @click.option("--no-warnings", "-w", is_flag=True, help="Do not print warnings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print diagnostics only, no summary line.")
-def check(files: tuple[str, ...], as_json: bool, no_warnings: bool, quiet: bool) -> None:
+@click.option("--separate", is_flag=True, help="Check each file on its own; do not link them into one program.")
+def check(files: tuple[str, ...], as_json: bool, no_warnings: bool, quiet: bool, separate: bool) -> None:
     """Parse and verify PTX FILES; print every problem, compiler style.
+
+    Unless --separate, the files are then linked into one program as cuLink links relocatable code
+    (`nvcc -rdc=true`), and what the link finds is reported too: duplicate or mismatched
+    definitions (errors), .extern names that no file defines (warnings).
 
     Exit status: 0 when no file has an error (warnings allowed), 1 otherwise.
     """
     results = []
     total_errors = total_warnings = 0
+    checked = []
     for path in files:
         text, problem = _read(path)
         name = "<stdin>" if path == "-" else path
         diagnostics = [problem] if problem is not None else check_text(text, name)
+        checked.append((name, text, diagnostics))
+    if not separate and all(t is not None and not any(d.severity == "error" for d in ds) for _, t, ds in checked):
+        by_name = {name: ds for name, _, ds in checked}
+        owner = checked[0][0]
+        for d in link_diagnostics([(t, name) for name, t, _ in checked]):
+            if d.severity != "note":  # a note stays with the diagnostic it explains
+                owner = d.span.file if d.span.file in by_name else owner
+            by_name[owner].append(d)
+    for name, text, diagnostics in checked:
         if no_warnings:
             diagnostics = [d for d in diagnostics if d.severity == "error"]
         errors = sum(1 for d in diagnostics if d.severity == "error")

@@ -16,7 +16,7 @@ from .cli import main
 
 
 @main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--kernel", "-k", required=True, help="The .entry to profile.")
 @click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
 @click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
@@ -30,8 +30,9 @@ from .cli import main
 @click.option("--sampled", is_flag=True, help="Run only the simulated SMs' CTAs on the engine (faster; outputs partial).")
 @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
 @click.option("--roofline", type=click.Path(dir_okay=False), default=None, help="Write a roofline chart (.svg, or .png with matplotlib).")
-def profile(file, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, as_json, roofline):
-    """Predict the time of KERNEL of the PTX FILE on a GPU (timing model) and print the profile."""
+def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, as_json, roofline):
+    """Predict the time of KERNEL of the PTX FILES on a GPU (timing model) and print the profile.
+    Several files are linked into one program first (as `ptxvm run` links them)."""
     import ptxvm
 
     from .cli_run import _dims, parse_arg
@@ -39,7 +40,7 @@ def profile(file, kernel, grid, block, shared, args, gpu, policy, regs, sms, sam
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
-        mod = ptxvm.load(file)
+        mod = ptxvm.load(files[0] if len(files) == 1 else list(files))
         k = mod.kernel(kernel)
         prof = _profile_with_progress(k, _dims(grid), _dims(block), list(values), shared, gpu, policy, regs, sms,
                                       "sampled" if sampled else "all")

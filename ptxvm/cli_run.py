@@ -83,7 +83,7 @@ def parse_arg(text: str):
 
 
 @main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--kernel", "-k", required=True, help="The .entry to launch.")
 @click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
 @click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
@@ -97,8 +97,11 @@ def parse_arg(text: str):
               help="Run on the CPU engine and on the GPU, print where the arrays differ; exit 1 if they do. Writes nothing back.")
 @click.option("--symbol", "symbols", multiple=True, metavar="NAME",
               help="With --compare: compare this .global/.const module variable too (repeatable).")
-def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols):
-    """Run KERNEL of the PTX FILE on the CPU engine (or a GPU) and print its launch statistics."""
+def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols):
+    """Run KERNEL of the PTX FILES on the CPU engine (or a GPU) and print its launch statistics.
+
+    Several files are linked into one program first, as cuLink links relocatable code
+    (`nvcc -rdc=true -ptx`): .extern functions and variables resolve across them."""
     import json
 
     import ptxvm
@@ -106,7 +109,7 @@ def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_j
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
-        mod = ptxvm.load(file)
+        mod = ptxvm.load(files[0] if len(files) == 1 else list(files))
         k = mod.kernel(kernel)
         cluster = _dims(cluster) if cluster else None
         if compare_:

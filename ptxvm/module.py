@@ -9,16 +9,21 @@ import numpy as np
 from .engine.device import Device, default_device
 from .engine.launch import Launch, LaunchStats
 from .engine.layout import var_align, var_size
-from .engine.lower import Lowerer, Program
+from .engine.lower import Lowerer, Program, storage_variables
 from .engine.memory import GLOBAL_BASE
 from .errors import Diagnostic, LaunchError, OutOfDeviceMemory
 from .syntax import ast
 
 
 class Module:
-    def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = ""):
+    def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = "",
+                 parts: Optional[list] = None, link_warnings: Optional[list] = None):
         self.ast = tree
         self.source = source
+        # A linked program (ptxvm.link): each module's (PTX text, file name), for the GPU's linker,
+        # and the linker's warnings (unresolved .extern names).
+        self.parts = parts
+        self.link_warnings = list(link_warnings or ())
         self.file = tree.file
         self.device = device or default_device()
         self._globals: dict[str, object] = {}
@@ -28,8 +33,8 @@ class Module:
         self._const_reserved = [0]  # bytes of .const data reserved on the budget (a box the finalizer shares)
         memory = self.device.memory
         try:
-            for v in tree.variables():
-                if v.space.split("::")[0] == "global" and v.linkage != "extern":
+            for v in storage_variables(tree):
+                if v.space.split("::")[0] == "global":
                     self._globals[v.name] = memory.allocate(max(var_size(v), 1), v.name,
                                                             what=f".global variable '{v.name}'")
         except OutOfDeviceMemory as e:
@@ -53,7 +58,7 @@ class Module:
             self._program = program
             self.const_image = self._program.const_image
             lookup = self._program.globals
-            for v in self.ast.variables():
+            for v in storage_variables(self.ast):
                 if v.name in self._globals and v.type in _OPAQUE:
                     self._init_reference(v)
                 elif v.name in self._globals and v.init is not None:
@@ -134,7 +139,7 @@ class Module:
         return "texmode_independent" in (self.ast.target or ())
 
     def _reference(self, name: str, kind: str):
-        decl = next((v for v in self.ast.variables() if v.name == name and v.name in self._globals), None)
+        decl = next((v for v in storage_variables(self.ast) if v.name == name and v.name in self._globals), None)
         if decl is None or decl.type != kind:
             names = ", ".join(v.name for v in self.ast.variables() if v.type == kind) or "none"
             raise KeyError(f"no .global .{kind} named {name!r} in {self.file} (.{kind} variables: {names})")

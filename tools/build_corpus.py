@@ -24,6 +24,8 @@ Source files may carry directives in comments near the top:
   // corpus: min_arch=sm_80            variants below this arch are skipped
   // corpus: skip_variants=sm_90-G,..  variants that are never built
   // corpus: extra_flags=--extended-lambda
+  // corpus: only_variants=sm_90-rdc       build these variants only (relocatable code that
+                                         calls into another file builds only with -rdc=true)
 
 Only the standard library is used (plus ``tests/kernels/cases.py`` for
 ``--check-cases``, which needs numpy).
@@ -114,6 +116,7 @@ class SourceInfo:
     min_arch: str | None = None
     skip_variants: set = field(default_factory=set)
     extra_flags: list = field(default_factory=list)
+    only_variants: set = field(default_factory=set)
 
     @property
     def stem(self) -> str:
@@ -133,6 +136,8 @@ def read_source_info(path: Path) -> SourceInfo:
             info.skip_variants.update(v.strip() for v in val.split(",") if v.strip())
         elif key == "extra_flags":
             info.extra_flags.extend(shlex.split(val))
+        elif key == "only_variants":
+            info.only_variants.update(v.strip() for v in val.split(",") if v.strip())
         else:
             raise ValueError(f"{path.name}: unknown corpus directive {key!r}")
     return info
@@ -191,6 +196,10 @@ def plan_jobs(sources: list) -> tuple:
             if var.name in src.skip_variants:
                 skipped.append({"source": f"cuda/{src.path.name}", "variant": var.name,
                                 "reason": "skip_variants directive in source"})
+                continue
+            if src.only_variants and var.name not in src.only_variants:
+                skipped.append({"source": f"cuda/{src.path.name}", "variant": var.name,
+                                "reason": "only_variants directive in source"})
                 continue
             if src.min_arch and arch_key(var.arch) < arch_key(src.min_arch):
                 skipped.append({"source": f"cuda/{src.path.name}", "variant": var.name,

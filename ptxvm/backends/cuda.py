@@ -88,7 +88,8 @@ class GpuModule:
         self.host = host  # the ptxvm.Module: AST, source, kernel signatures
         self.ast = host.ast
         self.file = host.file
-        self.source = host.source or host.to_ptx()
+        parts = getattr(host, "parts", None)
+        self.source = "\n".join(text for text, _ in parts) if parts else host.source or host.to_ptx()
         self.runtime = runtime(ordinal, api)
         self.device = f"cuda:{ordinal}"
         self._loaded = None
@@ -100,7 +101,9 @@ class GpuModule:
         rt = self.runtime
         rt.make_current()
         if self._loaded is None:
-            self._loaded = rt.load(self.source, self.file)
+            parts = getattr(self.host, "parts", None)
+            # a linked program (ptxvm.link) goes through the driver's linker, module by module
+            self._loaded = rt.load_linked(parts) if parts else rt.load(self.source, self.file)
         return self._loaded
 
     def kernel(self, name: str) -> "GpuKernel":

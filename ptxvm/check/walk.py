@@ -111,16 +111,19 @@ class Walker:
         return ctx.span_at(lex.start, max(1, len(lex.value)))
 
     def unresolved(self) -> None:
-        """ptxas compiles whole programs: a function that is called or whose address is taken must
-        be defined in the module, except the system calls it provides (vprintf, malloc, free,
-        __assertfail)."""
+        """A function that is called or whose address is taken must be defined in the module unless
+        it is declared `.extern` (relocatable code, `ptxas -c`: another module or a library defines
+        it; ptxvm.link resolves it, and a launch that reaches an unresolved one faults), or is one
+        of the system calls (vprintf, malloc, free, __assertfail). ptxas -c refuses a `.func`,
+        `.visible` or `.weak` declaration that has no definition ("Unresolved extern function")."""
         for name, span in self.func_refs.items():
             sym = self.module.names.get(name)
             if sym is None or sym.kind != "func" or sym.node.body is not None or name in SYSTEM_CALLS \
-                    or name in self.aliases:
+                    or name in self.aliases or sym.node.linkage == "extern":
                 continue
             self.ctx.error(span or sym.span, f"unresolved extern function '{name}': it is declared but not "
-                                             "defined in this module")
+                                             "defined in this module (only an .extern declaration may be "
+                                             "defined by another module)")
 
     def module_variable(self, d: ast.VarDecl) -> None:
         names = decls.check_var(self.ctx, d, "module")

@@ -20,7 +20,15 @@ import numpy as np
 from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from .machine import EXITED, Fault, Op, branch
-from .operands import LoweringError
+from .operands import LoweringError, UnresolvedReference
+
+# What the device runtime (libcudadevrt) provides for dynamic parallelism; ptxvm has none of it.
+DYNAMIC_PARALLELISM_PREFIXES = ("__cudaCDP", "cudaLaunchDevice", "cudaGetParameterBuffer", "cudaCGGetIntrinsicHandle",
+                                "cudaCGSynchronizeGrid", "cudaDeviceSynchronize")
+
+
+def is_dynamic_parallelism(name: str) -> bool:
+    return name.startswith(DYNAMIC_PARALLELISM_PREFIXES)
 
 U64 = np.dtype(np.uint64)
 
@@ -210,6 +218,15 @@ def _copy_bytes(ctx, lanes, src_addr, dst_addr, size):
     ctx.local.store(dst_addr, lanes, vals, dt, n, align=dt.itemsize)
 
 
+def unresolved_call(name: str) -> str:
+    """Why a call to a function with no definition in the program cannot run."""
+    if is_dynamic_parallelism(name):
+        return (f"call to '{name}': dynamic parallelism (launching kernels from the device, nvcc's "
+                "device runtime) is not supported by ptxvm")
+    return (f"call to '{name}', an .extern function that no module of the program defines (link the "
+            "module that defines it: ptxvm.link, ptxvm.load([...]), ptxvm run A.ptx B.ptx)")
+
+
 def lower_call(lowerer, instr, m, scope):
     from .lower import FUNC_ADDRESS_BASE
 
@@ -232,7 +249,7 @@ def lower_call(lowerer, instr, m, scope):
     if direct is not None:
         caller.callees.add(direct.name)
         if direct.decl.body is None and direct.name not in _SYSCALLS:
-            raise LoweringError(f"call to {direct.name}, which is declared but never defined")
+            raise UnresolvedReference(unresolved_call(direct.name))
     else:
         caller.callees.update(f.name for f in lowerer.functions.values() if f.kind == "func")
     arg_plan = _call_operands(lowerer, scope, args)
@@ -258,6 +275,8 @@ def lower_call(lowerer, instr, m, scope):
         for fi in np.unique(idx):
             if fi < 0 or fi >= len(functions) or functions[fi].decl.body is None:
                 bad = int(np.argmax(idx == fi))
+                if 0 <= fi < len(functions) and functions[fi].name not in _SYSCALLS:
+                    raise Fault(f"indirect {unresolved_call(functions[fi].name)}", int(lanes[bad]))
                 raise Fault(f"indirect call through 0x{int(addrs[bad]):x}, which is not a function", int(lanes[bad]))
             groups[int(fi)] = lanes[idx == fi]
         return groups

@@ -24,7 +24,7 @@ from ..syntax import ast
 from ..syntax.constexpr import evaluate
 from .layout import FlatLayout, Frame, RegisterFile, Scope, Symbol, type_size, var_align, var_size
 from .machine import Context, Fault, Op
-from .operands import (LoweringError, constant_reader, literal, register_reader, register_writer,
+from .operands import (LoweringError, UnresolvedReference, constant_reader, literal, register_reader, register_writer,
                        sink_writer)
 
 FRAME_HEADER = 32  # return pc, caller frame base, callee id, caller alloca pointer: see control.py
@@ -84,11 +84,42 @@ class Program:
                 if d is None:
                     return None
                 best = max(best, d)
-            seen[name] = f.frame.size + best
+            seen[name] = -(-f.frame.size // 16) * 16 + best  # each callee frame starts 16-aligned
             return seen[name]
 
         d = depth(kernel, frozenset())
         return d if d is not None else -1  # -1: recursion, size decided by the launcher
+
+
+def storage_variables(module: ast.Module) -> list[ast.VarDecl]:
+    """The module-scope variables that get storage: every definition, and a sized `.extern`
+    declaration of a name the module does not define (ptxas in whole-program mode, hence the
+    driver's JIT of one module: "Unresolved extern variable ... ignoring extern qualifier").
+    Unsized `.extern` arrays get none: `.shared` ones are the dynamic shared memory, the others
+    are `unresolved_arrays` (ptxas: "Unresolved extern variable", fatal)."""
+    defined = {v.name for v in module.variables() if v.linkage != "extern"}
+    out, seen = [], set()
+    for v in module.variables():
+        if v.linkage == "extern" and (v.name in defined or v.name in seen or _unsized(v)):
+            continue
+        seen.add(v.name)
+        out.append(v)
+    return out
+
+
+def unresolved_arrays(module: ast.Module) -> set[str]:
+    """Unsized `.extern` arrays outside shared memory that the module does not define."""
+    defined = {v.name for v in module.variables() if v.linkage != "extern"}
+    return {v.name for v in module.variables()
+            if _unsized(v) and not _dynamic_shared(v) and v.name not in defined}
+
+
+def _unsized(decl: ast.VarDecl) -> bool:
+    return decl.linkage == "extern" and bool(decl.array) and decl.array[-1] is None
+
+
+def _dynamic_shared(decl: ast.VarDecl) -> bool:
+    return _unsized(decl) and decl.space.split("::")[0] == "shared"
 
 
 class Lowerer:
@@ -105,14 +136,19 @@ class Lowerer:
         self.device_globals = device_globals
         self.const_inits: list[tuple[int, ast.VarDecl]] = []
         self.dynamic_shared = False
+        self.unresolved: set[str] = set()  # unsized .extern arrays nobody defines: using one faults
         self.current: Optional[FunctionInfo] = None
         self.uses_alloca = False
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
+        for v in storage_variables(self.module):
+            self.globals[v.name] = self.declare_static(v)
+        self.unresolved = unresolved_arrays(self.module)
         for item in self.module.items:
             if isinstance(item, ast.VarDecl):
-                self.globals[item.name] = self.declare_static(item)
+                if _dynamic_shared(item) and item.name not in self.globals:
+                    self.globals[item.name] = self.declare_static(item)
             elif isinstance(item, ast.Function):
                 if item.name not in self.functions:
                     self.functions[item.name] = FunctionInfo(item.name, item.kind, item, len(self.functions))
@@ -308,6 +344,9 @@ class Lowerer:
                             return self._materialize(sym)
             s = s.parent
         sym = self.globals.get(name)
+        if sym is None and name in self.unresolved:
+            raise UnresolvedReference(f"'{name}' is an unsized .extern array that no module of the program defines "
+                                      "(ptxas: Unresolved extern variable); link the module that defines it")
         if sym is None and name == "WARP_SZ":  # the ISA's one predefined constant
             return Symbol(name, "constant", "u32", offset=32)
         return sym
@@ -403,6 +442,8 @@ class Lowerer:
                     raise
                 m = None  # the verifier vouches for the spelling; the engine reads the modifiers
             ops = dispatch.lower(self, instr, m, scope)
+        except UnresolvedReference as e:  # a kernel that reaches it faults; one that does not runs
+            ops = [_faulting(str(e))] * (2 if instr.opcode == "call" else 1)
         except Exception as e:  # noqa: BLE001 - the kernel faults if it reaches this instruction
             if _DEBUG:
                 raise
@@ -518,8 +559,12 @@ def _alu_runner(fn, readers, writers):
 
 
 def _unsupported(message: str) -> Op:
+    return _faulting(f"unsupported instruction: {message}")
+
+
+def _faulting(message: str) -> Op:
     def run(ctx, lanes):
-        raise Fault(f"unsupported instruction: {message}")
+        raise Fault(message)
 
     return Op(run, side_effects=True)
 

@@ -24,6 +24,11 @@ class LoweringError(Exception):
     """The program uses something the engine cannot run; names the construct."""
 
 
+class UnresolvedReference(LoweringError):
+    """The instruction needs an `.extern` function that no linked module defines: the kernel
+    faults with this message if it reaches the instruction."""
+
+
 def _signed(ptx_type: str) -> bool:
     return ptx_type.startswith("s") and ptx_type[1:].isdigit()
 
