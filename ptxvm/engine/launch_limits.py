@@ -1,7 +1,8 @@
 """What the CUDA driver checks before an H200 launch runs: grid and block shape, the kernel's
 .maxntid/.reqntid, shared memory per CTA and local memory per thread. Each check raises
-LaunchError naming the limit, the value asked for and the CUDA error the driver gives for it
-(docs/limits.md lists them and where each number comes from)."""
+LaunchError naming the limit, the value asked for and the error the H200's driver gives for it:
+cuLaunchKernel answers every one of them with CUDA_ERROR_INVALID_VALUE (recorded by
+tools/device/probe_limits.py into tests/goldens/limits/h200_launch_limits.json; docs/limits.md)."""
 from __future__ import annotations
 
 import math
@@ -12,11 +13,12 @@ MAX_GRID = (2**31 - 1, 65535, 65535)  # cudaDevAttrMaxGridDimX/Y/Z
 MAX_BLOCK = (1024, 1024, 64)  # cudaDevAttrMaxBlockDimX/Y/Z
 MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_PER_CTA = 227 * 1024  # sharedMemPerBlockOptin: static + dynamic, with the opt-in attribute
-MAX_LOCAL_PER_THREAD = 512 * 1024  # bytes of local memory a thread may have (CUDA's technical specifications)
+# Local memory per thread: CUDA documents 512 KiB; the H200 ran a 256 KiB .local array and refused
+# a 512 KiB one (the thread's own frame comes on top), so a thread must need less than 512 KiB.
+MAX_LOCAL_PER_THREAD = 512 * 1024
 
-_CONFIG = "invalid configuration argument (cudaErrorInvalidConfiguration)"
-_RESOURCES = "too many resources requested for launch (cudaErrorLaunchOutOfResources)"
-_VALUE = "invalid argument (cudaErrorInvalidValue)"
+# what cuLaunchKernel returned for each refused launch on the H200 (driver 580.159.04)
+_CONFIG = _RESOURCES = _VALUE = "invalid argument (CUDA_ERROR_INVALID_VALUE)"
 
 
 def _shape(v) -> str:
@@ -60,7 +62,7 @@ def check_shared(static: int, dynamic: int) -> None:
 
 
 def check_local(per_thread: int, kernel: str) -> None:
-    if per_thread > MAX_LOCAL_PER_THREAD:
+    if per_thread >= MAX_LOCAL_PER_THREAD:
         raise LaunchError(f"{_RESOURCES}: kernel '{kernel}' needs {per_thread} bytes of local memory per thread "
-                          f"(its .local variables and call frames); the H200 allows at most {MAX_LOCAL_PER_THREAD} "
+                          f"(its .local variables and call frames); the H200 allows less than {MAX_LOCAL_PER_THREAD} "
                           f"(512 KiB)")
