@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import LaunchError
 
-__all__ = ["jit", "run", "TritonKernel", "TritonUnavailable"]
+__all__ = ["jit", "run", "tensor_descriptor", "TritonKernel", "TritonUnavailable"]
 
 DEVICE = "ptxvm"          # Triton's per-device caches are keyed by this, apart from any real GPU
 MAX_SHARED = 232448       # an H200 CTA's shared memory with the opt-in (227 KiB)
@@ -58,7 +58,7 @@ class DeviceTensor:
         from .. import to_device
 
         self.host = host
-        self.dtype = dtype_name
+        self.dtype = DTypeName(dtype_name, host.itemsize)
         self.device_array = to_device(np.ascontiguousarray(host))
         self.shape = host.shape
 
@@ -72,6 +72,44 @@ class DeviceTensor:
     def copy_back(self) -> None:
         if self.host.flags.writeable:
             self.host[...] = self.device_array.copy_to_host()
+
+
+class DTypeName(str):
+    """A dtype as Triton reads one: its name (`float16`, `bfloat16`...) plus `itemsize`."""
+
+    def __new__(cls, name: str, itemsize: int):
+        self = super().__new__(cls, name)
+        self.itemsize = itemsize
+        return self
+
+
+class HostArray:
+    """A NumPy array as the `base` of a triton TensorDescriptor (which asks its base for a
+    16-byte-aligned `data_ptr()` and a dtype); the launch moves it to the virtual device."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+        self.dtype = DTypeName(_dtype_name(array.dtype), array.itemsize)
+        self.shape = array.shape
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data
+
+    def stride(self, dim: Optional[int] = None):
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[dim]
+
+
+def tensor_descriptor(array, block_shape, shape=None, strides=None, padding: str = "zero"):
+    """A host-side TMA descriptor (triton.tools.tensor_descriptor.TensorDescriptor) over a NumPy
+    array, for kernels that take one: what `TensorDescriptor.from_tensor` gives for a CUDA tensor."""
+    _triton()
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    base = array if hasattr(array, "data_ptr") else HostArray(np.asarray(array))
+    shape = list(base.shape if shape is None else shape)
+    strides = list(base.stride() if strides is None else strides)
+    return TensorDescriptor(base, shape, strides, list(block_shape), padding=padding)
 
 
 def _dtype_name(dtype) -> str:
@@ -112,6 +150,8 @@ class _Arguments:
         self.tensors: list[DeviceTensor] = []
 
     def convert(self, a):
+        if isinstance(a, HostArray):
+            a = a.array
         view = _host_view(a)
         if view is not None:
             t = DeviceTensor(*view)

@@ -195,6 +195,51 @@ def argmax_kernel(x_ptr, idx_ptr, val_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(val_ptr + row, v)
 
 
+@triton.jit
+def matmul_tma_host(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([pid_m * BM, k])
+        b = b_desc.load([k, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_tma_device(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]), acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_fp8(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] + rn[None, :] * K)   # B stored N x K (K-major), as fp8 wgmma wants
+        acc = tl.dot(a, tl.trans(tl.trans(b)), acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def cluster_add(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0 + 1.0, mask=mask)
+
+
 def _f32(r, *shape, lo=-2.0, hi=2.0):
     return r.uniform(lo, hi, shape).astype(np.float32)
 
@@ -251,6 +296,32 @@ CASES = [
          {"BLOCK": 512}),
     Case("argmax", argmax_kernel, (16,), lambda r: [_f32(r, 16, 90), np.zeros(16, np.int32), np.zeros(16, np.float32), 90],
          {"BLOCK": 128}),
+]
+
+
+
+def _fp8(r, *shape):
+    return (r.standard_normal(shape) * 2).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+
+
+def _descriptors(r):
+    """f16 matrices for host-side TMA descriptors (made by `descriptor_args`: the recorder from CUDA
+    tensors with TensorDescriptor.from_tensor, ptxvm with ptxvm.triton.tensor_descriptor)."""
+    return [_f16(r, 128, 64), _f16(r, 64, 128), np.zeros((128, 128), np.float16), 64]
+
+
+DESCRIPTOR_BLOCKS = {"matmul_tma_host": [[64, 32], [32, 64], [64, 64], None]}
+
+
+CASES += [
+    Case("matmul_tma_host", matmul_tma_host, (2, 2), _descriptors, {"BM": 64, "BN": 64, "BK": 32, "num_warps": 4}),
+    Case("matmul_tma_device", matmul_tma_device, (2, 2),
+         lambda r: [_f16(r, 128, 64), _f16(r, 64, 128), np.zeros((128, 128), np.float16), 128, 128, 64],
+         {"BM": 64, "BN": 64, "BK": 32, "num_warps": 4}),
+    Case("matmul_fp8", matmul_fp8, (1, 1), lambda r: [_fp8(r, 64, 64), _fp8(r, 64, 64), np.zeros((64, 64), np.float32),
+                                                      64, 64, 64], {"BM": 64, "BN": 64, "BK": 32, "num_warps": 4}),
+    Case("cluster_add", cluster_add, (4,), lambda r: [_f32(r, 1000), np.zeros(1000, np.float32), 1000],
+         {"BLOCK": 256, "num_ctas": 2}),
 ]
 
 BY_NAME = {c.name: c for c in CASES}

@@ -29,6 +29,10 @@ def to_torch(a, torch):
     if isinstance(a, np.ndarray):
         if a.dtype == ml_dtypes.bfloat16:
             return torch.from_numpy(a.view(np.uint16).copy()).view(torch.bfloat16).cuda()
+        if a.dtype == ml_dtypes.float8_e4m3fn:
+            return torch.from_numpy(a.view(np.uint8).copy()).view(torch.float8_e4m3fn).cuda()
+        if a.dtype == ml_dtypes.float8_e5m2:
+            return torch.from_numpy(a.view(np.uint8).copy()).view(torch.float8_e5m2).cuda()
         return torch.from_numpy(a.copy()).cuda()
     return a
 
@@ -36,8 +40,12 @@ def to_torch(a, torch):
 def to_numpy(t, like):
     import ml_dtypes
 
+    import torch
+
     if like.dtype == ml_dtypes.bfloat16:
-        return t.view(__import__("torch").uint16).cpu().numpy().view(ml_dtypes.bfloat16)
+        return t.view(torch.uint16).cpu().numpy().view(ml_dtypes.bfloat16)
+    if like.dtype in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
+        return t.view(torch.uint8).cpu().numpy().view(like.dtype)
     return t.cpu().numpy()
 
 
@@ -45,6 +53,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--case", action="append")
+    ap.add_argument("--merge", help="an earlier recording whose cases this run adds to or replaces")
     a = ap.parse_args()
     import torch
     import triton
@@ -58,7 +67,12 @@ def main():
         args = C.inputs(case)
         targs = [to_torch(v, torch) for v in args]
         try:
-            compiled = case.kernel[case.grid](*targs, **C.launch_meta(case))
+            from triton.tools.tensor_descriptor import TensorDescriptor
+
+            blocks = C.DESCRIPTOR_BLOCKS.get(case.name, [])
+            launch = [TensorDescriptor.from_tensor(t, b) if b else t for t, b in zip(targs, blocks + [None] * len(targs))]
+            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+            compiled = case.kernel[case.grid](*launch, **C.launch_meta(case))
             torch.cuda.synchronize()
             for i, (v, t) in enumerate(zip(args, targs)):
                 if isinstance(v, np.ndarray):
@@ -84,6 +98,15 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "status": status, "kernels": kmeta,
         "recorder": "tools/device/record_triton.py",
     }
+    if a.merge:
+        old = np.load(a.merge)
+        old_meta = json.loads(bytes(old["meta"]).decode())
+        redone = set(status)
+        for k in old.files:
+            if k != "meta" and k.split(".")[0] not in redone:
+                out[k] = old[k]
+        meta["status"] = {**{k: v for k, v in old_meta["status"].items() if k not in redone}, **status}
+        meta["kernels"] = {**{k: v for k, v in old_meta.get("kernels", {}).items() if k not in redone}, **kmeta}
     out["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     np.savez_compressed(a.out, **out)
