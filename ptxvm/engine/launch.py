@@ -41,6 +41,16 @@ class LaunchStats:
         return self.thread_instructions / self.seconds if self.seconds else 0.0
 
 
+def host_array(a, where: str) -> np.ndarray:
+    """A NumPy view of a DLPack array on the host (a torch CPU tensor, a JAX CPU array...): writes
+    to it reach the original, as a GPU launch's would."""
+    try:
+        return np.from_dlpack(a)
+    except (BufferError, TypeError, RuntimeError, ValueError) as e:
+        raise LaunchError(f"{where}: a {type(a).__name__} that NumPy cannot view through DLPack ({e}); "
+                          "pass host (CPU) memory") from None
+
+
 def dim3(v, what: str) -> tuple[int, int, int]:
     if isinstance(v, (int, np.integer)):
         v = (int(v),)
@@ -104,6 +114,8 @@ class Launch:
             if len(bytes(a)) != p.size:
                 raise LaunchError(f"{where}: expected {p.size} bytes, got {len(bytes(a))}")
             return bytes(a)
+        if not isinstance(a, np.ndarray) and hasattr(a, "__dlpack__"):
+            a = host_array(a, where)
         if isinstance(a, np.ndarray):
             if bits_of(p.type) != 64:
                 raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter")

@@ -131,3 +131,20 @@ def test_stats_count_guarded_instructions():
     st = ptxvm.loads(src)["g"].launch(2, 40, [])
     assert st.thread_instructions == 80 * 4  # mov, setp, the guarded add (counted when false), ret
     assert st.warp_instructions == 4 * 4  # two warps per CTA, one of them partial
+
+
+def test_a_dlpack_array_is_an_argument_written_in_place():
+    class Wrapped:
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kw):
+            return self.a.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    mod = ptxvm.load("examples/saxpy.ptx")
+    x, y = np.ones(64, np.float32), np.zeros(64, np.float32)
+    mod["saxpy"].launch(1, 64, [np.int32(64), np.float32(3), Wrapped(x), Wrapped(y)])
+    assert np.array_equal(y, np.full(64, 3, np.float32))

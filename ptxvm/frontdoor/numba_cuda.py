@@ -1,0 +1,271 @@
+"""Numba CUDA kernels on the CPU engine: numba-cuda compiles the kernel to PTX for sm_90 (no GPU
+needed), ptxvm runs that PTX as an H200 would, and the results land back in the NumPy arrays.
+
+    from numba import cuda
+    import ptxvm.numba
+
+    @cuda.jit
+    def axpy(a, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] += a * x[i]
+
+    ptxvm.numba.jit(axpy)[4, 256](np.float32(2), x, y)      # or ptxvm.numba.run(axpy, 4, 256, 2.0, x, y)
+
+Arguments are typed as Numba types them (`numba.typeof`: a Python int is int64, a float float64,
+NumPy scalars keep their type, an array its dtype, dimensions and layout), the kernel is compiled
+once per signature with the dispatcher's options (fastmath, lineinfo, ...), and each array travels
+as Numba's array ABI: meminfo, parent, nitems, itemsize, data, shape[ndim], strides[ndim]. Arrays are
+copied to the virtual device and back after the launch, as Numba does for host arrays; one that is
+not C-contiguous (a Fortran-order array, a strided view) is staged through a C-contiguous copy,
+typed as such, and written back into the original element by element.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import types
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import LaunchError
+from ..module import Module
+
+__all__ = ["jit", "run", "NumbaKernel", "NumbaUnavailable"]
+
+COMPUTE_CAPABILITY = (9, 0)  # the H200 ptxvm models
+
+
+class NumbaUnavailable(ImportError):
+    """numba-cuda is not installed (`pip install 'ptxvm[numba]'`)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _numba():
+    try:
+        import numba
+        from numba import cuda
+    except Exception as e:  # noqa: BLE001  (any import failure means the same thing to the user)
+        raise NumbaUnavailable(f"ptxvm.numba needs numba-cuda ({e}); install it with pip install 'ptxvm[numba]'") from e
+    return numba, cuda
+
+
+def _python_function(kernel) -> Callable:
+    """The Python function behind a @cuda.jit dispatcher (or a plain function)."""
+    fn = getattr(kernel, "py_func", kernel)
+    if not callable(fn):
+        raise TypeError(f"ptxvm.numba: {kernel!r} is neither a @cuda.jit kernel nor a function")
+    return fn
+
+
+def _compile_options(kernel) -> dict:
+    """The options the user gave @cuda.jit that change the generated code."""
+    opts = dict(getattr(kernel, "targetoptions", {}) or {})
+    return {k: opts[k] for k in ("fastmath", "lineinfo", "debug", "opt") if k in opts}
+
+
+class NumbaKernel:
+    """A Numba CUDA kernel bound to the CPU engine: `k[grid, block](*args)`,
+    `k[grid, block, stream, shared_mem](*args)` or `k.run(grid, block, *args, shared_mem=...)`."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.py_func = _python_function(kernel)
+        self.options = _compile_options(kernel)
+        self._compiled: dict[tuple, tuple[Module, str, list]] = {}
+        self.last_stats = None
+
+    def __repr__(self) -> str:
+        return f"<ptxvm.numba kernel {self.py_func.__qualname__}>"
+
+    # ------------------------------------------------------------------ compile
+    def signature(self, args: Sequence[Any]) -> tuple:
+        numba, _ = _numba()
+        types = []
+        for i, a in enumerate(_host_arrays(args)):
+            try:
+                t = numba.typeof(a)
+                if isinstance(t, numba.types.Array) and t.layout != "C":
+                    t = t.copy(layout="C")  # staged through a C-contiguous copy (see _marshal)
+                types.append(t)
+            except ValueError as e:
+                raise TypeError(f"ptxvm.numba: argument {i} ({type(a).__name__}) has no Numba type: {e}") from None
+        return tuple(types)
+
+    def ptx(self, args: Sequence[Any]) -> str:
+        """The PTX Numba generates for these arguments' types."""
+        return self.compile(self.signature(args))[2][0]
+
+    def compile(self, sig: tuple) -> tuple[Module, str, list]:
+        """(module, kernel name, the PTX texts linked) for a signature, compiled once."""
+        hit = self._compiled.get(sig)
+        if hit is not None:
+            return hit
+        _, cuda = _numba()
+        with _compiling_for_sm90():
+            codes, _restype = cuda.compile_all(self.py_func, sig, device=False, abi="numba", output="ptx",
+                                               cc=COMPUTE_CAPABILITY,
+                                               **self.options)
+        mod = _load(codes, self.py_func.__qualname__)
+        entries = list(mod.kernels)
+        if len(entries) != 1:
+            raise LaunchError(f"ptxvm.numba: expected one kernel in Numba's PTX, found {entries}")
+        self._compiled[sig] = (mod, entries[0], codes)
+        return self._compiled[sig]
+
+    # ------------------------------------------------------------------ launch
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
+            raise TypeError("launch configuration is [grid, block] or [grid, block, stream, shared_mem]")
+        grid, block, *rest = config
+        shared = rest[1] if len(rest) > 1 else 0
+
+        def launch(*args):
+            return self.run(grid, block, *args, shared_mem=shared)
+
+        return launch
+
+    def run(self, grid, block, *args, shared_mem: int = 0, max_instructions=None):
+        args = _host_arrays(args)
+        sig = self.signature(args)
+        mod, entry, _ = self.compile(sig)
+        params, staged = _marshal(args, sig)
+        try:
+            self.last_stats = mod.kernel(entry).launch(grid, block, params, shared_mem=int(shared_mem or 0),
+                                                      max_instructions=max_instructions)
+            for host, dev in staged:
+                _copy_back(host, dev)
+        finally:
+            for _, dev in staged:
+                dev.free()
+        return self.last_stats
+
+
+@contextlib.contextmanager
+def _compiling_for_sm90():
+    """numba-cuda asks the driver for the current device's compute capability when a kernel calls a
+    device function (`compile_device`); with no GPU there is no driver to ask. For the length of
+    the compile, the answer is the H200's (9, 0), which is what ptxvm compiles for anyway."""
+    from numba.cuda import compiler, dispatcher
+
+    saved = dispatcher.get_current_device, compiler.nvrtc
+    dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=COMPUTE_CAPABILITY)
+    compiler.nvrtc = types.SimpleNamespace(compile=_compile_linked_source)
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device, compiler.nvrtc = saved
+
+
+def _compile_linked_source(src, name, cc, ltoir=False, lineinfo=False, debug=False):
+    """CUDA C++ that a kernel links (the shims behind cuda.fp16/bf16/fp8, `link=` sources) to PTX,
+    with the include paths and -rdc that numba-cuda's own NVRTC call uses. ptxvm compiles it with
+    its own CUDA front door (NVRTC through cuda-bindings, else nvcc): numba-cuda's goes through
+    cuda.core, which wants a driver."""
+    import os
+
+    from numba.cuda.cuda_paths import get_cuda_paths
+
+    from .cuda import compile_cuda_to_ptx
+
+    if ltoir:
+        raise LaunchError("ptxvm.numba links PTX, not LTO-IR")
+    numba_cuda = os.path.dirname(os.path.dirname(os.path.abspath(dispatcher_file())))
+    includes = [os.path.join(numba_cuda, "include", "13"), get_cuda_paths()["include_dir"].info,
+                os.path.join(numba_cuda, "memory_management")]
+    try:
+        from cuda import pathfinder
+
+        cccl = pathfinder.locate_nvidia_header_directory("cccl")
+        if cccl is not None:
+            includes.append(cccl.abs_path)
+    except Exception:  # noqa: BLE001  (CCCL is only needed by some shims)
+        pass
+    options = ["-rdc=true"] + [f"-I{d}" for d in includes if d] + (["-lineinfo"] if lineinfo else []) + (["-G"] if debug else [])
+    src = src.decode() if isinstance(src, bytes) else src
+    return compile_cuda_to_ptx(src, name=name, options=options, arch=f"sm_{cc[0]}{cc[1]}"), ""
+
+
+def dispatcher_file() -> str:
+    from numba.cuda import dispatcher
+
+    return dispatcher.__file__
+
+
+def _load(codes, qualname: str) -> Module:
+    """The kernel's PTX, linked with the PTX of what it calls outside itself (the CUDA C++ shims
+    behind cuda.fp16/bf16/fp8 and `link=` files, compiled by NVRTC), as Numba's linker would."""
+    from .. import loads
+
+    texts = []
+    for code in codes:
+        if not isinstance(code, str):
+            raise LaunchError(f"ptxvm.numba: {qualname} links a {getattr(code, 'kind', type(code).__name__)} "
+                              "object; only PTX and CUDA C++ sources can be linked on ptxvm")
+        texts.append(code)
+    names = [f"<numba {qualname}>"] + [f"<numba {qualname}: linked code {i}>" for i in range(1, len(texts))]
+    if len(texts) == 1:
+        return loads(texts[0], names[0])
+    from .. import link
+
+    return link(*(loads(t, n, verify=False) for t, n in zip(texts, names)))
+
+
+def _host_arrays(args) -> list:
+    """DLPack arrays on the host (torch CPU tensors, ...) as NumPy views of the same memory."""
+    from ..engine.launch import host_array
+
+    return [host_array(a, f"argument {i}") if not isinstance(a, np.ndarray) and hasattr(a, "__dlpack__") else a
+            for i, a in enumerate(args)]
+
+
+def _marshal(args, sig):
+    """Kernel parameters for `args` in Numba's calling convention, and the (host, device) pairs to
+    copy back."""
+    from .. import to_device
+
+    numba, _ = _numba()
+    params: list = []
+    staged = []
+    for i, (a, t) in enumerate(zip(args, sig)):
+        if isinstance(t, numba.types.Array):
+            host = np.asarray(a)
+            staging = np.ascontiguousarray(host)
+            dev = to_device(staging)
+            staged.append((host, dev))
+            params += [np.uint64(0), np.uint64(0),                       # meminfo, parent
+                       np.int64(staging.size), np.int64(staging.itemsize),  # nitems, itemsize
+                       np.uint64(dev.address)]                          # data
+            params += [np.int64(n) for n in staging.shape]
+            params += [np.int64(s) for s in staging.strides]
+        elif isinstance(t, numba.types.Boolean):
+            params.append(np.uint8(bool(a)))
+        elif isinstance(t, (numba.types.Integer, numba.types.Float)):
+            params.append(np.dtype(str(t)).type(a))
+        elif isinstance(t, numba.types.Complex):
+            v = np.dtype(str(t)).type(a)
+            params += [v.real, v.imag]
+        else:
+            raise TypeError(f"ptxvm.numba: argument {i} of Numba type {t} is not supported "
+                            "(arrays, booleans, integers, floats and complex numbers are)")
+    return params, staged
+
+
+def _copy_back(host: np.ndarray, dev) -> None:
+    if host.flags.writeable:
+        host[...] = dev.copy_to_host()
+
+
+def jit(kernel) -> NumbaKernel:
+    """Wrap a `@numba.cuda.jit` kernel (or the plain function) to run on ptxvm."""
+    return NumbaKernel(kernel)
+
+
+def run(kernel, grid, block, *args, shared_mem: int = 0, max_instructions=None):
+    """Run `kernel` (a @cuda.jit kernel or function) on ptxvm: `run(k, grid, block, *args)`."""
+    k = kernel if isinstance(kernel, NumbaKernel) else _CACHE.setdefault(id(kernel), (kernel, NumbaKernel(kernel)))[1]
+    return k.run(grid, block, *args, shared_mem=shared_mem, max_instructions=max_instructions)
+
+
+_CACHE: dict[int, tuple[Any, NumbaKernel]] = {}  # id -> (kernel kept alive, wrapper): one compile per signature

@@ -1,0 +1,190 @@
+"""ptxvm.numba: Numba CUDA kernels compiled by numba-cuda and run on the CPU engine, compared bit
+for bit with the same kernels launched by numba-cuda on an H200 (tools/device/record_numba.py)."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+numba = pytest.importorskip("numba", reason="numba is not installed (pip install 'ptxvm[numba]')")
+try:
+    from numba import cuda
+    from numba.cuda import compile_ptx  # noqa: F401  (numba-cuda, not the deprecated built-in target)
+except Exception as e:  # noqa: BLE001
+    pytest.skip(f"numba-cuda is not usable here: {e}", allow_module_level=True)
+
+import ptxvm
+import ptxvm.numba as pn
+
+from . import numba_cases as C
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "goldens" / "frontdoor" / "numba.npz"
+
+
+def _compiles(case) -> bool:
+    try:
+        pn.jit(cuda.jit(case.kernel(cuda))).ptx(C.inputs(case))
+        return True
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"numba-cuda cannot compile here: {e}")
+
+
+@pytest.fixture(scope="module")
+def golden():
+    if not GOLDEN.exists():
+        pytest.skip(f"no H200 golden at {GOLDEN} (record it with tools/device/record_numba.py)")
+    z = np.load(GOLDEN)
+    return z, json.loads(bytes(z["meta"]).decode())
+
+
+def _mismatches(name, args, z) -> dict:
+    out = {}
+    for i, v in enumerate(args):
+        if isinstance(v, np.ndarray):
+            want, got = z[f"{name}.arg{i}"], np.asarray(v)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            n = int((got.view(np.uint8).reshape(got.shape + (-1,)) != want.view(np.uint8).reshape(want.shape + (-1,)))
+                    .any(-1).sum())
+            if n:
+                out[i] = n
+    return out
+
+
+def _body(ptx: str) -> str:
+    """PTX without comments, .loc lines, the version line and Numba's mangled-name hashes."""
+    import re
+
+    keep = []
+    for line in ptx.splitlines():
+        t = line.split("//")[0].strip()
+        if t and not t.startswith((".loc", ".version", ".file")):
+            keep.append(re.sub(r"B\d+v\d+B\d+\w+?E5Array", "E5Array", t))
+    return "\n".join(keep)
+
+
+@pytest.mark.parametrize("name", [c.name for c in C.CASES])
+def test_numba_kernel_matches_h200(name, golden):
+    """Bit for bit with the H200. Where this numba-cuda (and its NVVM) compiles the kernel to
+    other PTX than the H200's did, the H200's own PTX must replay bit for bit instead, and the
+    difference is the compilers', not ptxvm's."""
+    z, meta = golden
+    case = C.BY_NAME[name]
+    if meta["status"].get(name) != "ok":
+        pytest.skip(f"not recorded on the GPU: {meta['status'].get(name)}")
+    args = C.inputs(case)
+    k = pn.jit(cuda.jit(case.kernel(cuda)))
+    k.run(case.grid, case.block, *args)
+    bad = _mismatches(name, args, z)
+    if not bad:
+        return
+    recorded = bytes(z[f"{name}.ptx"]).decode()
+    mine = k.compile(k.signature(args))[2][0]
+    assert _body(mine) != _body(recorded), f"{name}: same PTX as on the H200, yet elements differ: {bad}"
+    from ptxvm.frontdoor.numba_cuda import _copy_back, _marshal
+
+    args = C.inputs(case)
+    mod = ptxvm.loads(recorded, f"<{name} as compiled on the H200>")
+    params, staged = _marshal(args, k.signature(args))
+    mod.kernel(next(iter(mod.kernels))).launch(case.grid, case.block, params)
+    for host, dev in staged:
+        _copy_back(host, dev)
+    bad = _mismatches(name, args, z)
+    assert not bad, f"{name}: the H200's own PTX replayed on ptxvm differs: {bad} (argument: count)"
+
+
+def test_decorator_form_and_scalars():
+    @cuda.jit
+    def axpy(a, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = a * x[i] + y[i]
+
+    x = np.arange(300, dtype=np.float32)
+    y = np.ones(300, np.float32)
+    k = pn.jit(axpy)
+    k[3, 128](np.float32(2), x, y)
+    assert np.array_equal(y, np.float32(2) * x + 1)
+    k[3, 128](3, x, y)  # a Python int is typed int64, as Numba types it: a second specialization
+    assert np.array_equal(y, (np.float32(2) * x + 1) + 3 * x)
+    assert len(k._compiled) == 2
+    assert isinstance(k.last_stats.thread_instructions, int)
+
+
+def test_arrays_of_any_layout_are_written_back():
+    @cuda.jit
+    def fill(a):
+        i, j = cuda.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] = i * 100 + j
+
+    want = np.arange(7)[:, None] * 100 + np.arange(5)
+    f = np.zeros((7, 5), order="F")
+    pn.run(fill, (1, 1), (8, 8), f)
+    assert np.array_equal(f, want)
+    big = np.zeros((14, 10))
+    view = big[::2, ::2]
+    pn.run(fill, (1, 1), (8, 8), view)
+    assert np.array_equal(view, want) and big[1::2].sum() == 0
+
+
+def test_dynamic_shared_memory_and_printf(capfd):
+    @cuda.jit
+    def rev(a):
+        s = cuda.shared.array(0, dtype=np.int32)
+        t = cuda.threadIdx.x
+        s[t] = a[t]
+        cuda.syncthreads()
+        a[t] = s[cuda.blockDim.x - 1 - t]
+        if t == 0:
+            print("first", a[0])
+
+    a = np.arange(64, dtype=np.int32)
+    pn.jit(rev)[1, 64, 0, 64 * 4](a)
+    assert np.array_equal(a, np.arange(64)[::-1])
+    assert "first 63" in capfd.readouterr().out
+
+
+def test_unsupported_argument_is_a_clear_error():
+    @cuda.jit
+    def k(a):
+        pass
+
+    with pytest.raises(TypeError, match="argument 0"):
+        pn.run(k, 1, 1, "a string")
+
+
+def test_a_fault_names_the_kernel_and_leaves_arrays_alone():
+    @cuda.jit
+    def oob(a):
+        a[cuda.threadIdx.x * 1000000] = 1.0
+
+    a = np.zeros(8)
+    with pytest.raises(ptxvm.KernelFault):
+        pn.run(oob, 1, 32, a)
+    assert not a.any()
+
+
+def test_dlpack_arrays_are_accepted_and_written_in_place():
+    class Wrapped:
+        """A minimal DLPack producer over a NumPy array (what torch/JAX CPU arrays offer)."""
+
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kw):
+            return self.a.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    @cuda.jit
+    def double(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    host = np.arange(10, dtype=np.int32)
+    pn.run(double, 1, 32, Wrapped(host))
+    assert np.array_equal(host, np.arange(10) * 2)

@@ -1,0 +1,152 @@
+"""ptxvm.triton: Triton kernels compiled by pip's triton for sm_90a and run on the CPU engine,
+compared bit for bit with the same kernels launched by Triton on an H200
+(tools/device/record_triton.py; Triton there is another version, so a kernel whose PTX differs
+between the two versions is also replayed from the PTX Triton made on the H200)."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated to silence its warning
+triton = pytest.importorskip("triton", reason="triton is not installed (pip install 'ptxvm[triton]')")
+
+import ptxvm
+import ptxvm.triton as pt
+
+from . import triton_cases as C
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "goldens" / "frontdoor" / "triton.npz"
+
+
+@pytest.fixture(autouse=True)
+def _allocator():
+    """Kernels that make tensor descriptors on the device need Triton's global scratch allocator,
+    on a GPU as here (ptxvm allocates the scratch itself; the allocator only has to be set)."""
+    triton.set_allocator(lambda size, alignment, stream: None)
+    yield
+
+
+@pytest.fixture(scope="module")
+def golden():
+    if not GOLDEN.exists():
+        pytest.skip(f"no H200 golden at {GOLDEN} (record it with tools/device/record_triton.py)")
+    z = np.load(GOLDEN)
+    return z, json.loads(bytes(z["meta"]).decode())
+
+
+def _differing(got, want) -> int:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype.itemsize == want.dtype.itemsize
+    return int((got.view(np.uint8).reshape(got.shape + (-1,)) != want.view(np.uint8).reshape(want.shape + (-1,)))
+               .any(-1).sum())
+
+
+def _run(case, ptx=None, monkeypatch=None):
+    """Run a case through ptxvm.triton; with `ptx`, the launcher runs that PTX instead of the one
+    this Triton made (same arguments, launch shape and scratch)."""
+    if ptx is not None:
+        from ptxvm.frontdoor import triton_kernels as T
+
+        replay = ptxvm.loads(ptx, f"<{case.name} as compiled on the H200>")
+        monkeypatch.setattr(T._Launcher, "module", property(lambda self: replay))
+    args = C.inputs(case)
+    blocks = C.DESCRIPTOR_BLOCKS.get(case.name, [])
+    launch_args = [pt.tensor_descriptor(a, b) if b else a for a, b in zip(args, blocks + [None] * len(args))]
+    compiled = pt.jit(case.kernel)[case.grid](*launch_args, **C.launch_meta(case))
+    return args, compiled.asm["ptx"]
+
+
+def _mismatches(name, args, z):
+    return {i: _differing(v, z[f"{name}.arg{i}"]) for i, v in enumerate(args) if isinstance(v, np.ndarray)}
+
+
+@pytest.mark.parametrize("name", [c.name for c in C.CASES])
+def test_triton_kernel_matches_h200(name, golden, monkeypatch):
+    """Bit for bit with the H200. Where this Triton compiles the kernel to other PTX than the
+    H200's Triton did (another version), the H200's own PTX must replay bit for bit instead, and
+    the difference is the compilers', not ptxvm's."""
+    z, meta = golden
+    if meta["status"].get(name) != "ok":
+        pytest.skip(f"not recorded on the GPU: {meta['status'].get(name)}")
+    case = C.BY_NAME[name]
+    args, ptx = _run(case)
+    bad = {i: n for i, n in _mismatches(name, args, z).items() if n}
+    if not bad:
+        return
+    recorded = bytes(z[f"{name}.ptx"]).decode()
+    assert _body(ptx) != _body(recorded), \
+        f"{name}: same PTX as the H200's Triton, yet elements differ: {bad} (argument: count)"
+    args, _ = _run(case, ptx=recorded, monkeypatch=monkeypatch)
+    bad = {i: n for i, n in _mismatches(name, args, z).items() if n}
+    assert not bad, f"{name}: the H200's own PTX (Triton {meta['triton']}) replayed on ptxvm differs: {bad}"
+
+
+def _body(ptx: str) -> str:
+    """PTX without comments, .loc lines and the version line (what the compilers' versions change
+    without changing the code)."""
+    keep = []
+    for line in ptx.splitlines():
+        t = line.strip()
+        if not t or t.startswith(("//", ".loc", ".version", ".file")):
+            continue
+        keep.append(t.split("//")[0].strip())
+    return "\n".join(keep)
+
+
+def test_grid_lambda_meta_and_last_stats():
+    case = C.BY_NAME["vector_add"]
+    x, y, out, n = C.inputs(case)
+    k = pt.jit(case.kernel)
+    k[lambda m: (triton.cdiv(n, m["BLOCK"]),)](x, y, out, n, BLOCK=256, num_warps=2)
+    assert np.array_equal(out, x + y)
+    assert k.last_stats.thread_instructions > 0
+    out[:] = 0
+    pt.run(case.kernel, (triton.cdiv(n, 512),), x, y, out, n, BLOCK=512)
+    assert np.array_equal(out, x + y)
+
+
+def test_int_arguments_specialize_as_triton_does():
+    """n == 1 becomes a constexpr, so Triton compiles a second kernel with one parameter fewer."""
+    case = C.BY_NAME["vector_add"]
+    x, y, out, _ = C.inputs(case)
+    pt.run(case.kernel, (1,), x, y, out, 1, BLOCK=128)
+    assert out[0] == x[0] + y[0] and not out[1:].any()
+
+
+def test_autotune_runs_every_config_and_picks_one():
+    configs = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((128, 1), (512, 4))]
+
+    @triton.autotune(configs=configs, key=["n"])
+    @triton.jit
+    def scale(x_ptr, out_ptr, n, BLOCK: C.tl.constexpr):
+        offs = C.tl.program_id(0) * BLOCK + C.tl.arange(0, BLOCK)
+        m = offs < n
+        C.tl.store(out_ptr + offs, C.tl.load(x_ptr + offs, mask=m) * 3.0, mask=m)
+
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    pt.run(scale, lambda m: (triton.cdiv(1000, m["BLOCK"]),), x, out, 1000)
+    assert np.array_equal(out, x * 3)
+    assert scale.best_config in configs and len(scale.configs_timings) == 2
+
+
+def test_torch_cpu_tensors_are_written_in_place():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    case = C.BY_NAME["vector_add"]
+    x, y = torch.arange(100, dtype=torch.float32), torch.ones(100, dtype=torch.float32)
+    out = torch.zeros(100, dtype=torch.float32)
+    pt.run(case.kernel, (1,), x, y, out, 100, BLOCK=128)
+    assert torch.equal(out, x + y)
+
+
+def test_compile_errors_are_tritons_own():
+    @triton.jit
+    def broken(x_ptr, BLOCK: C.tl.constexpr):
+        C.tl.store(x_ptr + C.tl.arange(0, BLOCK), undefined_name)  # noqa: F821
+
+    with pytest.raises(triton.compiler.errors.CompilationError):
+        pt.run(broken, (1,), np.zeros(16, np.float32), BLOCK=16)
