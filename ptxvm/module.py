@@ -27,6 +27,13 @@ class Module:
         for v in tree.variables():
             if v.space.split("::")[0] == "global" and v.linkage != "extern":
                 self._globals[v.name] = self.device.memory.allocate(max(var_size(v), 1), v.name)
+        # .global variables declared in a function body: one per module, like module-scope ones, but
+        # visible only in their block (two blocks may each declare their own `g`); keyed by the decl
+        self._scoped: dict[int, tuple[str, ast.VarDecl, object]] = {}
+        for f in tree.functions():
+            for v in _body_globals(f.body):
+                self._scoped[id(v)] = (f.name, v, self.device.memory.allocate(max(var_size(v), 1),
+                                                                             f"{f.name}::{v.name}"))
 
     @property
     def program(self) -> Program:
@@ -36,7 +43,8 @@ class Module:
             from .engine.initializers import write_initializer
 
             addrs = {name: a.base for name, a in self._globals.items()}
-            self._program = Lowerer(self.ast, addrs, self.file).lower()
+            scoped = {key: a.base for key, (_, _, a) in self._scoped.items()}
+            self._program = Lowerer(self.ast, addrs, self.file, scoped).lower()
             self.const_image = self._program.const_image
             lookup = self._program.globals
             for v in self.ast.variables():
@@ -45,6 +53,11 @@ class Module:
                 elif v.name in self._globals and v.init is not None:
                     a = self._globals[v.name]
                     write_initializer(self.device.memory.view(a), 0, v, lambda n, generic=False: lookup[n].offset)
+            for fname, v, a in self._scoped.values():
+                if v.init is not None:
+                    local = {w.name: b.base for f2, w, b in self._scoped.values() if f2 == fname}
+                    write_initializer(self.device.memory.view(a), 0, v,
+                                      lambda n, generic=False: local[n] if n in local else lookup[n].offset)
         return self._program
 
     # ------------------------------------------------------------------ kernels
@@ -196,6 +209,17 @@ class Module:
 
 
 _OPAQUE = ("texref", "samplerref", "surfref")
+
+
+def _body_globals(block):
+    """The non-extern .global variables declared anywhere in a function body."""
+    if block is None:
+        return
+    for s in block.statements:
+        if isinstance(s, ast.Block):
+            yield from _body_globals(s)
+        elif isinstance(s, ast.VarDecl) and s.space.split("::")[0] == "global" and s.linkage != "extern":
+            yield s
 
 
 def _fields(decl) -> dict:

@@ -84,7 +84,7 @@ class Program:
                 if d is None:
                     return None
                 best = max(best, d)
-            seen[name] = f.frame.size + best
+            seen[name] = -(-f.frame.size // 16) * 16 + best  # a callee's frame starts 16-aligned
             return seen[name]
 
         d = depth(kernel, frozenset())
@@ -92,7 +92,8 @@ class Program:
 
 
 class Lowerer:
-    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str):
+    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str,
+                 scoped_globals: Optional[dict[int, int]] = None):
         self.module = module
         self.file = file
         self.regs = RegisterFile()
@@ -103,6 +104,7 @@ class Lowerer:
         self.const = FlatLayout()
         self.local_static = FlatLayout()
         self.device_globals = device_globals
+        self.scoped_globals = scoped_globals or {}  # id(decl) -> address of a function-scoped .global
         self.const_inits: list[tuple[int, ast.VarDecl]] = []
         self.dynamic_shared = False
         self.current: Optional[FunctionInfo] = None
@@ -148,7 +150,12 @@ class Lowerer:
         space = decl.space.split("::")[0]
         size, align = var_size(decl), var_align(decl)
         if space == "global":
-            return Symbol(decl.name, "global", decl.type, size, self.device_globals[decl.name], decl)
+            address = self.scoped_globals.get(id(decl))
+            if address is None:
+                address = self.device_globals.get(decl.name)
+            if address is None:
+                raise LoweringError(f".extern .global {decl.name} has no definition in this module")
+            return Symbol(decl.name, "global", decl.type, size, address, decl)
         if space == "const":
             off = self.const.place(size, align)
             if decl.init is not None:
