@@ -20,7 +20,7 @@ from . import calls, decls
 from .limits import Limits
 from .context import Context
 from .instructions import InstructionRules
-from .names import Scope, Sym, label_kind, range_key
+from .names import Scope, Sym, label_kind, range_key, reg_kind
 from .operands import SINK
 
 _Instruction = ast.Instruction
@@ -198,6 +198,13 @@ class Walker:
         for d in fn.returns:
             decls.check_var(ctx, d, "func-ret", self.var_memo)
             self.declare(d, "func-ret")
+        if len(fn.returns) > 1 and fn.kind == "func":
+            for d in fn.returns:
+                if d.space != "reg":
+                    # ptxas 13.0/13.5: "Multiple return parameters require .register state space"
+                    ctx.error(d.span, f"'{d.name}': a function with several return values returns them in "
+                                      ".reg registers, not .param variables")
+                    break
         for d in fn.params:
             decls.check_var(ctx, d, "entry-param" if entry else "func-param", self.var_memo)
             self.declare(d, "entry-param" if entry else "func-param")
@@ -436,7 +443,8 @@ class Walker:
     def _shape(self, node) -> tuple:
         t = type(node)
         if t is _Register:
-            return self.register_shape(node.name, node.component, "-" if node.minus else node.negated)
+            return self.vector_register_shape(
+                self.register_shape(node.name, node.component, "-" if node.minus else node.negated))
         if t is _Immediate:
             return self.expr_shape(node.expr)
         if t is _Address:
@@ -452,7 +460,7 @@ class Walker:
         if t is ast.Sink:
             return SINK
         if t is ast.VectorOperand:
-            return ("vec", tuple([self._shape(e) for e in node.elements]))
+            return ("vec", tuple([self.element_shape(e) for e in node.elements]))
         if t is ast.PredPair:
             return ("pair", self._shape(node.first), self._shape(node.second))
         if t is ast.BracketList:
@@ -462,6 +470,35 @@ class Walker:
         if t is ast.ArrayElement:
             return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
         return ("bad", f"unexpected operand {type(node).__name__}")
+
+    def element_shape(self, node) -> tuple:
+        """A braced vector's element: a whole vector register stays one (an error there)."""
+        if type(node) is _Register:
+            shape = self.register_shape(node.name, node.component, "-" if node.minus else node.negated)
+            if shape[0] != "reg" or shape[2] is None or not shape[1].vector:
+                return shape
+            if max("xyzw".find(shape[2]), "rgba".find(shape[2])) >= shape[1].vector:
+                return shape
+            # an element of a vector register: an ordinary register that remembers it was one
+            # (ptxas refuses it next to a constant in a source vector)
+            return ("reg", reg_kind(shape[1].type, None), shape[2], shape[3])
+        return self._shape(node)
+
+    @staticmethod
+    def vector_register_shape(shape: tuple) -> tuple:
+        """A vector register (`.reg .v4 .f32 v`) as an operand: its element `v.y` (or `v.g`) is an
+        ordinary register of the element type, the whole `v` is the braced vector of its elements
+        ({v.x, v.y, v.z, v.w}), which is how ptxas 13.0/13.5 take it (mov.b64 %rd, v packs a .v2 .u32;
+        ld.v4.f32 v reads four; add.u32 v, ... is "Vector operand is not allowed")."""
+        if shape[0] != "reg" or not shape[1].vector:
+            return shape
+        info, comp, negated = shape[1], shape[2], shape[3]
+        element = ("reg", reg_kind(info.type, None), None, negated)
+        if comp is None:
+            return ("vec", (element,) * info.vector)
+        if max("xyzw".find(comp), "rgba".find(comp)) < info.vector:
+            return element
+        return shape  # outside the register: reported by the operand rules
 
     def depend(self, name: str) -> None:
         """Record that the shape being computed looked `name` up. A numbered name (`%r12`) is

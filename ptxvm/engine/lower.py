@@ -22,7 +22,8 @@ from ..semantics import Spec, lane_function
 from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from ..syntax.constexpr import evaluate
-from .layout import FlatLayout, Frame, RegisterFile, Scope, Symbol, type_size, var_align, var_size
+from .layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
+                     var_size, vector_register)
 from .machine import Context, Fault, Op
 from .operands import (LoweringError, constant_reader, literal, register_reader, register_writer,
                        sink_writer)
@@ -109,6 +110,8 @@ class Lowerer:
         self.dynamic_shared = False
         self.current: Optional[FunctionInfo] = None
         self.uses_alloca = False
+        # whether any vector register (.reg .v4 .f32 v) exists: only then are operands searched for them
+        self.vector_registers = _declares_vector_registers(module)
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
@@ -216,9 +219,26 @@ class Lowerer:
             return
         info.frame.place(FRAME_HEADER, 8)
         for p in decl.returns:
-            info.returns.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+            info.returns.append(self._func_param(info, p))
         for p in decl.params:
-            info.params.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+            info.params.append(self._func_param(info, p))
+
+    def _func_param(self, info: FunctionInfo, p: ast.VarDecl) -> Symbol:
+        """A .func parameter or return value: a .param variable in the activation's frame, or (the
+        pre-ABI form, `.func (.reg .u32 r) f(.reg .u32 a)`) a register of the callee, which the call
+        writes and reads; it is one of the callee's registers, so a recursive call saves it with them."""
+        if p.space != "reg":
+            return Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p)
+        outer, self.current = self.current, info
+        try:
+            if p.vector:
+                sym = vector_register(p.name, p.type, p.vector, p)
+                for part in sym.parts:
+                    self._materialize(part)
+                return sym
+            return self._materialize(Symbol(p.name, "reg", p.type, offset=-1, decl=p))
+        finally:
+            self.current = outer
 
     def _recursive_functions(self) -> set:
         reach: dict[str, set] = {}
@@ -281,11 +301,9 @@ class Lowerer:
         space = decl.space.split("::")[0]
         if space == "reg":
             if decl.count is not None:
-                scope.names.setdefault("<families>", []).append((decl.name, decl.count, decl.type))
+                scope.names.setdefault("<families>", []).append((decl.name, decl.count, decl.type, decl.vector))
             elif decl.vector:
-                for comp in ("x", "y", "z", "w")[: decl.vector]:
-                    scope.names[f"{decl.name}.{comp}"] = Symbol(f"{decl.name}.{comp}", "reg", decl.type, offset=-1, decl=decl)
-                scope.names[decl.name] = Symbol(decl.name, "regvec", decl.type, decl=decl, size=decl.vector)
+                scope.names[decl.name] = vector_register(decl.name, decl.type, decl.vector, decl)
             else:
                 scope.names[decl.name] = Symbol(decl.name, "reg", decl.type, offset=-1, decl=decl)
         elif space == "shared":
@@ -308,9 +326,9 @@ class Lowerer:
             if fams:
                 m = _PARAM_FAMILY.match(name)
                 if m:
-                    for prefix, count, t in fams:
+                    for prefix, count, t, vector in fams:
                         if m.group(1) == prefix and int(m.group(2)) < count and not (len(m.group(2)) > 1 and m.group(2)[0] == "0"):
-                            sym = Symbol(name, "reg", t, offset=-1)
+                            sym = vector_register(name, t, vector) if vector else Symbol(name, "reg", t, offset=-1)
                             s.names[name] = sym
                             return self._materialize(sym)
             s = s.parent
@@ -328,9 +346,12 @@ class Lowerer:
 
     def register(self, reg: ast.Register, scope: Scope) -> Symbol:
         name = reg.name if reg.component is None else f"{reg.name}.{reg.component}"
-        sym = self.lookup(name, scope)
-        if sym is None and reg.component is not None:
-            sym = self.lookup(reg.name, scope)
+        sym = self.lookup(reg.name, scope)
+        if sym is not None and sym.space == "regvec" and reg.component is not None:
+            k = component_index(reg.component)
+            if not 0 <= k < len(sym.parts):
+                raise LoweringError(f"{name}: no element .{reg.component} in a .v{len(sym.parts)} register")
+            return self._materialize(sym.parts[k])
         if sym is None:
             from . import sregs
 
@@ -402,6 +423,8 @@ class Lowerer:
                 raise LoweringError(f"undeclared predicate {instr.guard.register}")
             guard = (sym.offset, instr.guard.negated)
         text = _instruction_text(instr)
+        if self.vector_registers and instr.opcode != "call":
+            instr = self._expand_vector_registers(instr, scope)
         try:
             try:
                 m = isa_match(instr.opcode, instr.modifiers)
@@ -425,6 +448,31 @@ class Lowerer:
             op.file = instr.span.file
             op.origin = (instr, m)
             self.code.append(op)
+
+    def _expand_vector_registers(self, instr: ast.Instruction, scope: Scope) -> ast.Instruction:
+        """A whole vector register operand acts as the braced vector of its elements:
+        `ld.global.v4.f32 v, [p]` is `ld.global.v4.f32 {v.x, v.y, v.z, v.w}, [p]`."""
+
+        def expand(node):
+            if isinstance(node, ast.Register) and node.component is None:
+                sym = self.lookup(node.name, scope)
+                if sym is not None and sym.space == "regvec":
+                    return ast.VectorOperand(tuple(ast.Register(p.name.rpartition(".")[0], p.name.rpartition(".")[2],
+                                                                span=node.span) for p in sym.parts), span=node.span)
+                return node
+            if isinstance(node, ast.PredPair):
+                first = expand(node.first)
+                return node if first is node.first else ast.PredPair(first, node.second, span=node.span)
+            if isinstance(node, ast.BracketList):
+                elements = tuple(expand(e) for e in node.elements)
+                changed = any(a is not b for a, b in zip(elements, node.elements))
+                return ast.BracketList(elements, span=node.span) if changed else node
+            return node
+
+        operands = tuple(expand(o) for o in instr.operands)
+        if all(a is b for a, b in zip(operands, instr.operands)):
+            return instr
+        return ast.Instruction(instr.opcode, instr.modifiers, operands, instr.guard, span=instr.span)
 
     def spec(self, instr: ast.Instruction, m) -> Spec:
         types = {slot: t.name for slot, t in m.types.items()}
@@ -480,6 +528,23 @@ class Lowerer:
 
                 return unpack(np.asarray(whole(*srcs)), bits, unpack_parts)
         return [Op(_alu_runner(fn, readers, writers))]
+
+
+def _declares_vector_registers(module: ast.Module) -> bool:
+    def block_has(block) -> bool:
+        for st in block.statements:
+            if isinstance(st, ast.VarDecl) and st.vector and st.space == "reg":
+                return True
+            if isinstance(st, ast.Block) and block_has(st):
+                return True
+        return False
+
+    for f in module.functions():
+        if any(p.vector and p.space == "reg" for p in f.params + f.returns):
+            return True
+        if f.body is not None and block_has(f.body):
+            return True
+    return False
 
 
 def _part_type(t: str, parts: int) -> str:
