@@ -148,6 +148,15 @@ class OperandRules:
     def check(self, ro, shape, index: int) -> list[str]:
         kind = ro.spec.kind
         tag = shape[0]
+        if tag == "bad" and len(shape) > 2:  # a `%r + 4` that cannot be (walk.plus_constant_shape)
+            return [shape[1]]
+        if tag == "reg" and len(shape) > 4:  # `%r + 4` (walk.plus_constant_shape)
+            if ro.spec.is_dst:
+                return [f"a destination must be a plain register, not 'register + constant' (operand of "
+                        f"{self.spelling})"]
+            if kind in (Kind.IMM, Kind.PRED, Kind.LABEL, Kind.SINK, Kind.BRACKET, Kind.PAIR, Kind.SYMBOL, Kind.PARAMS):
+                return [f"'register + constant' is not allowed here (operand of {self.spelling})"]
+            shape = shape[:4]
         if tag == "undef":
             return []  # reported once by the names rule
         if kind in _SCALAR_KINDS:

@@ -443,8 +443,13 @@ class Walker:
     def _shape(self, node) -> tuple:
         t = type(node)
         if t is _Register:
-            return self.vector_register_shape(
+            shape = self.vector_register_shape(
                 self.register_shape(node.name, node.component, "-" if node.minus else node.negated))
+            if node.offset is None:
+                return shape
+            if node.component is not None and shape[0] not in ("sreg", "undef"):
+                return ("bad", "a vector register's element cannot take '+ constant'", "plus")  # ptxas: syntax error
+            return self.plus_constant_shape(shape, node.offset)
         if t is _Immediate:
             return self.expr_shape(node.expr)
         if t is _Address:
@@ -470,6 +475,30 @@ class Walker:
         if t is ast.ArrayElement:
             return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
         return ("bad", f"unexpected operand {type(node).__name__}")
+
+    def plus_constant_shape(self, shape: tuple, offset) -> tuple:
+        """`%r + 4`: the register's shape with the constant's value as a fifth item. ptxas 13.0/13.5
+        add in the register's width (IADD3); they crash (SIGSEGV) or drop the instruction for a
+        floating-point register and never finish for a predicate, so those are refused here."""
+        if shape[0] == "undef":
+            return shape
+        if shape[0] == "sreg":
+            return ("bad", f"a special register cannot take '+ constant' ({shape[1].name})", "plus")
+        if shape[0] == "vec":
+            # ptxas: `v.y + 1` is a syntax error; `v + 1` it takes, and compiles to nonsense (the first
+            # element plus 1, the second plus an unrelated constant or zero)
+            return ("bad", "a vector register cannot take '+ constant'", "plus")
+        if shape[0] != "reg":
+            return ("bad", "'+ constant' follows a register only", "plus")
+        ptype = shape[1].ptype
+        if ptype is not None and (ptype.kind.name in ("FLOAT", "PRED") or ptype.packed or ptype.bits > 64):
+            return ("bad", f"'+ constant' applies to integer and bit-size registers, not .{ptype.name}", "plus")
+        value = self.expr_shape(offset)
+        if value[0] == "bad":
+            return value
+        if value[0] != "int":
+            return ("bad", "an integer constant expression is expected after 'register +'", "plus")
+        return shape + (value[1],)
 
     def element_shape(self, node) -> tuple:
         """A braced vector's element: a whole vector register stays one (an error there)."""

@@ -362,6 +362,8 @@ class Lowerer:
 
     # ------------------------------------------------------------------ operands
     def reader(self, operand, ptx_type: str, scope: Scope):
+        if isinstance(operand, ast.Register) and operand.offset is not None:
+            return self.register_plus_reader(operand, ptx_type, scope)
         if isinstance(operand, ast.Register):
             sym = self.register(operand, scope)
             if sym.space == "sreg":
@@ -380,6 +382,28 @@ class Lowerer:
             sym = self.lookup(operand.base.name, scope)
             return self.address_of(sym, int(evaluate(operand.index)) * type_size(sym.decl), ptx_type)
         raise LoweringError(f"unsupported operand {type(operand).__name__} here")
+
+    def register_plus_reader(self, operand: ast.Register, ptx_type: str, scope: Scope):
+        """`%r + 4`: the register plus the constant, wrapping in the register's width (ptxas 13.0/13.5
+        compile it to one IADD3 on the register), then read as `ptx_type` like the register itself."""
+        sym = self.register(operand, scope)
+        if sym.space != "reg" or self.regs.dtypes[sym.offset] == np.bool_:
+            raise LoweringError(f"{operand.name} cannot take '+ constant'")
+        slot = sym.offset
+        reg_dtype = self.regs.dtypes[slot]
+        add = reg_dtype.type(int(evaluate(operand.offset)) % (1 << (8 * reg_dtype.itemsize)))
+        convert = register_reader(0, reg_dtype, ptx_type)
+
+        class _Sum:  # what `convert` reads as ctx.regs: the sum in place of the register
+            __slots__ = ("regs",)
+
+        def read(ctx, lanes):
+            raw = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            view = _Sum()
+            view.regs = (raw + add,)
+            return convert(view, None)
+
+        return read
 
     def immediate_reader(self, expr, ptx_type: str, scope: Scope):
         sym_name, offset = _symbol_plus_offset(expr)
