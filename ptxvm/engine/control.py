@@ -325,7 +325,7 @@ def lower_call(lowerer, instr, m, scope):
                 elif kind == "reg":
                     from ..semantics.dtypes import storage_dtype
 
-                    dt = storage_dtype(ret.type)
+                    dt = storage_dtype(dst.type if dst.parts else ret.type)
                     for k, d in enumerate(dst.parts or (dst,)):
                         v = ctx.local.load(src + np.uint64(k * dt.itemsize), group, dt)
                         to_registers.append((d.offset, group, v.astype(ctx.regs[d.offset].dtype)))
@@ -347,6 +347,7 @@ def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
 
     dt = storage_dtype(param.type)
     if kind == "reg" and src.parts:  # a vector register: its elements one after another
+        dt = storage_dtype(src.type)
         for k, part in enumerate(src.parts):
             ctx.local.store(dst_addr + np.uint64(k * dt.itemsize), lanes, ctx.regs[part.offset][lanes].astype(dt), dt)
         return

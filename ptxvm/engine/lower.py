@@ -157,7 +157,9 @@ class Lowerer:
             if address is None:
                 address = self.device_globals.get(decl.name)
             if address is None:
-                raise LoweringError(f".extern .global {decl.name} has no definition in this module")
+                # an .extern .global defined in no loaded module: address 0, so that an access
+                # faults (KernelFault) where a launch reaches it, and loading does not fail
+                address = 0
             return Symbol(decl.name, "global", decl.type, size, address, decl)
         if space == "const":
             off = self.const.place(size, align)

@@ -100,6 +100,14 @@ REFUSED = {
     "vector_address": ".reg .v2 .u64 a;\nld.global.u32 %r1, [a];",
 }
 MODULE_REFUSED = {
+    # ptxas: Type of argument does not match formal parameter 'x'
+    "vector_argument_size": ".func (.param .b64 r) f(.param .b64 x) { ret; }\n"
+                            ".visible .entry k() { .reg .v4 .u32 w; .reg .u64 %rd1; call (%rd1), f, (w); ret; }",
+    "vector_reg_param_size": ".func (.reg .u32 r) f(.reg .v2 .u32 x) { ret; }\n"
+                             ".visible .entry k() { .reg .v4 .u32 w; .reg .u32 %r1; call (%r1), f, (w); ret; }",
+    # ptxas: Inconsistent state space for parameter '%rd1'
+    "register_for_aggregate": ".func (.param .align 8 .b8 r[8]) f(.param .align 8 .b8 x[8]) { ret; }\n"
+                              ".visible .entry k() { .reg .u64 %rd<3>; call (%rd1), f, (%rd2); ret; }",
     # ptxas: Multiple return parameters require .register state space
     "multiple_param_returns": ".func (.param .u32 a, .param .u32 b) f() { ret; }",
     "entry_reg_param": ".visible .entry k(.reg .u32 x) { ret; }",
@@ -144,3 +152,39 @@ def test_component_outside_the_register_refused():
     for body in (".reg .v2 .u32 w;\nmov.u32 w.z, 1;", ".reg .v2 .u32 w;\nmov.u32 %r1, w.a;"):
         with pytest.raises(ptxvm.PtxError, match="outside a .v2 register"):
             ptxvm.loads(_kernel(body))
+
+
+def test_vector_register_argument_for_param_runs():
+    """A .v2 .u32 register passed for a .param .b64 parameter (ptxas 13.0/13.5 accept it): its
+    elements one after the other, as in memory."""
+    text = HDR + (".func (.param .b64 r) f(.param .b64 x) { .reg .b64 t; ld.param.b64 t, [x]; "
+                  "st.param.b64 [r], t; ret; }\n"
+                  ".visible .entry k(.param .u64 p) { .reg .v2 .u32 w; .reg .u64 %rd<4>; ld.param.u64 %rd3, [p]; "
+                  "mov.v2.u32 w, {3, 4}; call (%rd1), f, (w); st.global.u64 [%rd3], %rd1; ret; }\n")
+    for version in VERSIONS:
+        try:
+            ok, err = ptxas_accepts(version, text)
+        except pytest.skip.Exception:
+            continue
+        assert ok, err
+    a = np.zeros(2, np.uint32)
+    ptxvm.loads(text)["k"].launch(1, 1, [a])
+    assert a.tolist() == [3, 4]
+
+
+def test_vector_register_receiving_param_return_refused():
+    """ptxas 13.0/13.5 crash (SIGSEGV) on `call (w), f, ...` with w a vector register and f's return
+    value a .param: refused (not given to ptxas)."""
+    text = HDR + (".func (.param .b64 r) f(.param .b64 x) { ret; }\n"
+                  ".visible .entry k() { .reg .v2 .u32 w; call (w), f, (w); ret; }\n")
+    with pytest.raises(ptxvm.PtxError, match="vector register cannot receive"):
+        ptxvm.loads(text)
+
+
+def test_undefined_extern_global_faults_at_launch():
+    """An .extern .global no loaded module defines used to crash the loader (KeyError); now an
+    access faults where a launch reaches it."""
+    m = ptxvm.loads(HDR + ".extern .global .u32 eg;\n.visible .entry k() { .reg .u32 %r1; "
+                    "ld.global.u32 %r1, [eg]; ret; }\n")
+    with pytest.raises(ptxvm.KernelFault):
+        m["k"].launch(1, 1, [])
