@@ -148,7 +148,7 @@ class OperandRules:
     def check(self, ro, shape, index: int) -> list[str]:
         kind = ro.spec.kind
         tag = shape[0]
-        if tag == "bad" and len(shape) > 2:  # a `%r + 4` that cannot be (walk.plus_constant_shape)
+        if tag == "bad" and len(shape) > 2:  # a `%r + 4` that cannot be (walk.plus_constant_shape), `v.x|p`
             return [shape[1]]
         if tag == "reg" and len(shape) > 4:  # `%r + 4` (walk.plus_constant_shape)
             if ro.spec.is_dst:

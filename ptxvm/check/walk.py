@@ -467,6 +467,11 @@ class Walker:
         if t is ast.VectorOperand:
             return ("vec", tuple([self.element_shape(e) for e in node.elements]))
         if t is ast.PredPair:
+            first = node.first
+            if type(first) is _Register and first.component is not None:
+                reg = self.register_shape(first.name, first.component, False)
+                if reg[0] == "reg" and reg[1].vector:  # ptxas 13.0/13.5: syntax error at '|'
+                    return ("bad", "an element of a vector register cannot stand before '|'", "pair")
             return ("pair", self._shape(node.first), self._shape(node.second))
         if t is ast.BracketList:
             return ("brk", tuple([self._shape(e) for e in node.elements]))

@@ -17,7 +17,7 @@ HDR = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 def _kernel(body):
     return (HDR + ".visible .entry k(.param .u64 p)\n{\n.reg .u64 %rd<4>; .reg .u32 %r<4>; .reg .f32 %f<4>;\n"
-            + body + "\nret;\n}\n")
+            ".reg .pred %p<3>;\n" + body + "\nret;\n}\n")
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -98,6 +98,8 @@ REFUSED = {
     "too_wide": ".reg .v4 .f64 w;",
     "unknown_component": ".reg .v2 .u32 w;\nmov.u32 w.q, 1;",
     "vector_address": ".reg .v2 .u64 a;\nld.global.u32 %r1, [a];",
+    "element_before_bar": ".reg .v2 .u32 w;\nshfl.sync.idx.b32 w.y|%p1, %r1, 1, 31, -1;",  # syntax error near '|'
+
 }
 MODULE_REFUSED = {
     # ptxas: Type of argument does not match formal parameter 'x'
