@@ -32,17 +32,26 @@ class Module:
         self.const_image: Optional[np.ndarray] = None
         self._const_reserved = [0]  # bytes of .const data reserved on the budget (a box the finalizer shares)
         memory = self.device.memory
+        # .global variables declared in a function body: one per module, like module-scope ones, but
+        # visible only in their block (two blocks may each declare their own `g`); keyed by the decl
+        self._scoped: dict[int, tuple[str, ast.VarDecl, object]] = {}
+        v = None
         try:
             for v in storage_variables(tree):
                 if v.space.split("::")[0] == "global":
                     self._globals[v.name] = memory.allocate(max(var_size(v), 1), v.name,
                                                             what=f".global variable '{v.name}'")
+            for f in tree.functions():
+                for v in _body_globals(f.body):
+                    self._scoped[id(v)] = (f.name, v, memory.allocate(max(var_size(v), 1), f"{f.name}::{v.name}",
+                                                                      what=f".global variable '{v.name}' of {f.name}"))
         except OutOfDeviceMemory as e:
-            for a in self._globals.values():
+            for a in [*self._globals.values(), *(a for _, _, a in self._scoped.values())]:
                 memory.free(a.base)
             raise OutOfDeviceMemory(_located(e, v, self), e.needed, e.free) from None
         # a module's variables live as long as the module (cuModuleUnload frees them)
-        weakref.finalize(self, _unload, memory, [a.base for a in self._globals.values()], self._const_reserved)
+        bases = [a.base for a in self._globals.values()] + [a.base for _, _, a in self._scoped.values()]
+        weakref.finalize(self, _unload, memory, bases, self._const_reserved)
 
     @property
     def program(self) -> Program:
@@ -52,7 +61,8 @@ class Module:
             from .engine.initializers import write_initializer
 
             addrs = {name: a.base for name, a in self._globals.items()}
-            program = Lowerer(self.ast, addrs, self.file).lower()
+            scoped = {key: a.base for key, (_, _, a) in self._scoped.items()}
+            program = Lowerer(self.ast, addrs, self.file, scoped).lower()
             self.device.budget.reserve(program.const_image.nbytes, f"the .const data of {self.file}")
             self._const_reserved[0] = program.const_image.nbytes
             self._program = program
@@ -64,6 +74,11 @@ class Module:
                 elif v.name in self._globals and v.init is not None:
                     a = self._globals[v.name]
                     write_initializer(self.device.memory.view(a), 0, v, lambda n, generic=False: lookup[n].offset)
+            for fname, v, a in self._scoped.values():
+                if v.init is not None:
+                    local = {w.name: b.base for f2, w, b in self._scoped.values() if f2 == fname}
+                    write_initializer(self.device.memory.view(a), 0, v,
+                                      lambda n, generic=False: local[n] if n in local else lookup[n].offset)
         return self._program
 
     # ------------------------------------------------------------------ kernels
@@ -230,6 +245,17 @@ def _located(e: OutOfDeviceMemory, decl, module: "Module") -> str:
     span = decl.span
     line = lines[span.line - 1] if 0 < span.line <= len(lines) else None
     return Diagnostic(span, str(e), source_line=line).format()
+
+
+def _body_globals(block):
+    """The non-extern .global variables declared anywhere in a function body."""
+    if block is None:
+        return
+    for s in block.statements:
+        if isinstance(s, ast.Block):
+            yield from _body_globals(s)
+        elif isinstance(s, ast.VarDecl) and s.space.split("::")[0] == "global" and s.linkage != "extern":
+            yield s
 
 
 def _fields(decl) -> dict:

@@ -153,9 +153,33 @@ def _argument(walker, op, formal: ast.VarDecl, index: int, ret: bool) -> list[tu
         shape = walker.shape(op)
         if shape[0] == "undef":
             return [(index, f"'{op.name}' is not declared", "error")]
+        if formal.array and formal.space == "param":
+            # ptxas 13.0/13.5: "Inconsistent state space for parameter"
+            return [(index, f"a register cannot stand for the aggregate .param parameter '{formal.name}' "
+                            "(pass a .param variable)", "error")]
+        if shape[0] == "vec":  # a whole vector register
+            if ret and formal.space != "reg":
+                # ptxas 13.0/13.5 crash (SIGSEGV) on it; as an argument it is accepted
+                return [(index, f"a vector register cannot receive the .param return value '{formal.name}'",
+                         "error")]
+            ft = TYPES.get(formal.type)
+            elements = [e[1].ptype for e in shape[1] if e[0] == "reg"]
+            if ft is not None and elements and elements[0] is not None:
+                n, et = len(elements), elements[0]
+                if formal.space == "reg":
+                    ok = formal.vector == n and operand_type_ok(ft, et)
+                else:
+                    ok = n * et.bits == ft.bits * (formal.vector or 1)
+                if not ok:
+                    return [(index, f"vector register .v{n} .{et.name} does not match formal parameter "
+                                    f"'{formal.name}'", "error")]
+            return []
         if shape[0] == "reg":
             rt = shape[1].ptype
             ft = TYPES.get(formal.type)
+            if formal.vector and formal.space == "reg":
+                return [(index, f"formal parameter '{formal.name}' is a .v{formal.vector} register; "
+                                "pass a vector register", "error")]
             if rt is not None and ft is not None and not formal.array and not operand_type_ok(ft, rt):
                 return [(index, f"register of type .{rt.name} does not match formal parameter '{formal.name}' "
                                 f"(.{ft.name})", "error")]

@@ -83,7 +83,10 @@ def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
         for msg in requirement_text("type .b128", (8, 3), 70, ctx):
             out.append(msg)
     if d.vector is not None:
-        if d.vector not in (2, 4):
+        if t.name == "pred":
+            # ptxas 13.0/13.5: "Predicate type can only be used to define scalar register variables"
+            out.append("predicates can only be scalar registers (no .v2/.v4 .pred)")
+        elif d.vector not in (2, 4):
             out.append(f"illegal vector size .v{d.vector} (variables may be .v2 or .v4)")
         elif t.bits * d.vector > 128:
             out.append(f"vector type .v{d.vector} .{t.name} is {t.bits * d.vector} bits, over the 128-bit limit")

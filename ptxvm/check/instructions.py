@@ -448,7 +448,19 @@ def _vmad_negation(plan: Plan, assigned) -> list[Result]:
     return []
 
 
+def _mov_vector_vector(plan: Plan, assigned) -> list[Result]:
+    """mov without .v2/.v4 packs or unpacks: ptxas 13.0/13.5 refuse a vector on both sides
+    ("Illegal vector-vector operands"), a whole vector register counting as its braced elements."""
+    if "v2" in plan.match.modifiers or "v4" in plan.match.modifiers or len(assigned) != 2:
+        return []
+    if all(shape[0] == "vec" for _, shape, _ in assigned):
+        return [(1, "mov packs a vector into a scalar or unpacks a scalar into a vector; "
+                    "both operands are vectors (write mov.v2/mov.v4 to copy vectors)", "error")]
+    return []
+
+
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "mov": (_mov_vector_vector,),
     "vmad": (_vmad_negation,),
     "alloca": (_power_of_two,),
     "prefetchu": (_generic_only,),

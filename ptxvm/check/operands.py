@@ -148,6 +148,15 @@ class OperandRules:
     def check(self, ro, shape, index: int) -> list[str]:
         kind = ro.spec.kind
         tag = shape[0]
+        if tag == "bad" and len(shape) > 2:  # a `%r + 4` that cannot be (walk.plus_constant_shape), `v.x|p`
+            return [shape[1]]
+        if tag == "reg" and len(shape) > 4:  # `%r + 4` (walk.plus_constant_shape)
+            if ro.spec.is_dst:
+                return [f"a destination must be a plain register, not 'register + constant' (operand of "
+                        f"{self.spelling})"]
+            if kind in (Kind.IMM, Kind.PRED, Kind.LABEL, Kind.SINK, Kind.BRACKET, Kind.PAIR, Kind.SYMBOL, Kind.PARAMS):
+                return [f"'register + constant' is not allowed here (operand of {self.spelling})"]
+            shape = shape[:4]
         if tag == "undef":
             return []  # reported once by the names rule
         if kind in _SCALAR_KINDS:
@@ -244,7 +253,9 @@ class OperandRules:
                               "name one component (.x, .y, .z, .w)"]
             if comp is not None and not sym.vector:
                 return out + [f"'.{comp}' applies to vector registers only"]
-            if comp is not None and sym.vector and "xyzw".find(comp) >= sym.vector and "rgba".find(comp) >= sym.vector:
+            if comp is not None and sym.vector and max("xyzw".find(comp), "rgba".find(comp)) >= sym.vector:
+                # ptxas 13.0/13.5 accept writing v.z of a .v2 register and crash (SIGSEGV) reading it:
+                # no meaning to give it
                 return out + [f"component .{comp} is outside a .v{sym.vector} register"]
             if t is not None and rt is not None and not operand_type_ok(t, rt, relaxed=self.relaxed):
                 out.append(self.type_mismatch(t, rt, dst))
@@ -468,6 +479,10 @@ class OperandRules:
         vector_regs = [r for r in regs if r.vector]
         if vector_regs:
             out.append("vector registers cannot be elements of a vector operand")
+        elif not spec.is_dst and any(e[0] == "reg" and e[2] is not None for e in elems) and any(
+                e[0] in ("int", "flt") for e in elems):
+            # ptxas 13.0/13.5: `{v.y, 3}` is "must be register or constant" ({%r1, 3} and {v.y, %r1} pass)
+            out.append("a vector register's element and a constant cannot share a source vector")
         scalars = [r.ptype for r in regs if not r.vector]
         loose = self.opcode in ("red", "atom") and self.vector_form
         sized = [r for r in scalars if r.kind is not _P or not (self.relaxed or self.matrix)]
@@ -477,6 +492,10 @@ class OperandRules:
             names = {r.name for r in scalars}
             sizes = [r.bits for r in scalars if r.kind is not _P] or [scalars[0].bits]
             whole = scalars[0] if len(names) == 1 else TYPES.get(f"b{sizes[0]}") or scalars[0]
+            if t.kind is _F and whole.kind in (_U, _S) and whole.bits == t.bits and not self.matrix:
+                # ptxas 13.0/13.5 take a vector of integer registers for a float type as untyped
+                # (ld.v2.f32 {%r1, %r2}, st.v4.f32 [a], {%s...}), not the other way round
+                whole = TYPES.get(f"b{whole.bits}") or whole
             if not self.element_type_ok(t, whole):
                 out.append(self.type_mismatch(t, whole, spec.is_dst))
             elif self.matrix and spec.pack and t.kind is _B and whole.kind is not _B and (

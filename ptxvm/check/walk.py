@@ -20,7 +20,7 @@ from . import calls, decls
 from .limits import Limits
 from .context import Context
 from .instructions import InstructionRules
-from .names import Scope, Sym, label_kind, range_key
+from .names import Scope, Sym, label_kind, range_key, reg_kind
 from .operands import SINK
 
 _Instruction = ast.Instruction
@@ -201,6 +201,13 @@ class Walker:
         for d in fn.returns:
             decls.check_var(ctx, d, "func-ret", self.var_memo)
             self.declare(d, "func-ret")
+        if len(fn.returns) > 1 and fn.kind == "func":
+            for d in fn.returns:
+                if d.space != "reg":
+                    # ptxas 13.0/13.5: "Multiple return parameters require .register state space"
+                    ctx.error(d.span, f"'{d.name}': a function with several return values returns them in "
+                                      ".reg registers, not .param variables")
+                    break
         for d in fn.params:
             decls.check_var(ctx, d, "entry-param" if entry else "func-param", self.var_memo)
             self.declare(d, "entry-param" if entry else "func-param")
@@ -439,7 +446,13 @@ class Walker:
     def _shape(self, node) -> tuple:
         t = type(node)
         if t is _Register:
-            return self.register_shape(node.name, node.component, "-" if node.minus else node.negated)
+            shape = self.vector_register_shape(
+                self.register_shape(node.name, node.component, "-" if node.minus else node.negated))
+            if node.offset is None:
+                return shape
+            if node.component is not None and shape[0] not in ("sreg", "undef"):
+                return ("bad", "a vector register's element cannot take '+ constant'", "plus")  # ptxas: syntax error
+            return self.plus_constant_shape(shape, node.offset)
         if t is _Immediate:
             return self.expr_shape(node.expr)
         if t is _Address:
@@ -455,8 +468,13 @@ class Walker:
         if t is ast.Sink:
             return SINK
         if t is ast.VectorOperand:
-            return ("vec", tuple([self._shape(e) for e in node.elements]))
+            return ("vec", tuple([self.element_shape(e) for e in node.elements]))
         if t is ast.PredPair:
+            first = node.first
+            if type(first) is _Register and first.component is not None:
+                reg = self.register_shape(first.name, first.component, False)
+                if reg[0] == "reg" and reg[1].vector:  # ptxas 13.0/13.5: syntax error at '|'
+                    return ("bad", "an element of a vector register cannot stand before '|'", "pair")
             return ("pair", self._shape(node.first), self._shape(node.second))
         if t is ast.BracketList:
             return ("brk", tuple([self._shape(e) for e in node.elements]))
@@ -465,6 +483,59 @@ class Walker:
         if t is ast.ArrayElement:
             return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
         return ("bad", f"unexpected operand {type(node).__name__}")
+
+    def plus_constant_shape(self, shape: tuple, offset) -> tuple:
+        """`%r + 4`: the register's shape with the constant's value as a fifth item. ptxas 13.0/13.5
+        add in the register's width (IADD3); they crash (SIGSEGV) or drop the instruction for a
+        floating-point register and never finish for a predicate, so those are refused here."""
+        if shape[0] == "undef":
+            return shape
+        if shape[0] == "sreg":
+            return ("bad", f"a special register cannot take '+ constant' ({shape[1].name})", "plus")
+        if shape[0] == "vec":
+            # ptxas: `v.y + 1` is a syntax error; `v + 1` it takes, and compiles to nonsense (the first
+            # element plus 1, the second plus an unrelated constant or zero)
+            return ("bad", "a vector register cannot take '+ constant'", "plus")
+        if shape[0] != "reg":
+            return ("bad", "'+ constant' follows a register only", "plus")
+        ptype = shape[1].ptype
+        if ptype is not None and (ptype.kind.name in ("FLOAT", "PRED") or ptype.packed or ptype.bits > 64):
+            return ("bad", f"'+ constant' applies to integer and bit-size registers, not .{ptype.name}", "plus")
+        value = self.expr_shape(offset)
+        if value[0] == "bad":
+            return value
+        if value[0] != "int":
+            return ("bad", "an integer constant expression is expected after 'register +'", "plus")
+        return shape + (value[1],)
+
+    def element_shape(self, node) -> tuple:
+        """A braced vector's element: a whole vector register stays one (an error there)."""
+        if type(node) is _Register:
+            shape = self.register_shape(node.name, node.component, "-" if node.minus else node.negated)
+            if shape[0] != "reg" or shape[2] is None or not shape[1].vector:
+                return shape
+            if max("xyzw".find(shape[2]), "rgba".find(shape[2])) >= shape[1].vector:
+                return shape
+            # an element of a vector register: an ordinary register that remembers it was one
+            # (ptxas refuses it next to a constant in a source vector)
+            return ("reg", reg_kind(shape[1].type, None), shape[2], shape[3])
+        return self._shape(node)
+
+    @staticmethod
+    def vector_register_shape(shape: tuple) -> tuple:
+        """A vector register (`.reg .v4 .f32 v`) as an operand: its element `v.y` (or `v.g`) is an
+        ordinary register of the element type, the whole `v` is the braced vector of its elements
+        ({v.x, v.y, v.z, v.w}), which is how ptxas 13.0/13.5 take it (mov.b64 %rd, v packs a .v2 .u32;
+        ld.v4.f32 v reads four; add.u32 v, ... is "Vector operand is not allowed")."""
+        if shape[0] != "reg" or not shape[1].vector:
+            return shape
+        info, comp, negated = shape[1], shape[2], shape[3]
+        element = ("reg", reg_kind(info.type, None), None, negated)
+        if comp is None:
+            return ("vec", (element,) * info.vector)
+        if max("xyzw".find(comp), "rgba".find(comp)) < info.vector:
+            return element
+        return shape  # outside the register: reported by the operand rules
 
     def depend(self, name: str) -> None:
         """Record that the shape being computed looked `name` up. A numbered name (`%r12`) is

@@ -300,13 +300,19 @@ def lower_call(lowerer, instr, m, scope):
             ctx.local.store(new, group, header, U64, 4, align=8)
             if len(arg_plan) != len(callee.params):
                 raise Fault(f"call to {callee.name} passes {len(arg_plan)} arguments for {len(callee.params)} parameters", int(group[0]))
+            to_registers = []  # .reg parameters: written once every argument has been read
             for (kind, src), param in zip(arg_plan, callee.params):
+                if param.space in ("reg", "regvec"):
+                    to_registers.extend(_register_values(ctx, group, kind, src, param, gbase))
+                    continue
                 dst = new + np.uint64(param.offset)
                 if kind == "mem":
                     src_addr = gbase + np.uint64(src.offset)
                     _copy_bytes(ctx, group, src_addr, dst, min(src.size, param.size))
                 else:
                     _store_value(ctx, lowerer, group, kind, src, dst, param)
+            for slot, values in to_registers:
+                ctx.regs[slot][group] = values
             ctx.frame_base[group] = new
             ctx.stack_top[group] = new + np.uint64(callee.frame.size)
             ctx.pc[group] = callee.entry_pc
@@ -318,20 +324,36 @@ def lower_call(lowerer, instr, m, scope):
         base = ctx.frame_base[lanes]
         callee_base = ctx.stack_top[lanes]  # `ret` left the callee's frame base there
         ids = ctx.local.load(callee_base + np.uint64(16), lanes, U64).astype(np.int64)
+        to_registers = []  # (slot, lanes, values): written after the caller's registers are restored
         for fi in np.unique(ids):
             callee = functions[int(fi)]
             sel = ids == fi
             group, cb, b = lanes[sel], callee_base[sel], base[sel]
             for (kind, dst), ret in zip(ret_plan, callee.returns):
+                if ret.space in ("reg", "regvec"):  # the callee's return register(s)
+                    values = [ctx.regs[p.offset][group] for p in (ret.parts or (ret,))]
+                    if kind == "mem":
+                        _store_registers(ctx, group, values, ret, b + np.uint64(dst.offset))
+                    elif kind == "reg":
+                        for d, v in zip(dst.parts or (dst,), values):
+                            to_registers.append((d.offset, group, v.astype(ctx.regs[d.offset].dtype)))
+                    continue
                 src = cb + np.uint64(ret.offset)
                 if kind == "mem":
                     _copy_bytes(ctx, group, src, b + np.uint64(dst.offset), min(dst.size, ret.size))
                 elif kind == "reg":
-                    _load_value(ctx, lowerer, group, dst, src, ret)
+                    from ..semantics.dtypes import storage_dtype
+
+                    dt = storage_dtype(dst.type if dst.parts else ret.type)
+                    for k, d in enumerate(dst.parts or (dst,)):
+                        v = ctx.local.load(src + np.uint64(k * dt.itemsize), group, dt)
+                        to_registers.append((d.offset, group, v.astype(ctx.regs[d.offset].dtype)))
         if caller.save_offset >= 0 and caller.reg_slots:
             saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, len(caller.reg_slots), align=8)
             for k, slot in enumerate(caller.reg_slots):
                 ctx.regs[slot][lanes] = saved[:, k].astype(ctx.regs[slot].dtype)
+        for slot, group, values in to_registers:
+            ctx.regs[slot][group] = values
         ctx.pc[lanes] = pc + 1
 
     call_op.run = run_call
@@ -343,6 +365,11 @@ def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
     from ..semantics.dtypes import numpy_dtype, storage_dtype
 
     dt = storage_dtype(param.type)
+    if kind == "reg" and src.parts:  # a vector register: its elements one after another
+        dt = storage_dtype(src.type)
+        for k, part in enumerate(src.parts):
+            ctx.local.store(dst_addr + np.uint64(k * dt.itemsize), lanes, ctx.regs[part.offset][lanes].astype(dt), dt)
+        return
     if kind == "reg":
         v = ctx.regs[src.offset][lanes].astype(dt)
     else:
@@ -352,12 +379,34 @@ def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
     ctx.local.store(dst_addr, lanes, v, dt)
 
 
-def _load_value(ctx, lowerer, lanes, dst_sym, src_addr, ret):
+def _register_values(ctx, lanes, kind, src, param, caller_base):
+    """[(slot, values)] that pass one argument to a .reg parameter (a vector one takes one value per
+    element): from a register (or a vector register), an immediate, or a .param variable's bytes."""
+    from ..semantics.dtypes import storage_dtype
+    from .operands import literal
+
+    slots = [p.offset for p in (param.parts or (param,))]
+    dt = storage_dtype(param.type)
+    if kind == "reg":
+        srcs = [p.offset for p in (src.parts or (src,))]
+        if len(srcs) != len(slots):
+            raise Fault(f"argument {src.name} has {len(srcs)} elements, parameter {param.name} {len(slots)}", int(lanes[0]))
+        return [(d, ctx.regs[s][lanes].astype(dt).astype(ctx.regs[d].dtype)) for s, d in zip(srcs, slots)]
+    if kind == "imm":
+        v = np.asarray(literal(src.expr, param.type)).view(dt)
+        return [(d, np.full(lanes.size, v, dtype=ctx.regs[d].dtype)) for d in slots]
+    vals = ctx.local.load(caller_base + np.uint64(src.offset), lanes, dt, len(slots), align=dt.itemsize)
+    vals = vals.reshape(lanes.size, len(slots))
+    return [(d, vals[:, k].astype(ctx.regs[d].dtype)) for k, d in enumerate(slots)]
+
+
+def _store_registers(ctx, lanes, values, ret, dst_addr):
+    """A .reg return value into the caller's .param variable."""
     from ..semantics.dtypes import storage_dtype
 
     dt = storage_dtype(ret.type)
-    v = ctx.local.load(src_addr, lanes, dt)
-    ctx.regs[dst_sym.offset][lanes] = v.astype(ctx.regs[dst_sym.offset].dtype)
+    for k, v in enumerate(values):
+        ctx.local.store(dst_addr + np.uint64(k * dt.itemsize), lanes, v.astype(dt), dt)
 
 
 # ---------------------------------------------------------------------------- dynamic stack

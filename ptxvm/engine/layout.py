@@ -15,6 +15,19 @@ from ..semantics.dtypes import bits_of, storage_dtype
 from ..syntax import ast
 
 VECTOR_COMPONENTS = ("x", "y", "z", "w")
+COLOR_COMPONENTS = ("r", "g", "b", "a")  # the same elements, by their other names (ISA 5.4.2)
+
+
+def component_index(component: str) -> int:
+    """0-3 for x/y/z/w (or r/g/b/a), -1 for anything else."""
+    return max(("x", "y", "z", "w").index(component) if component in VECTOR_COMPONENTS else -1,
+               COLOR_COMPONENTS.index(component) if component in COLOR_COMPONENTS else -1)
+
+
+def vector_register(name: str, ptx_type: str, count: int, decl=None) -> "Symbol":
+    """A `.reg .vN .type name`: a "regvec" Symbol whose parts are N ordinary registers."""
+    parts = tuple(Symbol(f"{name}.{c}", "reg", ptx_type, offset=-1) for c in VECTOR_COMPONENTS[:count])
+    return Symbol(name, "regvec", ptx_type, size=count, decl=decl, parts=parts)
 
 
 @dataclass
@@ -28,6 +41,7 @@ class Symbol:
     offset: int = 0  # space-relative address (variables), pc (labels), slot (registers)
     decl: Optional[ast.VarDecl] = None
     dynamic: bool = False  # extern .shared array: the dynamic shared memory
+    parts: tuple = ()  # a vector register ("regvec"): one "reg" Symbol per element, x y z w
 
 
 @dataclass

@@ -22,7 +22,8 @@ from ..semantics import Spec, lane_function
 from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from ..syntax.constexpr import evaluate
-from .layout import FlatLayout, Frame, RegisterFile, Scope, Symbol, type_size, var_align, var_size
+from .layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
+                     var_size, vector_register)
 from .machine import Context, Fault, Op
 from .operands import (LoweringError, UnresolvedReference, constant_reader, literal, register_reader, register_writer,
                        sink_writer)
@@ -123,7 +124,8 @@ def _dynamic_shared(decl: ast.VarDecl) -> bool:
 
 
 class Lowerer:
-    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str):
+    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str,
+                 scoped_globals: Optional[dict[int, int]] = None):
         self.module = module
         self.file = file
         self.regs = RegisterFile()
@@ -134,11 +136,14 @@ class Lowerer:
         self.const = FlatLayout()
         self.local_static = FlatLayout()
         self.device_globals = device_globals
+        self.scoped_globals = scoped_globals or {}  # id(decl) -> address of a function-scoped .global
         self.const_inits: list[tuple[int, ast.VarDecl]] = []
         self.dynamic_shared = False
         self.unresolved: set[str] = set()  # unsized .extern arrays nobody defines: using one faults
         self.current: Optional[FunctionInfo] = None
         self.uses_alloca = False
+        # whether any vector register (.reg .v4 .f32 v) exists: only then are operands searched for them
+        self.vector_registers = _declares_vector_registers(module)
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
@@ -184,7 +189,14 @@ class Lowerer:
         space = decl.space.split("::")[0]
         size, align = var_size(decl), var_align(decl)
         if space == "global":
-            return Symbol(decl.name, "global", decl.type, size, self.device_globals[decl.name], decl)
+            address = self.scoped_globals.get(id(decl))
+            if address is None:
+                address = self.device_globals.get(decl.name)
+            if address is None:
+                # an .extern .global defined in no loaded module: address 0, so that an access
+                # faults (KernelFault) where a launch reaches it, and loading does not fail
+                address = 0
+            return Symbol(decl.name, "global", decl.type, size, address, decl)
         if space == "const":
             off = self.const.place(size, align)
             if decl.init is not None:
@@ -245,9 +257,26 @@ class Lowerer:
             return
         info.frame.place(FRAME_HEADER, 8)
         for p in decl.returns:
-            info.returns.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+            info.returns.append(self._func_param(info, p))
         for p in decl.params:
-            info.params.append(Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p))
+            info.params.append(self._func_param(info, p))
+
+    def _func_param(self, info: FunctionInfo, p: ast.VarDecl) -> Symbol:
+        """A .func parameter or return value: a .param variable in the activation's frame, or (the
+        pre-ABI form, `.func (.reg .u32 r) f(.reg .u32 a)`) a register of the callee, which the call
+        writes and reads; it is one of the callee's registers, so a recursive call saves it with them."""
+        if p.space != "reg":
+            return Symbol(p.name, "fparam", p.type, var_size(p), info.frame.place(var_size(p), var_align(p)), p)
+        outer, self.current = self.current, info
+        try:
+            if p.vector:
+                sym = vector_register(p.name, p.type, p.vector, p)
+                for part in sym.parts:
+                    self._materialize(part)
+                return sym
+            return self._materialize(Symbol(p.name, "reg", p.type, offset=-1, decl=p))
+        finally:
+            self.current = outer
 
     def _recursive_functions(self) -> set:
         reach: dict[str, set] = {}
@@ -310,11 +339,9 @@ class Lowerer:
         space = decl.space.split("::")[0]
         if space == "reg":
             if decl.count is not None:
-                scope.names.setdefault("<families>", []).append((decl.name, decl.count, decl.type))
+                scope.names.setdefault("<families>", []).append((decl.name, decl.count, decl.type, decl.vector))
             elif decl.vector:
-                for comp in ("x", "y", "z", "w")[: decl.vector]:
-                    scope.names[f"{decl.name}.{comp}"] = Symbol(f"{decl.name}.{comp}", "reg", decl.type, offset=-1, decl=decl)
-                scope.names[decl.name] = Symbol(decl.name, "regvec", decl.type, decl=decl, size=decl.vector)
+                scope.names[decl.name] = vector_register(decl.name, decl.type, decl.vector, decl)
             else:
                 scope.names[decl.name] = Symbol(decl.name, "reg", decl.type, offset=-1, decl=decl)
         elif space == "shared":
@@ -337,9 +364,9 @@ class Lowerer:
             if fams:
                 m = _PARAM_FAMILY.match(name)
                 if m:
-                    for prefix, count, t in fams:
+                    for prefix, count, t, vector in fams:
                         if m.group(1) == prefix and int(m.group(2)) < count and not (len(m.group(2)) > 1 and m.group(2)[0] == "0"):
-                            sym = Symbol(name, "reg", t, offset=-1)
+                            sym = vector_register(name, t, vector) if vector else Symbol(name, "reg", t, offset=-1)
                             s.names[name] = sym
                             return self._materialize(sym)
             s = s.parent
@@ -360,9 +387,12 @@ class Lowerer:
 
     def register(self, reg: ast.Register, scope: Scope) -> Symbol:
         name = reg.name if reg.component is None else f"{reg.name}.{reg.component}"
-        sym = self.lookup(name, scope)
-        if sym is None and reg.component is not None:
-            sym = self.lookup(reg.name, scope)
+        sym = self.lookup(reg.name, scope)
+        if sym is not None and sym.space == "regvec" and reg.component is not None:
+            k = component_index(reg.component)
+            if not 0 <= k < len(sym.parts):
+                raise LoweringError(f"{name}: no element .{reg.component} in a .v{len(sym.parts)} register")
+            return self._materialize(sym.parts[k])
         if sym is None:
             from . import sregs
 
@@ -373,6 +403,8 @@ class Lowerer:
 
     # ------------------------------------------------------------------ operands
     def reader(self, operand, ptx_type: str, scope: Scope):
+        if isinstance(operand, ast.Register) and operand.offset is not None:
+            return self.register_plus_reader(operand, ptx_type, scope)
         if isinstance(operand, ast.Register):
             sym = self.register(operand, scope)
             if sym.space == "sreg":
@@ -391,6 +423,28 @@ class Lowerer:
             sym = self.lookup(operand.base.name, scope)
             return self.address_of(sym, int(evaluate(operand.index)) * type_size(sym.decl), ptx_type)
         raise LoweringError(f"unsupported operand {type(operand).__name__} here")
+
+    def register_plus_reader(self, operand: ast.Register, ptx_type: str, scope: Scope):
+        """`%r + 4`: the register plus the constant, wrapping in the register's width (ptxas 13.0/13.5
+        compile it to one IADD3 on the register), then read as `ptx_type` like the register itself."""
+        sym = self.register(operand, scope)
+        if sym.space != "reg" or self.regs.dtypes[sym.offset] == np.bool_:
+            raise LoweringError(f"{operand.name} cannot take '+ constant'")
+        slot = sym.offset
+        reg_dtype = self.regs.dtypes[slot]
+        add = reg_dtype.type(int(evaluate(operand.offset)) % (1 << (8 * reg_dtype.itemsize)))
+        convert = register_reader(0, reg_dtype, ptx_type)
+
+        class _Sum:  # what `convert` reads as ctx.regs: the sum in place of the register
+            __slots__ = ("regs",)
+
+        def read(ctx, lanes):
+            raw = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            view = _Sum()
+            view.regs = (raw + add,)
+            return convert(view, None)
+
+        return read
 
     def immediate_reader(self, expr, ptx_type: str, scope: Scope):
         sym_name, offset = _symbol_plus_offset(expr)
@@ -434,6 +488,8 @@ class Lowerer:
                 raise LoweringError(f"undeclared predicate {instr.guard.register}")
             guard = (sym.offset, instr.guard.negated)
         text = _instruction_text(instr)
+        if self.vector_registers and instr.opcode != "call":
+            instr = self._expand_vector_registers(instr, scope)
         try:
             try:
                 m = isa_match(instr.opcode, instr.modifiers)
@@ -459,6 +515,31 @@ class Lowerer:
             op.file = instr.span.file
             op.origin = (instr, m)
             self.code.append(op)
+
+    def _expand_vector_registers(self, instr: ast.Instruction, scope: Scope) -> ast.Instruction:
+        """A whole vector register operand acts as the braced vector of its elements:
+        `ld.global.v4.f32 v, [p]` is `ld.global.v4.f32 {v.x, v.y, v.z, v.w}, [p]`."""
+
+        def expand(node):
+            if isinstance(node, ast.Register) and node.component is None:
+                sym = self.lookup(node.name, scope)
+                if sym is not None and sym.space == "regvec":
+                    return ast.VectorOperand(tuple(ast.Register(p.name.rpartition(".")[0], p.name.rpartition(".")[2],
+                                                                span=node.span) for p in sym.parts), span=node.span)
+                return node
+            if isinstance(node, ast.PredPair):
+                first = expand(node.first)
+                return node if first is node.first else ast.PredPair(first, node.second, span=node.span)
+            if isinstance(node, ast.BracketList):
+                elements = tuple(expand(e) for e in node.elements)
+                changed = any(a is not b for a, b in zip(elements, node.elements))
+                return ast.BracketList(elements, span=node.span) if changed else node
+            return node
+
+        operands = tuple(expand(o) for o in instr.operands)
+        if all(a is b for a, b in zip(operands, instr.operands)):
+            return instr
+        return ast.Instruction(instr.opcode, instr.modifiers, operands, instr.guard, span=instr.span)
 
     def spec(self, instr: ast.Instruction, m) -> Spec:
         types = {slot: t.name for slot, t in m.types.items()}
@@ -514,6 +595,23 @@ class Lowerer:
 
                 return unpack(np.asarray(whole(*srcs)), bits, unpack_parts)
         return [Op(_alu_runner(fn, readers, writers))]
+
+
+def _declares_vector_registers(module: ast.Module) -> bool:
+    def block_has(block) -> bool:
+        for st in block.statements:
+            if isinstance(st, ast.VarDecl) and st.vector and st.space == "reg":
+                return True
+            if isinstance(st, ast.Block) and block_has(st):
+                return True
+        return False
+
+    for f in module.functions():
+        if any(p.vector and p.space == "reg" for p in f.params + f.returns):
+            return True
+        if f.body is not None and block_has(f.body):
+            return True
+    return False
 
 
 def _part_type(t: str, parts: int) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..syntax import ast
+from ..syntax.constexpr import evaluate
 from .machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op
 from .operands import LoweringError
 
@@ -113,6 +114,10 @@ def lower_shfl(lowerer, instr, m, scope):
     b = lowerer.reader(ops[2], "b32", scope)
     c = lowerer.reader(ops[3], "b32", scope)
     a_slot = lowerer.register(ops[1], scope) if isinstance(ops[1], ast.Register) else None
+    a_plus = None  # `shfl d, a + 4, ...`: each source lane's a plus the constant
+    if a_slot is not None and ops[1].offset is not None and a_slot.space == "reg":
+        a_dtype = lowerer.regs.dtypes[a_slot.offset]
+        a_plus = a_dtype.type(int(evaluate(ops[1].offset)) % (1 << (8 * a_dtype.itemsize)))
 
     def body(ctx, lanes, mask, present):
         lane = ctx.laneid[lanes].astype(np.int64)
@@ -137,7 +142,10 @@ def lower_shfl(lowerer, instr, m, scope):
         src = _lane_slot(ctx, lanes, j)
         src = np.where(j < ctx.warp_size[lanes], src, lanes)
         if a_slot is not None and a_slot.space == "reg":
-            val = ctx.regs[a_slot.offset][src].view(np.uint32) if ctx.regs[a_slot.offset].itemsize == 4 else ctx.regs[a_slot.offset][src].astype(np.uint32)
+            raw = ctx.regs[a_slot.offset][src]
+            if a_plus is not None:
+                raw = raw + a_plus
+            val = raw.view(np.uint32) if raw.itemsize == 4 else raw.astype(np.uint32)
         else:
             val = np.broadcast_to(np.asarray(a(ctx, lanes)), (lanes.size,))
         # a source lane that does not execute this shfl (exited, or elsewhere) sends 0 (H200)

@@ -63,10 +63,10 @@ class OperandParser(ExprParser):
             self.fail_expected("';' after the instruction")
         if lex.kind != ";":
             in_call = opcode == "call"
-            operands.append(self.parse_operand(in_call))
+            operands.append(self._plus_constant(self.parse_operand(in_call)))
             while lex.kind == ",":
                 lex.next()
-                operands.append(self.parse_operand(in_call))
+                operands.append(self._plus_constant(self.parse_operand(in_call)))
         self.expect(";", "',' or ';' after operand")
         return ast.Instruction(opcode, modifiers, tuple(operands), guard, self.span(start, end))
 
@@ -115,6 +115,14 @@ class OperandParser(ExprParser):
                 return ast.Register(name, None, True)
             lex.seek(start)
         return ast.Immediate(self.parse_expr())
+
+    def _plus_constant(self, operand):
+        """`%r + 4` as a whole operand: ptxas 13.0/13.5 take a register plus a constant expression
+        in any source position (not `%r - 4`, not `4 + %r`, not inside braces or brackets)."""
+        if self.lex.kind != "+" or type(operand) is not ast.Register or operand.negated or operand.minus:
+            return operand
+        self.lex.next()
+        return ast.Register(operand.name, operand.component, offset=self.parse_expr())
 
     def _register(self, name: str) -> Optional[ast.Register]:
         """A register named `name` (the current token); `%tid .x` with a detached component too.

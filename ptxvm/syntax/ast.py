@@ -97,6 +97,7 @@ class Register:
     component: Optional[str] = None  # "x" "y" "z" "w" or "r" "g" "b" "a"; video selectors "b0" "h1" "b3210"
     negated: bool = False  # `!p` in a predicate-operand position
     minus: bool = False  # `-a`: vmad's negated sources
+    offset: Optional["Expr"] = None  # `%r + 4`: a source operand ptxas takes as the register plus a constant
     span: Span = _span()
 
 

@@ -64,6 +64,9 @@ def print_operand(op: ast.Operand) -> str:
     t = type(op)
     if t is ast.Register:
         text = op.name if op.component is None else f"{op.name}.{op.component}"
+        if op.offset is not None:
+            offset = print_expr(op.offset)
+            return f"{text} + {offset}" if type(op.offset) is ast.IntLit else f"{text} + ({offset})"
         return "!" + text if op.negated else "-" + text if op.minus else text
     if t is ast.Immediate:
         return print_expr(op.expr)

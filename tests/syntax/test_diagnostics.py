@@ -75,7 +75,7 @@ def test_several_errors_are_collected_and_parsing_goes_on():
         (HEADER + ".loc 1 2 3\n", 4, 1, ".loc is only allowed inside a function body"),
         (HEADER + ".visible .entry k() { mov.u32 %r1, %tid.q; }\n", 4, 36, "'%tid.q': '.q' is not a vector component (x, y, z, w, r, g, b, a)"),
         (HEADER + ".global .u64 x = 18446744073709551616;\n", 4, 18, "integer constant '18446744073709551616' does not fit in 64 bits"),
-        (HEADER + ".visible .entry k() { add.s32 %r1, %r1, %r2 + 1; }\n", 4, 45, "expected ',' or ';' after operand, found '+'"),
+        (HEADER + ".visible .entry k() { add.s32 %r1, %r1, %r2 - 1; }\n", 4, 45, "expected ',' or ';' after operand, found '-'"),
         (".version 8\n", 1, 10, "expected a version number such as 8.0, found '8'"),
     ],
 )
