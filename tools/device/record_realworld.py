@@ -11,9 +11,11 @@ up to 9.0:
   device:  python3 tools/device/record_realworld.py --cubins DIR --out GOLDEN_DIR [--case NAME]
            for each case: materialize its arguments (case.make(case.rng())), load the file's
            cubin (cuModuleLoadData through CuPy), launch through cuLaunchKernel with one parameter
-           buffer per PTX parameter, and store
+           buffer per PTX parameter (a tensor map argument: cuTensorMapEncodeTiled over the GPU copy of
+           its array, as record.py encodes them), and store
 
-    <case>.npz        arg<i>.in for every array argument, arg<i>.out for out/inout ones,
+    <case>.npz        arg<i>.in for every array argument (and tensor map's array), arg<i>.out for
+                      out/inout/tmap_out ones,
                       arg<i>.value for scalars (raw bytes)
     <case>.meta.json  device, date, file, kernel, grid, block, shared memory, argument kinds and
                       names, the PTX and cubin sha256, the device printf output (captured from
@@ -104,6 +106,7 @@ class CaptureFd1:
 
 def record_case(C, case, cubins: dict, cubin_dir: str, out_dir: str, info: dict) -> dict:
     import cupy as cp
+    import record as R
     import numpy as np
     meta = {"case": case.name, "file": case.file, "device": info,
             "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
@@ -133,6 +136,15 @@ def record_case(C, case, cubins: dict, cubin_dir: str, out_dir: str, info: dict)
                 d = cp.asarray(host) if host.size else cp.empty(1, host.dtype)
                 dev[i] = (d, host)
                 buf = ctypes.c_uint64(d.data.ptr)
+            elif a.kind in ("tmap_in", "tmap_out"):
+                host = np.ascontiguousarray(a.value)
+                arrays[f"arg{i}.in"] = host
+                d = cp.asarray(host)
+                dev[i] = (d, host)
+                raw = R.encode_tensor_map({"shape": list(host.shape), "dtype": a.dtype, "box": list(a.box),
+                                           "element_strides": [1] * host.ndim, "swizzle": a.swizzle,
+                                           "oob_fill": "none"}, d)
+                buf = ctypes.create_string_buffer(raw, len(raw))
             else:
                 raw = a.value if isinstance(a.value, (bytes, bytearray)) else np.asarray(a.value).tobytes()
                 arrays[f"arg{i}.value"] = np.frombuffer(raw, np.uint8)
@@ -146,7 +158,7 @@ def record_case(C, case, cubins: dict, cubin_dir: str, out_dir: str, info: dict)
         if cap.text or case.stdout is not None:
             meta["stdout"] = cap.text
         for i, (d, host) in dev.items():
-            if args[i].kind in ("out", "inout"):
+            if args[i].kind in ("out", "inout", "tmap_out"):
                 arrays[f"arg{i}.out"] = cp.asnumpy(d)[: host.size].reshape(host.shape)
         meta["args"] = [[a.name, a.kind] for a in args]
         meta["status"] = "recorded"

@@ -5,6 +5,8 @@ Used by tests/corpus/realworld/test_realworld.py (CPU engine against H200 golden
 tools/device/record_realworld.py (records the goldens; needs only NumPy). Arguments are the
 kernel's PTX parameters in order: `make(rng)` returns a list of `Arg`; an `in`/`out`/`inout` array
 is passed as a device pointer, a `scalar` (NumPy scalar or raw bytes for a by-value struct) as is.
+A `tmap_in`/`tmap_out` argument is a 128-byte CUtensorMap (cuTensorMapEncodeTiled on the GPU,
+ptxvm.tensor_map on the engine) over its array, which is otherwise not passed.
 Compilers' ABIs are spelled out by two helpers: `numba_array` (numba's 5 + 2*ndim parameters per
 array) and `triton_scratch` (the two scratch pointers Triton 3.9 appends, null when the kernel's
 scratch sizes are 0).
@@ -26,8 +28,11 @@ except ImportError:  # pragma: no cover
 @dataclass
 class Arg:
     name: str
-    kind: str  # "in", "out", "inout", "scalar"
+    kind: str  # "in", "out", "inout", "scalar"; "tmap_in" / "tmap_out": a tensor map over the array
     value: object
+    box: tuple = None  # tensor maps: box (NumPy order), swizzle, dtype (cuTensorMapEncodeTiled's)
+    swizzle: str = "none"
+    dtype: str = None
 
 
 @dataclass
@@ -584,6 +589,20 @@ def _check_t_attn(a):
 
 case(name="triton_attention_fwd", file="t_attention_fwd", entry="attention_fwd", grid=(1,), block=(128,),
      shared=6144, make=_t_attn, check=_check_t_attn)
+
+
+def triton_descriptor(name, a, box, swizzle, kind):
+    """Triton's host TensorDescriptor: the CUtensorMap, then the shape (i32) and strides (i64, elements)."""
+    a = np.ascontiguousarray(a)
+    return ([Arg(name, kind, a, box=tuple(box), swizzle=swizzle, dtype={"float32": "f32"}[a.dtype.name])]
+            + [sc(f"{name}.shape{d}", np.int32(n)) for d, n in enumerate(a.shape)]
+            + [sc(f"{name}.stride{d}", np.int64(st // a.itemsize)) for d, st in enumerate(a.strides)])
+
+
+case(name="triton_tma_scale", file="t_tma_scale", entry="tma_scale", grid=(2, 2), block=(128,), shared=4104,
+     make=lambda rng: triton_descriptor("x", rng.standard_normal((64, 64)).astype(np.float32), (32, 32), "128B", "tmap_in")
+     + triton_descriptor("y", np.zeros((64, 64), np.float32), (32, 32), "128B", "tmap_out") + triton_scratch(),
+     check=lambda a: np.testing.assert_array_equal(a["y"], a["x"] * np.float32(2) + np.float32(1)))
 
 
 # ----------------------------------------------------------------------------------------- numba

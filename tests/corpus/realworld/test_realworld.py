@@ -105,6 +105,8 @@ def _replay(case):
                 f"{a.name}: recorded input differs from cases.py"
             values.append(np.array(g, copy=True))
             inputs[a.name + ".in"] = g
+            if a.kind.startswith("tmap_"):
+                values[-1] = ptxvm.tensor_map(ptxvm.to_device(values[-1]), box=a.box, swizzle=a.swizzle)
     mod = ptxvm.load(str(path))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -119,8 +121,10 @@ def test_runs_as_on_the_h200(case):
         pytest.xfail(XFAIL[case.name])
     specs, values, inputs, golden, meta, printed = _replay(case)
     for i, a in enumerate(specs):
-        if a.kind in ("out", "inout"):
+        if a.kind in ("out", "inout", "tmap_out"):
             got, want = values[i], golden[f"arg{i}.out"]
+            if a.kind == "tmap_out":
+                got = values[i].array.copy_to_host()
             g8, w8 = got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8)
             if not np.array_equal(g8, w8):
                 gi = got.reshape(-1).view(np.uint8).reshape(got.size, -1)
@@ -141,9 +145,43 @@ def test_h200_outputs_pass_numpy_checks(case):
     arrays = {}
     for i, (name, kind) in enumerate(meta["args"]):
         if kind != "scalar":
-            arrays[name] = golden[f"arg{i}.out"] if kind != "in" else golden[f"arg{i}.in"]
+            arrays[name] = golden[f"arg{i}.out"] if f"arg{i}.out" in golden else golden[f"arg{i}.in"]
             arrays[name + ".in"] = golden[f"arg{i}.in"]
     if case.check:
         case.check(arrays)
     if case.stdout:
         assert sorted(meta["stdout"].splitlines()) == sorted(case.stdout(arrays))
+
+
+def _ptxas_13_5():
+    """ptxas from the nvidia-cuda-nvcc 13.x wheel (or $PTXAS), if it takes PTX ISA 9.5."""
+    import os
+    import shutil
+    import subprocess
+    candidates = [os.environ.get("PTXAS", "")]
+    with contextlib.suppress(ImportError):
+        import nvidia
+        candidates += [os.path.join(p, "cu13", "bin", "ptxas") for p in nvidia.__path__]
+    candidates.append(shutil.which("ptxas") or "")
+    for c in candidates:
+        if c and os.access(c, os.X_OK):
+            v = subprocess.run([c, "--version"], capture_output=True, text=True).stdout
+            if any(f"release 13.{m}" in v for m in range(5, 10)) or "release 14." in v:
+                return c
+    return None
+
+
+def test_ptxas_13_5_assembles_every_file(tmp_path):
+    """The second opinion: every file is valid PTX for its own target by ptxas 13.5's reckoning."""
+    import subprocess
+    ptxas = _ptxas_13_5()
+    if ptxas is None:
+        pytest.skip("ptxas 13.5 or newer is not installed (pip install nvidia-cuda-nvcc)")
+    refused = []
+    for path in FILES:
+        arch = next(t for t in parse(path.read_text(), path.name).target if t.startswith("sm_"))
+        r = subprocess.run([ptxas, f"-arch={arch}", str(path), "-o", str(tmp_path / "x.cubin")],
+                           capture_output=True, text=True)
+        if r.returncode:
+            refused.append(f"{path.name}: {r.stderr.strip()[:300]}")
+    assert not refused, "\n".join(refused)
