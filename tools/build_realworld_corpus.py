@@ -14,7 +14,8 @@ kernels under tests/corpus/realworld/src/.
 and tests/corpus/realworld/ptx/MANIFEST.json: tool versions, the exact command (or call) per file,
 its line count, sha256 and .entry names, and for Triton the launch facts the PTX does not carry
 (num_warps -> block size, dynamic shared memory bytes). --check rebuilds in memory and reports
-files whose text differs from the stored PTX (compilers are deterministic for fixed inputs).
+files whose text differs from the stored PTX (compilers are deterministic for fixed inputs, except
+that numba-cuda orders some module-scope declarations differently from run to run: reported apart).
 
 The stored PTX is what the tests use; they need no compiler. Run from anywhere; the paths the
 compilers see are relative to the repository root so the PTX does not name this checkout.
@@ -45,10 +46,13 @@ NVCC_135 = os.environ.get("NVCC_13_5", str(CU13_BIN / "nvcc"))
 NVCC_130 = os.environ.get("NVCC_13_0", "/usr/local/cuda/bin/nvcc")
 
 # (source stem, variant, compiler, arch, extra flags). Every source is built with nvcc 13.5 for
-# sm_90; a few also for sm_90a and with nvcc 13.0.
+# sm_90; a few also for sm_90a, with -G / -lineinfo, and with nvcc 13.0.
 CUDA_BUILDS = [(stem, "sm_90", "13.5", "sm_90", ()) for stem in (
     "atomics", "cg_reduce", "cub_scan", "cub_sort", "dp_stencil", "dyn_shared", "half_bf16",
-    "local_array", "mathlib", "printf_kernel", "sgemm_tiled", "templates", "warp_shuffle")] + [
+    "local_array", "mathlib", "printf_kernel", "sgemm_tiled", "templates", "warp_shuffle",
+    "memcpy_async", "cub_warp", "fp8_atomic_ref", "launch_bounds")] + [
+    ("local_array", "sm_90-G", "13.5", "sm_90", ("-G",)),
+    ("launch_bounds", "sm_90-lineinfo", "13.5", "sm_90", ("-lineinfo",)),
     ("cub_sort", "sm_90a", "13.5", "sm_90a", ()),
     ("mathlib", "sm_90a-fastmath", "13.5", "sm_90a", ("--use_fast_math",)),
     ("half_bf16", "sm_90a", "13.5", "sm_90a", ()),
@@ -143,22 +147,39 @@ def _numba_without_gpu(cc=(9, 0)):
         disp.get_current_device = saved
 
 
+def _numba_ptx(rel: str, name: str) -> str:
+    """One kernel's PTX, compiled in this process (the --numba-one worker)."""
+    from numba import cuda
+    mod, _ = _import(ROOT / rel)
+    k = next(k for k in mod.KERNELS if k["name"] == name)
+    with _numba_without_gpu():
+        ptx, _ = cuda.compile_ptx(k["fn"], k["sig"], cc=(9, 0))
+    return ptx
+
+
 def build_numba(only) -> list[tuple[str, str, dict]]:
+    """Each kernel in a fresh interpreter with a fixed hash seed: numba's mangled names carry a
+    process-wide counter and the order of some declarations follows set iteration, so this is
+    what makes the PTX reproducible."""
     import numba
     import numba_cuda
-    from numba import cuda
     out = []
-    with _numba_without_gpu():
-        for path in sorted((SRC / "numba").glob("*.py")):
-            mod, rel = _import(path)
-            for k in mod.KERNELS:
-                if only and k["name"] not in only:
-                    continue
-                ptx, _ = cuda.compile_ptx(k["fn"], k["sig"], cc=(9, 0))
-                call = f"numba.cuda.compile_ptx({rel}:{k['fn'].__name__}, {k['sig']!r}, cc=(9, 0))"
-                out.append((k["name"], ptx, _record(
-                    k["name"], ptx, f"numba {numba.__version__} / numba-cuda {numba_cuda.__version__}", call,
-                    source=rel, sig=k["sig"])))
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    for path in sorted((SRC / "numba").glob("*.py")):
+        mod, rel = _import(path)
+        for k in mod.KERNELS:
+            if only and k["name"] not in only:
+                continue
+            r = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--numba-one", rel, k["name"]],
+                               cwd=ROOT, env=env, capture_output=True, text=True)
+            if r.returncode:
+                raise SystemExit(f"{k['name']}: numba failed:\n{r.stderr[-3000:]}")
+            ptx = r.stdout
+            call = (f"PYTHONHASHSEED=0, a fresh interpreter: numba.cuda.compile_ptx({rel}:{k['fn'].__name__}, "
+                    f"{str(k['sig'])!r}, cc=(9, 0))")
+            out.append((k["name"], ptx, _record(
+                k["name"], ptx, f"numba {numba.__version__} / numba-cuda {numba_cuda.__version__}", call,
+                source=rel, sig=str(k["sig"]))))
     return out
 
 
@@ -182,13 +203,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="", help="comma-separated file names (without .ptx) or CUDA stems")
     ap.add_argument("--check", action="store_true", help="rebuild in memory; report differences, write nothing")
+    ap.add_argument("--numba-one", nargs=2, metavar=("SOURCE", "NAME"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    only = set(filter(None, a.only.split(",")))
     warnings.simplefilter("ignore")
+    if a.numba_one:
+        sys.stdout.write(_numba_ptx(*a.numba_one))
+        return 0
+    only = set(filter(None, a.only.split(",")))
     built = build_cuda(only) + build_triton(only) + build_numba(only)
     if a.check:
-        bad = [n for n, ptx, _ in built if (PTX_DIR / f"{n}.ptx").read_text() != ptx]
-        print(json.dumps({"built": len(built), "differ": bad}))
+        changed = [(n, (PTX_DIR / f"{n}.ptx").read_text(), ptx) for n, ptx, _ in built]
+        changed = [(n, old, new) for n, old, new in changed if old != new]
+        # numba/NVVM emit some module-scope declarations in an order that varies between runs
+        reordered = [n for n, old, new in changed if sorted(old.splitlines()) == sorted(new.splitlines())]
+        bad = [n for n, _, _ in changed if n not in reordered]
+        print(json.dumps({"built": len(built), "differ": bad, "declarations_reordered": reordered}))
         return 1 if bad else 0
     PTX_DIR.mkdir(parents=True, exist_ok=True)
     old = json.loads(MANIFEST.read_text())["files"] if MANIFEST.exists() and only else {}

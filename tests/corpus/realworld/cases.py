@@ -47,6 +47,9 @@ class Case:
     shared: int = 0
     stdout: Callable = None  # dict name -> input array -> expected device printf text (CPU side)
     tags: tuple = field(default_factory=tuple)
+    # elements whose value depends on which thread's atomic lands first (the GPU does not promise
+    # an order): arg name -> index; compared by `check` only, not bit for bit
+    racy: dict = field(default_factory=dict)
 
     def rng(self):
         return np.random.default_rng(zlib.crc32(self.name.encode()))
@@ -702,6 +705,254 @@ def _check_nb_vote(a):
 case(name="numba_warp_vote", file="nb_warp_vote", entry="_ZN10rw_kernels9warp_vote", grid=(1,), block=(64,),
      make=lambda rng: numba_array("x", rng.integers(-100, 100, 64, dtype=np.int32))
      + numba_array("out", np.zeros((64, 3), np.uint32), "out"), check=_check_nb_vote)
+
+
+
+# ------------------------------------------------------------------------------- second batch
+def _rowsum_async(rng):
+    return [inp("in", rng.standard_normal(4 * 300).astype(np.float32)), out("out", np.zeros(4 * 64, np.float32)),
+            sc("cols", np.int32(300))]
+
+
+def _check_rowsum_async(a):
+    x = a["in"].reshape(4, 300).astype(np.float64)
+    prod = x * np.roll(x, -1, axis=1)
+    want = np.array([[prod[b, t::64].sum() for t in range(64)] for b in range(4)])
+    _close(a["out"].reshape(4, 64), want, 1e-5, 1e-5)
+
+
+case(name="cuda_cg_memcpy_async", file="memcpy_async.sm_90", entry="cg_async_rowsum", grid=(4,), block=(64,),
+     shared=300 * 4, make=_rowsum_async, check=_check_rowsum_async)
+
+
+def _pipeline(rng):
+    return [inp("in", rng.integers(-5, 5, 3 * 5 * 64, dtype=np.int32)), out("out", np.zeros(3 * 64, np.int32)),
+            sc("tiles", np.int32(5))]
+
+
+def _check_pipeline(a):
+    x = a["in"].reshape(3, 5, 64).astype(np.int64)
+    acc = np.zeros((3, 64), np.int64)
+    for t in range(5):
+        acc = acc * 3 + x[:, t, (np.arange(64) + t) % 64]
+    np.testing.assert_array_equal(a["out"].reshape(3, 64), acc.astype(np.int32))
+
+
+case(name="cuda_pipeline_cp_async", file="memcpy_async.sm_90", entry="pipeline_tiles", grid=(3,), block=(64,),
+     make=_pipeline, check=_check_pipeline)
+
+
+def _check_cub_warp(a):
+    v, o = a["in"].reshape(-1, 32), a["out"].reshape(-1, 32, 3)
+    np.testing.assert_array_equal(o[:, 0, 0], v.sum(axis=1))
+    seg = v.reshape(-1, 4, 8).sum(axis=2)
+    np.testing.assert_array_equal(o[:, ::8, 2], seg)
+
+
+case(name="cuda_cub_warp_ops", file="cub_warp.sm_90", entry="cub_warp_ops", grid=(2,), block=(128,),
+     make=lambda rng: [inp("in", rng.integers(-100, 100, 256, dtype=np.int32)), out("out", np.zeros(768, np.int32))],
+     check=_check_cub_warp)
+
+
+def _check_cub_hist(a):
+    x = (a["in"] % 32).reshape(2, 512)
+    np.testing.assert_array_equal(a["hist"].reshape(2, 32), [np.bincount(r, minlength=32) for r in x])
+    x = np.sort(x, axis=1)  # the sort-based histogram sorts the items in place
+    want = np.ones_like(x, dtype=np.int32)
+    want[:, 1:] = x[:, 1:] != x[:, :-1]
+    np.testing.assert_array_equal(a["flags"].reshape(2, 512), want)
+
+
+case(name="cuda_cub_histogram_flags", file="cub_warp.sm_90", entry="cub_histogram_flags", grid=(2,), block=(128,),
+     make=lambda rng: [inp("in", np.repeat(rng.integers(0, 256, 512, dtype=np.uint8), 2)),
+                       out("hist", np.zeros(64, np.uint32)), out("flags", np.zeros(1024, np.int32))],
+     check=_check_cub_hist)
+
+
+def _fp8(rng):
+    x = (rng.standard_normal(200) * 50).astype(np.float32)
+    x[:8] = [0.0, -0.0, 1e-9, 448.0, 500.0, -60000.0, np.inf, np.nan]
+    return [inp("in", x), out("e4", np.zeros(200, np.uint8)), out("e5", np.zeros(200, np.uint8)),
+            out("back", np.zeros(400, np.float32)), sc("n", np.int32(200))]
+
+
+def _check_fp8(a):
+    try:
+        from ml_dtypes import float8_e4m3fn, float8_e5m2
+    except ImportError:
+        return
+    x = a["in"][8:]
+    np.testing.assert_array_equal(a["e4"][8:], x.astype(float8_e4m3fn).view(np.uint8))
+    np.testing.assert_array_equal(a["e5"][8:][np.abs(x) < 57344], x[np.abs(x) < 57344].astype(float8_e5m2).view(np.uint8))
+
+
+case(name="cuda_fp8_roundtrip", file="fp8_atomic_ref.sm_90", entry="fp8_roundtrip", grid=(2,), block=(128,),
+     make=_fp8, check=_check_fp8)
+
+
+def _check_atomic_ref(a):
+    v = a["in"]
+    assert a["counters"][0] == v.sum() and a["counters"][1] == max(v.max(), -2**31 + 1)
+    assert a["counters"][2] == 1 and a["counters"][3] == 1
+    np.testing.assert_array_equal(a["block_out"], (np.pad(v, (0, 84)) & 0xFF).reshape(3, 128).sum(axis=1))
+
+
+case(name="cuda_atomic_ref", file="fp8_atomic_ref.sm_90", entry="atomic_ref_ops", grid=(3,), block=(128,),
+     make=lambda rng: [inp("in", rng.integers(-1000, 1000, 300, dtype=np.int32)), sc("n", np.int32(300)),
+                       io("counters", np.array([0, -2**31 + 1, 0, 0], np.int32)), out("block_out", np.zeros(3, np.int32))],
+     check=_check_atomic_ref)
+
+
+def _apply_ops(rng):
+    p = np.zeros(1, [("scale", "<f4", 4), ("offset", "<i4"), ("mode", "<i4")])
+    p["scale"] = [0.5, -2.0, 3.0, 1.25]
+    p["offset"], p["mode"] = -40, 1
+    return [sc("p", p.tobytes()), inp("in", rng.standard_normal(200).astype(np.float32)),
+            out("out", np.zeros(200, np.float32)), sc("n", np.int32(200))]
+
+
+def _check_apply_ops(a):
+    i = np.arange(200)
+    x = a["in"] * np.array([0.5, -2.0, 3.0, 1.25], np.float32)[i & 3]
+    y = (i - 40).astype(np.float32)
+    want = np.choose((i + 1) % 3, [x + y, x * y, np.maximum(x, y)])
+    np.testing.assert_array_equal(a["out"], want)
+
+
+for _f in ("launch_bounds.sm_90", "launch_bounds.sm_90-lineinfo"):
+    case(name=f"cuda_function_pointers.{_f.split('.', 1)[1]}", file=_f, entry="apply_ops", grid=(2,), block=(128,),
+         make=_apply_ops, check=_check_apply_ops)
+case(name="cuda_maxnreg_poly", file="launch_bounds.sm_90", entry="poly_maxnreg", grid=(1,), block=(100,),
+     make=lambda rng: [inp("x", rng.uniform(-1, 1, 100)), out("y", np.zeros(100)), sc("n", np.int32(100))],
+     check=lambda a: _close(a["y"], np.polyval(1.0 / np.arange(13, 0, -1), a["x"]), 1e-14, 1e-15))
+case(name="cuda_local_array_sort.sm_90-G", file="local_array.sm_90-G", entry="local_sort", grid=(1,), block=(64,),
+     make=_local_sort, check=_check_local_sort)
+
+
+def _t_dot(dtype, m, n, k):
+    def make(rng):
+        if dtype == "fp8":
+            a = rng.integers(0, 256, (m, k), dtype=np.uint8)
+            b = rng.integers(0, 256, (k, n), dtype=np.uint8)
+            a[(a & 0x7F) == 0x7F] = 0x3C  # no NaNs (e4m3fn has NaN at S.1111.111)
+            b[(b & 0x7F) == 0x7F] = 0x3C
+            c = np.zeros((m, n), np.float32)
+        elif dtype == "int8":
+            a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+            b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+            c = np.zeros((m, n), np.int32)
+        else:
+            a = rng.standard_normal((m, k)).astype(np.float16)
+            b = rng.standard_normal((k, n)).astype(np.float16)
+            c = np.zeros((m, n), np.float32)
+        return [inp("a", a), inp("b", b), out("c", c)] + triton_scratch()
+
+    def check(a):
+        A, B = a["a"], a["b"]
+        if dtype == "fp8":
+            try:
+                from ml_dtypes import float8_e4m3fn
+            except ImportError:
+                return
+            A, B = A.view(float8_e4m3fn), B.view(float8_e4m3fn)
+        want = A.astype(np.float64) @ B.astype(np.float64)
+        if dtype == "int8":
+            np.testing.assert_array_equal(a["c"], want.astype(np.int64))
+        else:
+            _close(a["c"], want, 0, 2e-3 * np.abs(want).max())  # fp8 wgmma accumulates imprecisely
+    return make, check
+
+
+for _n, _dt, _shape, _blk, _sh in (("t_dot_fp8", "fp8", (64, 64, 64), 128, 16384),
+                                   ("t_dot_int8", "int8", (64, 64, 64), 128, 16384),
+                                   ("t_dot_f16_8warps", "f16", (128, 64, 32), 256, 32768)):
+    _m, _c = _t_dot(_dt, *_shape)
+    case(name=f"triton_{_n[2:]}", file=_n, entry="dot_tile", grid=(1,), block=(_blk,), shared=_sh, make=_m, check=_c)
+
+
+def _check_t_misc(a):
+    x = a["x"].reshape(2, 128)
+    o = a["out"].reshape(2, 128, 4)
+    u = x.view(np.uint32)
+    np.testing.assert_array_equal(o[..., 0].view(np.uint32), (u << 7) | (u >> 25))
+    np.testing.assert_array_equal(o[..., 1].view(np.uint32), u.byteswap())
+    np.testing.assert_array_equal(o[..., 2], np.cumprod((x & 7) + 1, axis=1).astype(np.int32))
+    hi = ((u.astype(np.uint64) * 0x9E3779B9) >> 32).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(o[:, 1:, 3], hi[:, 1:])
+    np.testing.assert_array_equal(a["hist"], np.bincount((x & 15).reshape(-1), minlength=16))
+
+
+case(name="triton_misc", file="t_misc", entry="misc_ops", grid=(2,), block=(128,), shared=128,
+     make=lambda rng: [inp("x", rng.integers(-2**31, 2**31, 256, dtype=np.int64).astype(np.int32)),
+                       out("out", np.zeros(1024, np.int32)), io("hist", np.zeros(16, np.int32))] + triton_scratch(),
+     check=_check_t_misc)
+case(name="triton_device_print", file="t_device_print", entry="printing", grid=(3,), block=(32,),
+     make=lambda rng: [inp("x", rng.integers(-1000, 1000, 90, dtype=np.int32)), sc("n", np.int32(90))]
+     + triton_scratch())
+
+
+_COEFFS = np.array([0.5, -1.25, 2.0, 0.125, -3.0, 1.0, 0.75, -0.5], np.float32)
+
+
+def _check_nb_const(a):
+    acc = np.zeros_like(a["x"])
+    for c in _COEFFS:
+        acc = acc * a["x"] + c
+    _close(a["out"], acc, 1e-5, 1e-5)  # NVVM contracts to fma
+
+
+case(name="numba_const_array", file="nb_const_array", entry="_ZN7rw_more10const_poly", grid=(2,), block=(128,),
+     make=lambda rng: numba_array("x", rng.uniform(-2, 2, 200).astype(np.float32))
+     + numba_array("out", np.zeros(200, np.float32), "out"), check=_check_nb_const)
+
+
+def _check_nb_complex(a):
+    z, w = a["z"].astype(np.complex128), a["w"].astype(np.complex128)
+    _close(a["out"].view(np.float32), (z * w + np.conj(z) / (w + 2)).astype(np.complex64).view(np.float32), 1e-5, 1e-5)
+
+
+def _cplx(rng, n):
+    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+
+
+case(name="numba_complex", file="nb_complex", entry="_ZN7rw_more11complex_ops", grid=(1,), block=(128,),
+     make=lambda rng: numba_array("z", _cplx(rng, 100)) + numba_array("w", _cplx(rng, 100))
+     + numba_array("out", np.zeros(100, np.complex64), "out"), check=_check_nb_complex)
+
+
+def _check_nb_cas(a):
+    x = a["x"]
+    assert a["slots"][0] in x
+    assert set(a["slots"][1:]) <= {0, 7} and all(a["slots"][1 + b] == 7 for b in set(x & 3))
+    np.testing.assert_array_equal(a["inc"], [300 % 100, 5 - 300 % 1000 if 5 >= 300 else (5 - 300) % 1000])
+
+
+case(name="numba_atomic_cas", file="nb_atomic_cas", entry="_ZN7rw_more11atomic_misc", grid=(3,), block=(128,),
+     make=lambda rng: numba_array("x", rng.integers(1, 10**6, 300, dtype=np.int32))
+     + numba_array("slots", np.zeros(5, np.int32), "inout") + numba_array("inc", np.array([0, 5], np.uint32), "inout"),
+     check=_check_nb_cas, racy={"slots": 0})  # slots[0]: the first compare-and-swap to land wins
+
+
+_XORO = np.dtype([("s0", "<u8"), ("s1", "<u8")])
+
+
+def _xoro(rng):
+    states = np.zeros(256, _XORO)
+    states["s0"] = rng.integers(1, 2**63, 256, dtype=np.int64).astype(np.uint64)
+    states["s1"] = rng.integers(1, 2**63, 256, dtype=np.int64).astype(np.uint64)
+    return (numba_array("states", states, "inout") + numba_array("u", np.zeros(256, np.float32), "out")
+            + numba_array("g", np.zeros(256, np.float32), "out"))
+
+
+def _check_xoro(a):
+    u, g = a["u"], a["g"]
+    assert ((u >= 0) & (u < 1)).all() and 0.4 < u.mean() < 0.6
+    assert abs(g.mean()) < 0.2 and 0.8 < g.std() < 1.2
+    assert (a["states"]["s0"] != a["states.in"]["s0"]).all()
+
+
+case(name="numba_xoroshiro", file="nb_xoroshiro", entry="_ZN7rw_more8rng_fill", grid=(2,), block=(128,),
+     make=_xoro, check=_check_xoro)
 
 
 def entry_name(case: Case, entries: list[str]) -> str:

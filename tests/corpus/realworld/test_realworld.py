@@ -37,7 +37,17 @@ def _load_cases():
 C = _load_cases()
 # Cases the engine does not run as the H200 does yet, each with the gap it hits (strict: a fix
 # shows up as an unexpected pass).
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "numba_complex": "ptxas contracts numba's complex multiply (mul.f32 + sub.f32, no rounding modifier) into one "
+                     "fma, as the ISA allows; ptxvm executes the PTX as written (docs/hardware-notes.md: 21/100 "
+                     "results differ by 1 ulp, all 100 match the contracted form)",
+}
+# Files that are not a whole program by themselves: they load once linking is supported.
+NOT_LINKED = {
+    "nb_float16": "extern functions / linking: numba-cuda links its float16 operators (_ZmlRK6__halfS1__nbst, ...) "
+                  "from a separately compiled CUDA C++ shim, so this PTX declares them .extern and ptxas alone "
+                  "refuses it too (only `ptxas -c` takes it); needs ptxvm.link (issue 17, item 3)",
+}
 
 
 def test_manifest_describes_every_file():
@@ -52,7 +62,8 @@ def test_manifest_describes_every_file():
     assert sum(p.stat().st_size for p in FILES) < 2_000_000  # keep the corpus small
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=NOT_LINKED[p.stem]))
+                                  if p.stem in NOT_LINKED else p for p in FILES], ids=lambda p: p.stem)
 def test_loads_and_verifies(path):
     mod = ptxvm.load(str(path))
     for entry in MANIFEST[path.stem]["entries"]:
@@ -70,7 +81,7 @@ def test_printing_is_a_fixed_point(path):
 
 def test_every_file_has_a_launch_and_every_launch_a_golden():
     launched = {c.file for c in C.CASES}
-    assert launched == set(MANIFEST), set(MANIFEST) ^ launched
+    assert launched == set(MANIFEST) - set(NOT_LINKED), (set(MANIFEST) - set(NOT_LINKED)) ^ launched
     for c in C.CASES:
         assert (GOLDENS / f"{c.name}.meta.json").exists(), c.name
 
@@ -115,16 +126,18 @@ def _replay(case):
     return specs, values, inputs, golden, meta, out.getvalue()
 
 
-@pytest.mark.parametrize("case", C.CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=XFAIL[c.name]))
+                                  if c.name in XFAIL else c for c in C.CASES], ids=lambda c: c.name)
 def test_runs_as_on_the_h200(case):
-    if case.name in XFAIL:
-        pytest.xfail(XFAIL[case.name])
     specs, values, inputs, golden, meta, printed = _replay(case)
     for i, a in enumerate(specs):
         if a.kind in ("out", "inout", "tmap_out"):
             got, want = values[i], golden[f"arg{i}.out"]
             if a.kind == "tmap_out":
                 got = values[i].array.copy_to_host()
+            if a.name in case.racy:
+                got, want = got.copy(), want.copy()
+                got.reshape(-1)[case.racy[a.name]] = want.reshape(-1)[case.racy[a.name]]
             g8, w8 = got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8)
             if not np.array_equal(g8, w8):
                 gi = got.reshape(-1).view(np.uint8).reshape(got.size, -1)
@@ -172,7 +185,8 @@ def _ptxas_13_5():
 
 
 def test_ptxas_13_5_assembles_every_file(tmp_path):
-    """The second opinion: every file is valid PTX for its own target by ptxas 13.5's reckoning."""
+    """The second opinion: every file is valid PTX for its own target by ptxas 13.5's reckoning
+    (as relocatable code where it is not a whole program)."""
     import subprocess
     ptxas = _ptxas_13_5()
     if ptxas is None:
@@ -180,7 +194,8 @@ def test_ptxas_13_5_assembles_every_file(tmp_path):
     refused = []
     for path in FILES:
         arch = next(t for t in parse(path.read_text(), path.name).target if t.startswith("sm_"))
-        r = subprocess.run([ptxas, f"-arch={arch}", str(path), "-o", str(tmp_path / "x.cubin")],
+        relocatable = ["-c"] if path.stem in NOT_LINKED else []
+        r = subprocess.run([ptxas, *relocatable, f"-arch={arch}", str(path), "-o", str(tmp_path / "x.cubin")],
                            capture_output=True, text=True)
         if r.returncode:
             refused.append(f"{path.name}: {r.stderr.strip()[:300]}")
