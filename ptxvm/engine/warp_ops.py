@@ -207,8 +207,10 @@ def lower_redux(lowerer, instr, m, scope):
 
     def body(ctx, lanes, mask, present):
         v = np.broadcast_to(np.asarray(src(ctx, lanes)), (lanes.size,))
-        warp = ctx.warp_of[lanes]
-        uniq, inv = np.unique(warp, return_inverse=True)
+        # lanes of one warp that run this together with different membermasks (e.g. the two
+        # 16-lane tiles of cooperative groups) form separate reductions
+        group = (ctx.warp_of[lanes].astype(np.int64) << 32) | np.asarray(mask).astype(np.int64)
+        uniq, inv = np.unique(group, return_inverse=True)
         order = np.argsort(inv, kind="stable")
         starts = np.searchsorted(inv[order], np.arange(uniq.size))
         red = ufunc.reduceat(v[order], starts)
