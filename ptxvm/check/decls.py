@@ -17,7 +17,7 @@ Functions:
   `.ptr` attributes only on kernel parameters;
 - performance directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`, cluster directives)
   only on `.entry`; `.maxntid` and `.reqntid` exclude each other; sizes are 1 to 3 positive
-  integers; cluster directives need sm_90;
+  integers; cluster directives need sm_90; `.local_maxnreg` (PTX 8.8, a positive count) on either kind;
 - a function is defined once; every declaration agrees with the definition (parameter count,
   types, alignment); an `.extern` function has no body.
 """
@@ -35,7 +35,7 @@ OPAQUE = frozenset(("texref", "samplerref", "surfref"))
 INIT_SPACES = frozenset(("global", "const"))
 ENTRY_DIRECTIVES = frozenset(("maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "explicitcluster",
                               "reqnctapercluster", "maxclusterrank", "blocksareclusters"))
-FUNC_DIRECTIVES = frozenset(("pragma", "abi_preserve", "abi_preserve_control", "noreturn"))
+FUNC_DIRECTIVES = frozenset(("pragma", "abi_preserve", "abi_preserve_control", "noreturn", "local_maxnreg"))
 CLUSTER_DIRECTIVES = frozenset(("explicitcluster", "reqnctapercluster", "maxclusterrank"))
 
 
@@ -279,12 +279,17 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
                 ctx.error(dspan, f".{d.name} takes 1 to 3 integer sizes (x[, y[, z]])")
             elif any(v <= 0 for v in vals):
                 ctx.error(after, f".{d.name}: sizes must be positive, non-zero integers")
-        elif d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank"):
+        if d.name == "local_maxnreg":
+            for msg in requirement_text(".local_maxnreg", (8, 8), 0, ctx):
+                ctx.error(dspan, msg)
+        if d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank", "local_maxnreg"):
             vals = _ints(ctx, d)
             if vals is None or len(vals) != 1:
                 ctx.error(dspan, f".{d.name} takes one integer")
             elif vals[0] < 0 or (vals[0] == 0 and d.name != "maxnreg"):
-                ctx.error(after, f".{d.name}: the value must be a positive integer")
+                # ptxas reports a bad .local_maxnreg on its own line, the others at the token after them
+                ctx.error(dspan if d.name == "local_maxnreg" else after,
+                          f".{d.name}: the value must be a positive integer")
         elif d.name == "explicitcluster" and d.args:
             ctx.error(dspan, ".explicitcluster takes no arguments")
     if "maxntid" in names and "reqntid" in names:

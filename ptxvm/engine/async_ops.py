@@ -405,9 +405,15 @@ def _mbar_space(mods):
     return None
 
 
+MBARRIER_LAYOUT = ("the mbarrier layouts of PTX ISA 9.3 (mbarrier.init.layout::v1, mbarrier.check_layout) are not "
+                   "modelled: the H200's in-memory layout::v1 format has not been measured")
+
+
 def lower_mbarrier(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     kind = mods[0]
+    if kind == "check_layout" or "layout::v1" in mods:
+        raise LoweringError(MBARRIER_LAYOUT)
     space = _mbar_space(mods)
     ops = list(instr.operands)
     if kind == "pending_count":
@@ -585,6 +591,9 @@ def lower_nanosleep(lowerer, instr, m, scope):
 def lower_no_effect(lowerer, instr, m, scope):
     return [Op(lambda ctx, lanes: None)]
 
+
+# forms the lowering refuses by name (dispatch.ENGINE_REFUSES)
+REFUSES = {"mbarrier": (frozenset({"check_layout"}), frozenset({"layout::v1"}))}
 
 LOWERINGS = {
     "cp": lower_cp,

@@ -43,6 +43,7 @@ F("cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size{, cache-poli
   since="8.0 sm_90", orule=CP)
 F("cp.async.bulk.commit_group", since="8.0 sm_90")
 F("cp.async.bulk.wait_group{.read} N", since="8.0 sm_90")
+F("cp.async.bulk.wait_group.sync_restrict::proxy::async N", since="9.5 sm_90")
 
 DIM = ("1d", "2d", "3d", "4d", "5d")
 TM = {"tensorMap": "ri b64"}  # a .param/.const/.global tensor map's name or its generic address
@@ -117,7 +118,10 @@ SS2 = [(lambda v: bool(v.get("sem")) == bool(v.get("scope")), ".sem and .scope g
 SEMSC = {"sem": "8.0 sm_80", "scope": "8.0 sm_80", "scope=cluster": "8.0 sm_90", "sem=relaxed": "8.6 sm_90"}
 SPACE3 = ("shared", "shared::cta", "shared::cluster")
 F("mbarrier.init{.state}.b64 [addr], count", ops={"count": "ri u32"}, since="7.0 sm_80", req=MB)
+F("mbarrier.init.layout::v1{.state}.b64 [addr], count", ops={"count": "ri u32"}, since="9.3 sm_90")
 F("mbarrier.inval{.state}.b64 [addr]", since="7.0 sm_80", req=MB)
+F("mbarrier.check_layout.layout{.state}.b64 p, [addr]", layout=("layout::v0", "layout::v1"), ops={"p": "pred"},
+  since="9.3 sm_90")
 F("mbarrier.expect_tx{.sem}{.scope}{.space}.b64 [addr], txCount", sem=("relaxed",), scope=("cta", "cluster"),
   space=SPACE3, since="8.0 sm_90", req={"sem=relaxed": "8.0 sm_90"}, check=SS2)
 F("mbarrier.complete_tx{.sem}{.scope}{.space}.b64 [addr], txCount", sem=("relaxed",), scope=("cta", "cluster"),

@@ -137,7 +137,8 @@ F("st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar]"
   excl=[("sem", "scope")], family="async")
 F("st.async{.mmio}.sem.scope{.ss}.type [a], b", sem=("release",), scope=("gpu", "sys"), ss=("global",),
   type=("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"),
-  since="8.7 sm_100", family="async")
+  since="8.7 sm_100", family="async",
+  check=[(lambda v: not v.get("mmio") or v["scope"] == "sys", ".mmio goes with .sys (ptxas 13.5)")])
 F("st.bulk{.weak}{.shared::cta} [a], size, initval", ops={"size": "ri u64", "initval": "imm b64"},
   since="8.6 sm_100", note="initval must be 0")
 
