@@ -1,0 +1,96 @@
+"""PTX ISA 9.1-9.5: the forms an H200 runs replay its goldens bit for bit (family isa9x, recorded from
+ptxas 13.5 cubins); forms for later GPUs load but fault, naming the form and the target, where a
+kernel reaches them; .local_maxnreg loads."""
+import numpy as np
+import pytest
+
+import ptxvm
+from ptxvm.conformance import check as C
+from ptxvm.conformance import golden as G
+from ptxvm.numerics import mufu
+from ptxvm.semantics.families.integer import clmul64
+
+
+def test_isa9x_goldens_replay_bit_exact():
+    directory = G.default_dir()
+    if "isa9x" not in G.families_present(directory):
+        pytest.skip("no isa9x goldens (tools/device/build_cubins.py + record.py --cubins on a GPU)")
+    results = C.check(directory, "full", families=["isa9x"])
+    by = {}
+    for r in results:
+        by.setdefault(r.status, []).append(r.id)
+    assert set(by) == {"verified", "unsupported_sm90"}, {k: v[:3] for k, v in by.items()}
+    assert len(by["verified"]) == 10 and all(i.startswith("cvt.rn.bf16x2") for i in by["unsupported_sm90"])
+
+
+def test_clmul_small_products():
+    # (x + 1)(x + 1) = x^2 + 1 over GF(2); x^63 * x = x^64 lands in the high half
+    lo, hi = clmul64(np.array([3, 1 << 63], np.uint64), np.array([3, 2], np.uint64))
+    assert lo.tolist() == [5, 0] and hi.tolist() == [0, 1]
+    lo, hi = clmul64(np.array([2**64 - 1], np.uint64), np.array([2**64 - 1], np.uint64))
+    # (sum of x^i, i < 64)^2 = sum of x^(2i): every even bit
+    assert int(lo[0]) == 0x5555555555555555 and int(hi[0]) == 0x5555555555555555
+
+
+def test_sin_2pi_is_the_radian_table_in_turns():
+    quarter = np.array([np.float32(0.25).view(np.uint32), np.float32(0.5).view(np.uint32), 1], np.uint32)
+    s = mufu.F32_UNARY["sin.approx.ftz.2pi.f32"](quarter).view(np.float32)
+    assert s[0] == 1.0 and abs(s[1]) < 1e-6 and s[2] == 0.0   # a subnormal argument reads as zero
+
+
+PROGRAM = """.version 9.5
+.target {target}
+.address_size 64
+.visible .entry k(.param .u64 p)
+{{
+  .reg .b16 %h;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  .shared .align 8 .b64 bar;
+  .reg .pred %q;
+  ld.param.u64 %rd1, [p];
+  mov.b16 %h, 0x3c3c;
+  {instr}
+  st.global.u32 [%rd1], %r1;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("target, instr, message", [
+    ("sm_100a", "cvt.rn.bf16x2.e5m2x2 %r1, %h;", r"cvt\.rn\.bf16x2\.e5m2x2 needs \.target sm_100f or a later target "
+                                                  r"of its family: ptxvm runs kernels as an H200 \(sm_90a\)"),
+    ("sm_100a", "mov.u32 %r1, %locality_domain_id;", r"special register %locality_domain_id needs sm_100"),
+    ("sm_90", "mbarrier.init.layout::v1.shared::cta.b64 [bar], 1;", r"init\.layout::v1, mbarrier\.check_layout\) are not modelled"),
+    ("sm_90", "mbarrier.check_layout.layout::v0.shared::cta.b64 %q, [bar];", r"check_layout\) are not modelled"),
+])
+def test_forms_beyond_the_h200_fault_by_name(target, instr, message):
+    k = ptxvm.loads(PROGRAM.format(target=target, instr=instr))["k"]   # it loads: only running it is refused
+    out = np.zeros(1, np.uint32)
+    with pytest.raises(ptxvm.KernelFault, match=message):
+        k.launch(1, 1, [out])
+    assert out[0] == 0
+
+
+def test_local_maxnreg_loads_and_runs():
+    k = ptxvm.loads(""".version 9.0
+.target sm_90
+.address_size 64
+.func f(.param .b64 a) .local_maxnreg 32
+{
+  .reg .b64 %p;
+  ld.param.b64 %p, [a];
+  st.global.u32 [%p], 42;
+  ret;
+}
+.visible .entry k(.param .u64 p) .local_maxnreg 64
+{
+  .reg .b64 %rd;
+  ld.param.u64 %rd, [p];
+  st.global.u32 [%rd], 42;
+  ret;
+}
+""")["k"]
+    out = np.zeros(1, np.uint32)
+    k.launch(1, 1, [out])
+    assert out[0] == 42
