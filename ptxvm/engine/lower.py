@@ -334,6 +334,8 @@ class Lowerer:
             if known is not None and known.min_sm > 90:
                 raise LoweringError(f"special register {reg.name} needs sm_{known.min_sm} or later: ptxvm runs "
                                     f"kernels as an H200 ({ENGINE_TARGET}), which does not have it")
+            if known is not None:
+                raise LoweringError(f"special register {reg.name} is not modelled by ptxvm ({known.note or 'no value'})")
             raise LoweringError(f"undeclared register {name}")
         return sym
 

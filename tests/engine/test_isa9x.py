@@ -72,6 +72,23 @@ def test_forms_beyond_the_h200_fault_by_name(target, instr, message):
     assert out[0] == 0
 
 
+def test_per_cta_memory_registers_are_refused_by_name():
+    k = ptxvm.loads(""".version 9.4
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p) .minperctamemory 256
+{
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  mov.u64 %rd2, %perctamemoryoffset;
+  st.global.u64 [%rd1], %rd2;
+  ret;
+}
+""")["k"]
+    with pytest.raises(ptxvm.KernelFault, match="special register %perctamemoryoffset is not modelled"):
+        k.launch(1, 1, [np.zeros(1, np.uint64)])
+
+
 def test_local_maxnreg_loads_and_runs():
     k = ptxvm.loads(""".version 9.0
 .target sm_90
