@@ -285,6 +285,18 @@ def collect(opcodes=None, limit=6):
     return insts, bad
 
 
+def _target_known(target: str) -> bool:
+    """Whether this ptxas assembles an empty kernel for `target` at .version NEWEST."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+        f.write(f".version {NEWEST}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n ret;\n}}\n")
+        path = f.name
+    try:
+        r = subprocess.run([PTXAS, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    return r.returncode == 0
+
+
 def probe(opcodes=None, limit=6, versions=True, targets=True):
     """Yield (kind, instance text, message) for every disagreement with ptxas."""
     insts, bad = collect(opcodes, limit)
@@ -321,6 +333,8 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
     if targets:
         first: dict[int, str] = {}
         for target in LADDER:
+            if not _target_known(target):
+                continue  # a target this ptxas does not know (13.5: sm_101a is gone, renamed sm_110a)
             errs = assemble([i.text for i in valid], NEWEST, target)
             for idx in range(len(valid)):
                 if idx not in first and idx not in errs:
@@ -330,6 +344,8 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
             got = first.get(idx)
             if ours.sm < 75 and got == "sm_75":
                 continue
+            if got is None and ours.target not in LADDER:
+                continue  # only a target beyond the ladder takes it (sm_107f): as the table says
             if ours.suffix == "f" and ours.target not in LADDER and got == f"sm_{ours.sm}a":
                 continue
             if got != ours.target and not (got and ours.target not in LADDER and

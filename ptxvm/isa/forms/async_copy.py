@@ -177,6 +177,13 @@ F("tensormap.cp_fenceproxy.cp_qualifiers.fence_qualifiers.sync.aligned [dst], [s
   fence_qualifiers=tuple(f"tensormap::generic.release.{s}" for s in ("cta", "cluster", "gpu", "sys")),
   ops={"size": "imm u32"}, since="8.3 sm_90", note="size must be 128", family="sync")
 
+# ------------------------------------------------------------------ fabric (PTX 9.3, sm_100)
+# verification only (the operations that move data, fabric.try_*, are not in the table yet)
+F("fabric.submit{.op_restrict::fetching}", since="9.3 sm_100", nodst=True)
+F("fabric.submit.commit_group", since="9.5 sm_100")
+F("fabric.wait.sync_restrict::reads", since="9.3 sm_100", deprecated="PTX 9.5: use .sync_restrict::read N")
+F("fabric.wait.sync_restrict::read N", ops={"N": "imm u32"}, since="9.5 sm_100")
+
 # ------------------------------------------------------------------ clusterlaunchcontrol (PTX 8.6, sm_100)
 F("clusterlaunchcontrol.try_cancel.async{.space}.completion_mechanism{.multicast::cluster::all}.b128 [addr], [mbar]",
   space=("shared::cta",), completion_mechanism=(CB,), since="8.6 sm_100",

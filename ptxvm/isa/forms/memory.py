@@ -150,6 +150,9 @@ F("prefetchu.L1 [a]", since="2.0 sm_20")
 F("prefetch{.tensormap_space}.tensormap [a]", tensormap_space=("const", "param"), since="8.0 sm_90")
 F("applypriority{.global}.level::eviction_priority [a], size", **{"level::eviction_priority": ("L2::evict_normal",)},
   ops={"size": "imm u64"}, since="7.4 sm_80", note="size must be 128")
+F("applypriority.async.bulk.global.bulk_group.level::eviction_priority [a], size",
+  **{"level::eviction_priority": ("L2::evict_normal",)}, ops={"size": "ri u32"}, since="9.4 sm_107f",
+  note="ptxas 13.5 takes it on sm_107a/f only")
 F("discard{.global}.level [a], size", level=("L2",), ops={"size": "imm u64"}, since="7.4 sm_80",
   note="size must be 128; the line's contents become undefined", undefined="memory contents after discard")
 PRI = {"level::primary_priority": ("L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"),
