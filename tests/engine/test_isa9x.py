@@ -111,3 +111,19 @@ def test_local_maxnreg_loads_and_runs():
     out = np.zeros(1, np.uint32)
     k.launch(1, 1, [out])
     assert out[0] == 42
+
+
+@pytest.mark.parametrize("golden", ["tensormap_alloc_class.npz", "tensormap_alloc_class_ones.npz"])
+def test_tensormap_alloc_class_as_the_h200(golden):
+    """tensormap.replace .alloc_large/.alloc_small/.alloc_same and tensormap.query.alloc_class_large
+    (PTX 9.5) on ten maps, against the H200 (tools/device/tensormap_alloc_probe.py): the class is bit
+    21 of the word at byte 8; the global-address forms write the whole address too."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    z = np.load(os.path.join(root, "tests", "goldens", "tma", golden))
+    with open(os.path.join(root, "tests", "engine", "ptx", "tensormap_alloc_class.ptx")) as f:
+        k = ptxvm.loads(f.read())["k"]
+    maps, preds = z["before"].copy(), np.zeros(10, np.uint32)
+    k.launch(1, 1, [maps, preds, np.uint64(0x7F1234567800)])
+    assert np.array_equal(preds, z["preds"])
+    assert np.array_equal(maps, z["after"])

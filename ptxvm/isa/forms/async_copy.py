@@ -172,6 +172,12 @@ F("tensormap.replace.mode.field{.ss}.b1024.type [addr], new_val", mode=("tile",)
 F("tensormap.replace.mode.field{.ss}.b1024.type [addr], ord, new_val", mode=("tile",),
   field=("box_dim", "global_dim", "global_stride", "element_stride"), ss=TMS, type=("b32", "b64"),
   ops={"ord": "imm u32"}, since="8.3 sm_90a", check=TMCHK)
+# PTX 9.5: the map's allocation class (.alloc_same only with a new global address)
+F("tensormap.replace.mode.field.alloc{.ss}.b1024.type [addr], new_val", mode=("tile",), field=("global_address",),
+  alloc=("alloc_large", "alloc_small", "alloc_same"), ss=TMS, type=("b64",), since="9.5 sm_90a")
+F("tensormap.replace.mode.alloc{.ss}.b1024 [addr]", mode=("tile",), alloc=("alloc_large", "alloc_small"), ss=TMS,
+  since="9.5 sm_90a")
+F("tensormap.query.alloc_class_large{.ss}.b1024 p, [addr]", ss=TMS, ops={"p": "pred"}, since="9.5 sm_90a")
 F("tensormap.cp_fenceproxy.cp_qualifiers.fence_qualifiers.sync.aligned [dst], [src], size",
   cp_qualifiers=("global.shared::cta",),
   fence_qualifiers=tuple(f"tensormap::generic.release.{s}" for s in ("cta", "cluster", "gpu", "sys")),
