@@ -1,13 +1,15 @@
 """Forms PTX ISA 9.1-9.5 added that an sm_90 GPU runs: sin/cos .approx.ftz.2pi (9.5, argument in
 turns), clmad.lo/.hi (9.3, carry-less multiply-add), fence.alias.sync_restrict::read (9.5) and
-cp.async.bulk.wait_group.sync_restrict::proxy::async (9.5); and the 9.2 cvt forms to bf16x2 that
-need the sm_100 family (sm_90 refuses them: their cases record the refusal).
+cp.async.bulk.wait_group.sync_restrict::proxy::async (9.5), the tensor-map allocation class
+(tensormap.replace .alloc_*, tensormap.query.alloc_class_large: 9.5, sm_90a); and the 9.2 cvt forms to
+bf16x2 that need the sm_100 family (sm_90 refuses them: their cases record the refusal).
 
 The H200's driver (CUDA 13.0) JIT-compiles PTX up to ISA 9.0 only: these cases are recorded from
 cubins that ptxas 13.5 builds (tools/device/build_cubins.py, tools/device/record.py --cubins)."""
 from __future__ import annotations
 
 from ._helpers import case, mark_ci
+from ..case import Memory
 from .. import inputs as I
 from .bulk import GROUP, READ_GLOBAL, bulk_case
 from .sync import CTA, KEY, SHARED, exchange
@@ -40,4 +42,46 @@ def cases():
         C.append(case(F, f"cvt.rn.bf16x2.{src}", "d:bf16x2", a, I.key("exh16", "e5m2x2"),
                       version="9.2", expect_reject=SM100F))
     assert GROUP  # (the bulk cases' commit/wait pair; the case above spells its own wait)
+    C += tensormap_alloc_cases()
     return mark_ci(C, key=lambda c: c.instruction)
+
+
+RAW_LANES = 64
+REGS = "  .reg .pred %q<4>;\n  .reg .b32 %s<16>;\n  .reg .b64 %e<16>;"
+LANE_MAP = "mul.wide.u32 %e0, %t_idx, 128;\nadd.s64 %e0, {m}, %e0;\n"
+QUERY = "selp.u32 {d0}, 1, 0, %q0;"
+SHARED_MAP = ("mov.u32 %s0, %tid.x;\nshl.b32 %s5, %s0, 7;\nmov.u32 %s6, sh_maps;\nadd.u32 %s5, %s5, %s6;\n")
+COPY_OUT = ("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+            "[%e0], [%s5], 128;\n")
+
+
+def tensormap_alloc_cases():
+    """The allocation class of a tensor map (PTX 9.5, sm_90a): each lane edits its own 128 random
+    bytes of m (or a zeroed map in shared memory, copied out), then queries the class; m and the
+    predicate are the result."""
+    C = []
+    M = Memory("m", "u32", RAW_LANES * 32)
+    Z = Memory("m", "u32", RAW_LANES * 32, "zero")
+    kw = dict(version="9.5", target="sm_90a", block=RAW_LANES, truncatable=False)
+    key = I.key("unary", "u32", arg=RAW_LANES)
+    addr = "cvt.u64.u32 %e2, {a};\nshl.b64 %e2, %e2, 4;\nor.b64 %e2, %e2, 0x7f0000000000;\n"
+    query_g = "tensormap.query.alloc_class_large.global.b1024 %q0, [%e0];\n"
+    for alloc in ("alloc_large", "alloc_small", "alloc_same"):
+        sp = f"tensormap.replace.tile.global_address.{alloc}.global.b1024.b64"
+        C.append(case(F, sp, "d0:u32", "a:u32", key, memory=(M,), asm=LANE_MAP + addr + f"{sp} [%e0], %e2;\n"
+                      + query_g + QUERY, variant="bits", decls=REGS, **kw))
+    for alloc in ("alloc_large", "alloc_small"):
+        sp = f"tensormap.replace.tile.{alloc}.global.b1024"
+        C.append(case(F, sp, "d0:u32", "a:u32", key, memory=(M,), asm=LANE_MAP + f"{sp} [%e0];\n" + query_g + QUERY,
+                      variant="bits", decls=REGS, **kw))
+        sp = f"tensormap.replace.tile.{alloc}.shared::cta.b1024"
+        zero = "".join(f"st.shared.v4.u32 [%s5+{16 * k}], {{{{%s6, %s6, %s6, %s6}}}};\n" for k in range(8))
+        C.append(case(F, sp, "d0:u32", "a:u32", key, memory=(Z,),
+                      asm=LANE_MAP + SHARED_MAP + "mov.u32 %s6, 0;\n" + zero + f"{sp} [%s5];\n"
+                      # (ptxas 13.5 refuses a 32-bit register address here: "Arguments mismatch for 'mov'")
+                      + "cvt.u64.u32 %e5, %s5;\ntensormap.query.alloc_class_large.shared::cta.b1024 %q0, [%e5];\n"
+                      + COPY_OUT + QUERY,
+                      variant="bits", decls="  .shared .align 128 .b8 sh_maps[8192];\n" + REGS, **kw))
+    C.append(case(F, "tensormap.query.alloc_class_large.global.b1024", "d0:u32", "a:u32", key, memory=(M,),
+                  asm=LANE_MAP + query_g + QUERY, variant="random_maps", decls=REGS, **kw))
+    return C
