@@ -1,7 +1,8 @@
 """Forms PTX ISA 9.1-9.5 added that an sm_90 GPU runs: sin/cos .approx.ftz.2pi (9.5, argument in
 turns), clmad.lo/.hi (9.3, carry-less multiply-add), fence.alias.sync_restrict::read (9.5) and
 cp.async.bulk.wait_group.sync_restrict::proxy::async (9.5), the tensor-map allocation class
-(tensormap.replace .alloc_*, tensormap.query.alloc_class_large: 9.5, sm_90a); and the 9.2 cvt forms to
+(tensormap.replace .alloc_*, tensormap.query.alloc_class_large: 9.5, sm_90a), ld .proxy::readonly (9.4)
+and cp.async.bulk .ignore_oob (9.2); and the 9.2 cvt forms to
 bf16x2 that need the sm_100 family (sm_90 refuses them: their cases record the refusal).
 
 The H200's driver (CUDA 13.0) JIT-compiles PTX up to ISA 9.0 only: these cases are recorded from
@@ -11,7 +12,7 @@ from __future__ import annotations
 from ._helpers import case, mark_ci
 from ..case import Memory
 from .. import inputs as I
-from .bulk import GROUP, READ_GLOBAL, bulk_case
+from .bulk import DECLS, GROUP, MEMS, READ_DST, READ_GLOBAL, SETUP, bulk_case, expect
 from .sync import CTA, KEY, SHARED, exchange
 
 F = "isa9x"
@@ -43,6 +44,8 @@ def cases():
                       version="9.2", expect_reject=SM100F))
     assert GROUP  # (the bulk cases' commit/wait pair; the case above spells its own wait)
     C += tensormap_alloc_cases()
+    C += readonly_proxy_cases()
+    C += ignore_oob_cases()
     return mark_ci(C, key=lambda c: c.instruction)
 
 
@@ -84,4 +87,34 @@ def tensormap_alloc_cases():
                       variant="bits", decls="  .shared .align 128 .b8 sh_maps[8192];\n" + REGS, **kw))
     C.append(case(F, "tensormap.query.alloc_class_large.global.b1024", "d0:u32", "a:u32", key, memory=(M,),
                   asm=LANE_MAP + query_g + QUERY, variant="random_maps", decls=REGS, **kw))
+    return C
+
+
+def readonly_proxy_cases():
+    """ld through the read-only proxy (PTX 9.4, sm_90): each lane loads its 16 bytes of g."""
+    C = []
+    key = I.key("unary", "u32", arg=512)
+    addr = "mul.wide.u32 %t_rd0, %t_idx, 16;\nadd.s64 %t_rd1, {g}, %t_rd0;\n"
+    for sp in ("ld.global.proxy::readonly.v4.u32", "ld.global.nc.proxy::readonly.v4.u32", "ld.proxy::readonly.v4.u32"):
+        C.append(case(F, sp, "d:u32*4", "a:u32", key, memory=MEMS[:1], asm=addr + f"{sp} {{d}}, [%t_rd1];",
+                      variant="g", version="9.4"))
+    return C
+
+
+def ignore_oob_cases():
+    """cp.async.bulk global -> shared::cta with .ignore_oob (PTX 9.2, sm_90): each lane copies its 16
+    bytes of g over its 16 bytes of shared memory (prefilled with a), ignoring L bytes on the left
+    and R on the right, and waits on its mbarrier (expecting 16 bytes) for a bounded time. The data
+    variant reads the shared bytes back; the tx variant puts 1 in word 0 if the wait completed."""
+    C = []
+    sp = "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob"
+    for left, right in ((0, 0), (4, 0), (0, 4), (3, 5), (15, 0), (8, 8)):
+        for what in ("data", "tx"):
+            body = (SETUP + expect(16) + f"{sp} [%t_r2], [%t_rd1], 16, {left}, {right}, [%t_r3];\n"
+                    "mov.u32 %t_cy, 0;\n$L_w:\nmbarrier.try_wait.parity.shared::cta.b64 %t_p, [%t_r3], 0;\n"
+                    "@%t_p bra $L_ok;\nadd.u32 %t_cy, %t_cy, 1;\nsetp.lt.u32 %t_p, %t_cy, 20000;\n"
+                    "@%t_p bra $L_w;\nmov.u32 %t_cy, 0;\nbra $L_end;\n$L_ok:\nmov.u32 %t_cy, 1;\n$L_end:\n"
+                    + ("st.shared.u32 [%t_r2], %t_cy;\n" if what == "tx" else "") + READ_DST)
+            C.append(case(F, sp, "d:u32*4", "a:u32", I.key("unary", "u32", arg=512), memory=MEMS, decls=DECLS,
+                          asm=body, variant=f"{what}_{left}_{right}", version="9.2"))
     return C

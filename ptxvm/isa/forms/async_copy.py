@@ -29,6 +29,11 @@ F("cp.async.mbarrier.arrive{.noinc}{.state}.b64 [addr]", since="7.0 sm_80", req=
 CB = "mbarrier::complete_tx::bytes"
 F("cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar]{, cache-policy}",
   dst=("shared::cta",), src=("global",), completion_mechanism=(CB,), since="8.6 sm_90", orule=CP)
+# PTX 9.2: ignoreBytesLeft / ignoreBytesRight (0..15) bytes at the ends of the copy are not copied
+F("cp.async.bulk.dst.src.completion_mechanism.ignore_oob{.level::cache_hint} [dstMem], [srcMem], size, "
+  "ignoreBytesLeft, ignoreBytesRight, [mbar]{, cache-policy}", dst=("shared::cta",), src=("global",),
+  completion_mechanism=(CB,), ops={"ignoreBytesLeft": "ri u32", "ignoreBytesRight": "ri u32"}, since="9.2 sm_90",
+  orule=CP, note="ignoreBytesLeft and ignoreBytesRight are 0..15")
 F("cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar]"
   "{, ctaMask}{, cache-policy}", dst=("shared::cluster",), src=("global",), completion_mechanism=(CB,),
   multicast=("multicast::cluster",), since="8.0 sm_90", req={"level::cache_hint": "8.0 sm_90"}, orule=CP + [

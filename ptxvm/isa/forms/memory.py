@@ -112,6 +112,11 @@ F("ld.global{.cop}.nc{.level1::eviction_priority}{.level2::eviction_priority}{.l
   check=VECCHK, orule=CP,
   req=_req("level::cache_hint", "level::prefetch_size", "level1::eviction_priority", "level2::eviction_priority",
            "type", "vec"))
+# PTX 9.4 (sm_90): a (weak) or .nc load from global memory through the read-only proxy; ptxas 13.5
+# takes it without .weak written, cache operators, eviction priorities, .volatile, .relaxed/.acquire, .shared
+F("ld{.ss}.proxy::readonly{.vec}.type d, [a]", ss=("global",), relaxed=True, since="9.4 sm_90",
+  check=VEC128)
+F("ld.global.nc.proxy::readonly{.vec}.type d, [a]", relaxed=True, since="9.4 sm_90", check=VEC128)
 F("ldu{.ss}{.vec}.type d, [a]", ss=("global",), vec=("v2", "v4"), relaxed=True, since="2.0 sm_20",
   check=VEC128, req=_req("type"))
 
