@@ -17,12 +17,13 @@ Functions:
   `.ptr` attributes only on kernel parameters;
 - performance directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`, cluster directives)
   only on `.entry`; `.maxntid` and `.reqntid` exclude each other; sizes are 1 to 3 positive
-  integers; cluster directives need sm_90;
+  integers; cluster directives need sm_90; `.local_maxnreg` (PTX 8.8, a positive count) on either kind;
 - a function is defined once; every declaration agrees with the definition (parameter count,
   types, alignment); an `.extern` function has no body.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from ..isa.types import TYPES, TypeKind
@@ -35,8 +36,10 @@ from .targets import requirement_text
 OPAQUE = frozenset(("texref", "samplerref", "surfref"))
 INIT_SPACES = frozenset(("global", "const"))
 ENTRY_DIRECTIVES = frozenset(("maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "explicitcluster",
-                              "reqnctapercluster", "maxclusterrank", "blocksareclusters"))
-FUNC_DIRECTIVES = frozenset(("pragma", "abi_preserve", "abi_preserve_control", "noreturn"))
+                              "reqnctapercluster", "maxclusterrank", "blocksareclusters", "minperctamemory"))
+# special registers a kernel reads only with a positive .minperctamemory (PTX 9.4; ptxas 13.5)
+PER_CTA_MEMORY = frozenset(("%perctamemoryoffset", "%perctamemorysize"))
+FUNC_DIRECTIVES = frozenset(("pragma", "abi_preserve", "abi_preserve_control", "noreturn", "local_maxnreg"))
 CLUSTER_DIRECTIVES = frozenset(("explicitcluster", "reqnctapercluster", "maxclusterrank"))
 
 
@@ -287,18 +290,36 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
                 ctx.error(dspan, f".{d.name} takes 1 to 3 integer sizes (x[, y[, z]])")
             elif any(v <= 0 for v in vals):
                 ctx.error(after, f".{d.name}: sizes must be positive, non-zero integers")
-        elif d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank"):
+        if d.name == "minperctamemory":
+            for msg in requirement_text(".minperctamemory", (9, 4), 80, ctx):
+                ctx.error(dspan, msg)
+            vals = _ints(ctx, d)
+            if vals is None or len(vals) != 1 or vals[0] < 0:
+                ctx.error(dspan, ".minperctamemory takes one non-negative integer (bytes)")
+        if d.name == "local_maxnreg":
+            for msg in requirement_text(".local_maxnreg", (8, 8), 0, ctx):
+                ctx.error(dspan, msg)
+        if d.name in ("minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank", "local_maxnreg"):
             vals = _ints(ctx, d)
             if vals is None or len(vals) != 1:
                 ctx.error(dspan, f".{d.name} takes one integer")
             elif vals[0] == 0 and d.name == "maxnreg":  # ptxas 13.0 and 13.5: at the directive
                 ctx.error(dspan, ".maxnreg: the value must be a positive, non-zero integer")
             elif vals[0] <= 0:
-                ctx.error(after, f".{d.name}: the value must be a positive integer")
+                # ptxas reports a bad .local_maxnreg on its own line, the others at the token after them
+                ctx.error(dspan if d.name == "local_maxnreg" else after,
+                          f".{d.name}: the value must be a positive integer")
         elif d.name == "explicitcluster" and d.args:
             ctx.error(dspan, ".explicitcluster takes no arguments")
     if entry:
         directive_limits(ctx, fn, {n: _ints(ctx, d) for n, d in names.items()}, names)
+    if entry and fn.body is not None:
+        reserved = names.get("minperctamemory")
+        vals = _ints(ctx, reserved) if reserved is not None else None
+        if not vals or vals[0] <= 0:
+            for instr in _reading(fn.body, PER_CTA_MEMORY):
+                ctx.error(instr.span, ".minperctamemory directive required for using special registers "
+                                      "%perctamemoryoffset and %perctamemorysize")
     if "maxntid" in names and "reqntid" in names:
         ctx.error(end_span(ctx, fn), "conflicting directives: .maxntid and .reqntid cannot both be specified")
     if "minnctapersm" in names and "maxntid" not in names and "reqntid" not in names:
@@ -310,6 +331,31 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
             ctx.error(p.span, f"'{p.name}': .ptr attributes apply to kernel parameters only")
         elif p.ptr_align is not None and not _pow2(p.ptr_align):
             ctx.error(p.span, f"'{p.name}': alignment {p.ptr_align} is not a power of two")
+
+
+def _reading(block: ast.Block, names) -> list:
+    """The instructions of `block` (nested blocks too) with a register operand named in `names`."""
+    out = []
+    for st in block.statements:
+        if isinstance(st, ast.Block):
+            out += _reading(st, names)
+        elif isinstance(st, ast.Instruction) and any(_names_in(op) & names for op in st.operands):
+            out.append(st)
+    return out
+
+
+def _names_in(node) -> set:
+    """The register names an operand mentions (vectors, addresses and pairs searched through)."""
+    if isinstance(node, ast.Register):
+        return {node.name}
+    found = set()
+    if dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            for x in (v if isinstance(v, (tuple, list)) else (v,)):
+                if dataclasses.is_dataclass(x):
+                    found |= _names_in(x)
+    return found
 
 
 _SIGNATURES: dict[tuple, tuple] = {}

@@ -32,7 +32,9 @@ def _device_line(directory: str) -> str:
                 m = json.load(f)
             d = m.get("device", {})
             devs.add(f"{d.get('gpu')} (sm_{d.get('compute_capability', '?').replace('.', '')}), driver "
-                     f"{d.get('driver_version')}, {d.get('ptxas')}, recorded {m.get('recorded_at', '?')[:10]}")
+                     f"{d.get('driver_version')}, {d.get('ptxas')}"
+                     + (f" (cubins of PTX ISA 9.1+ by ptxas {d['cubin_ptxas']})" if d.get("cubin_ptxas") else "")
+                     + f", recorded {m.get('recorded_at', '?')[:10]}")
         except Exception:  # noqa: BLE001
             continue
     return "; ".join(sorted(devs)) if devs else "no goldens recorded yet"

@@ -2,14 +2,42 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from typing import Optional
+
+
+@lru_cache(maxsize=None)
+def find() -> Optional[str]:
+    """The ptxas to ask: $PTXAS, else the CUDA 13.5 wheels' (nvidia/cu13/bin/ptxas, from
+    `pip install nvidia-cuda-nvcc`), else the one on PATH. The newest knows the newest PTX ISA."""
+    if os.environ.get("PTXAS"):
+        return os.environ["PTXAS"]
+    for base in sys.path:
+        p = os.path.join(base, "nvidia", "cu13", "bin", "ptxas")
+        if base and os.access(p, os.X_OK):
+            return p
+    return shutil.which("ptxas")
+
+
+@lru_cache(maxsize=None)
+def newest_isa() -> tuple[int, int]:
+    """The newest PTX ISA version find()'s ptxas assembles (CUDA 13.x: ISA 9.x; (0, 0) without one)."""
+    tool = find()
+    if not tool:
+        return (0, 0)
+    out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    return (int(m.group(1)) - 4, int(m.group(2))) if m and int(m.group(1)) >= 13 else (9, 0)
 
 
 def available() -> bool:
-    return shutil.which("ptxas") is not None
+    return find() is not None
 
 
 def assemble(ptx: str, arch: str = "sm_90") -> tuple[bool, str]:
@@ -18,7 +46,7 @@ def assemble(ptx: str, arch: str = "sm_90") -> tuple[bool, str]:
         src = os.path.join(d, "k.ptx")
         with open(src, "w") as f:
             f.write(ptx)
-        p = subprocess.run(["ptxas", f"-arch={arch}", src, "-o", os.path.join(d, "k.cubin")],
+        p = subprocess.run([find(), f"-arch={arch}", src, "-o", os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
         return p.returncode == 0, (p.stdout + p.stderr).replace(src, "case.ptx").strip()
 

@@ -121,6 +121,25 @@ def _read_bulk(acc, ctx, lane, addr, size):
     return acc.load(ctx, lanes, a, U8, BULK_ALIGN).reshape(-1)
 
 
+def _copy_ignoring_ends(ctx, lane, src_acc, src, dst_acc, dst, size, left, right):
+    """cp.async.bulk .ignore_oob: the first `left` and last `right` source bytes may lie out of
+    bounds. An H200 copies all `size` bytes when they are readable (measured); when the ends are not,
+    the middle bytes are copied and the ignored destination bytes are left as they were."""
+    if not 0 <= left <= 15 or not 0 <= right <= 15:
+        raise Fault(f"cp.async.bulk .ignore_oob: ignored bytes {left}, {right} outside 0..15", lane)
+    if not size:
+        return
+    try:
+        _write_bulk(dst_acc, ctx, lane, dst, _read_bulk(src_acc, ctx, lane, src, size))
+        return
+    except AccessFault:
+        pass
+    lanes = np.array([lane])
+    for k in range(left, size - right):   # byte by byte: the ends of the range are unaligned
+        b = src_acc.load(ctx, lanes, np.array([src + k], np.uint64), U8)
+        dst_acc.store(ctx, lanes, np.array([dst + k], np.uint64), b, U8)
+
+
 def _write_bulk(acc, ctx, lane, addr, data):
     pieces = data.size // BULK_ALIGN
     lanes = np.full(pieces, lane)
@@ -247,6 +266,11 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
     dst_acc, dst_of = _address(lowerer, ops[0], scope, dst_space)
     src_acc, src_of = _address(lowerer, ops[1], scope, src_space)
     size_of = lowerer.reader(ops[2], "u32", scope)
+    # .ignore_oob (PTX 9.2): ignoreBytesLeft / ignoreBytesRight come before the mbarrier
+    ignore = "ignore_oob" in mods
+    if ignore:
+        left_of, right_of = lowerer.reader(ops[3], "u32", scope), lowerer.reader(ops[4], "u32", scope)
+        ops = ops[:3] + ops[5:]
     mbar = "mbarrier::complete_tx::bytes" in mods
     multicast = "multicast::cluster" in mods
     bar_acc = bar_of = mask_of = None
@@ -269,6 +293,8 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
         size = _lane_values(size_of, ctx, lanes, group, np.int64)
         bar = _lane_values(bar_of, ctx, lanes, group) if mbar else None
         masks = _lane_values(mask_of, ctx, lanes, group, np.int64) if multicast else None
+        if ignore:
+            ends = (_lane_values(left_of, ctx, lanes, group, np.int64), _lane_values(right_of, ctx, lanes, group, np.int64))
         for i in range(group.size):  # lane order: bulk copies are issued by one thread or few
             lane = group[i:i + 1]
             s = int(size[i])
@@ -278,6 +304,12 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
                 if int(a) % BULK_ALIGN:
                     raise Fault(f"cp.async.bulk {what} address is not 16-byte aligned", int(lane[0]), int(a))
             try:
+                if ignore:   # the H200 copies all of an in-bounds range (tests/goldens: isa9x ignore_oob)
+                    _copy_ignoring_ends(ctx, int(lane[0]), src_acc, int(src[i]), dst_acc, int(dst[i]), s,
+                                        int(ends[0][i]), int(ends[1][i]))
+                    view, idx = _words(bar_acc, ctx, lane, np.array([int(bar[i])], dtype=np.uint64))
+                    MB.update(view, idx, complete_tx=s)   # the whole size (measured)
+                    continue
                 data = _read_bulk(src_acc, ctx, int(lane[0]), int(src[i]), s) if s else np.zeros(0, np.uint8)
                 if multicast:
                     ranks = [r for r in range(16) if int(masks[i]) >> r & 1]
@@ -349,6 +381,11 @@ def lower_cp_reduce_async_bulk(lowerer, instr, m, scope):
     dst_acc, dst_of = _address(lowerer, ops[0], scope, dst_space)
     src_acc, src_of = _address(lowerer, ops[1], scope, src_space)
     size_of = lowerer.reader(ops[2], "u32", scope)
+    # .ignore_oob (PTX 9.2): ignoreBytesLeft / ignoreBytesRight come before the mbarrier
+    ignore = "ignore_oob" in mods
+    if ignore:
+        left_of, right_of = lowerer.reader(ops[3], "u32", scope), lowerer.reader(ops[4], "u32", scope)
+        ops = ops[:3] + ops[5:]
     mbar = "mbarrier::complete_tx::bytes" in mods
     bar_acc = bar_of = None
     if mbar:
@@ -405,9 +442,15 @@ def _mbar_space(mods):
     return None
 
 
+MBARRIER_LAYOUT = ("the mbarrier layouts of PTX ISA 9.3 (mbarrier.init.layout::v1, mbarrier.check_layout) are not "
+                   "modelled: the H200's in-memory layout::v1 format has not been measured")
+
+
 def lower_mbarrier(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     kind = mods[0]
+    if kind == "check_layout" or "layout::v1" in mods:
+        raise LoweringError(MBARRIER_LAYOUT)
     space = _mbar_space(mods)
     ops = list(instr.operands)
     if kind == "pending_count":
@@ -585,6 +628,9 @@ def lower_nanosleep(lowerer, instr, m, scope):
 def lower_no_effect(lowerer, instr, m, scope):
     return [Op(lambda ctx, lanes: None)]
 
+
+# forms the lowering refuses by name (dispatch.ENGINE_REFUSES)
+REFUSES = {"mbarrier": (frozenset({"check_layout"}), frozenset({"layout::v1"}))}
 
 LOWERINGS = {
     "cp": lower_cp,

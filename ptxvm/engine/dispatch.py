@@ -22,7 +22,7 @@ ENGINE_LOWERINGS = {
 }
 
 # forms a lowering refuses by name: opcode -> sets of modifiers that, all present, make it refuse
-ENGINE_REFUSES = {**wgmma_ops.REFUSES, "multimem": (frozenset(),)}
+ENGINE_REFUSES = {**wgmma_ops.REFUSES, **async_ops.REFUSES, "multimem": (frozenset(),)}
 # why, where a whole opcode is refused (the coverage table says it)
 REFUSAL_REASONS = {"multimem": "needs a multicast object (NVLink multicast memory), which ptxvm does not model"}
 

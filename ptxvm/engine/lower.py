@@ -25,6 +25,7 @@ from ..syntax.constexpr import evaluate
 from .layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
                      var_size, vector_register)
 from .machine import Context, Fault, Op
+from ..isa.sregs import SREGS
 from .operands import (LoweringError, UnresolvedReference, constant_reader, literal, register_reader, register_writer,
                        sink_writer)
 
@@ -398,6 +399,12 @@ class Lowerer:
 
             if sregs.is_special(reg.name):
                 return Symbol(name, "sreg", sregs.type_of(reg.name))
+            known = SREGS.get(reg.name)
+            if known is not None and known.min_sm > 90:
+                raise LoweringError(f"special register {reg.name} needs sm_{known.min_sm} or later: ptxvm runs "
+                                    f"kernels as an H200 ({ENGINE_TARGET}), which does not have it")
+            if known is not None:
+                raise LoweringError(f"special register {reg.name} is not modelled by ptxvm ({known.note or 'no value'})")
             raise LoweringError(f"undeclared register {name}")
         return sym
 
@@ -497,6 +504,8 @@ class Lowerer:
                 if instr.opcode not in dispatch.ENGINE_LOWERINGS:
                     raise
                 m = None  # the verifier vouches for the spelling; the engine reads the modifiers
+            if m is not None:
+                _refuse_beyond_sm90(m)
             ops = dispatch.lower(self, instr, m, scope)
         except UnresolvedReference as e:  # a kernel that reaches it faults; one that does not runs
             ops = [_faulting(str(e))] * (2 if instr.opcode == "call" else 1)
@@ -654,6 +663,20 @@ def _alu_runner(fn, readers, writers):
             w(ctx, lanes, v)
 
     return run
+
+
+ENGINE_TARGET = "sm_90a"  # what the virtual GPU is: an H200
+
+
+def _refuse_beyond_sm90(m) -> None:
+    """Forms that PTX ISA 9.1+ added for later GPUs (the sm_100 family, sm_120, ...) verify against
+    their module's target, but an H200 has no such instruction: a kernel that reaches one faults
+    with a message naming the form and the target it needs (as the driver would refuse its cubin)."""
+    req = m.requirement
+    if tuple(req.ptx) > (9, 0) and req.problems((9, 5), ENGINE_TARGET):
+        kind = {"a": " (architecture-specific)", "f": " or a later target of its family"}.get(req.suffix, " or later")
+        raise LoweringError(f"{m.name} needs .target {req.target}{kind}: ptxvm runs kernels as an H200 "
+                            f"({ENGINE_TARGET}), which does not have it")
 
 
 def _unsupported(message: str) -> Op:

@@ -8,7 +8,9 @@ All fields little-endian, dimensions innermost first:
     8   u32  bits 0-3 mode (0 tile, 1 im2col), 4-6 rank - 1, 7-10 element type (tensormap.replace's
              elemtype numbering, tf32 stored as f32 / f32_ftz with bit 16 set), 11-12 interleave,
              13-14 swizzle (tensormap.replace also writes the value's bit 2 to bit 22),
-             15 float OOB fill (NaN), 17-18 L2 promotion
+             15 float OOB fill (NaN), 17-18 L2 promotion, 21 allocation class large (PTX 9.5
+             tensormap.replace .alloc_large sets it, .alloc_small clears it; tensormap.query
+             .alloc_class_large reads it: measured on the H200)
     12  u32  x4  byte stride of dimensions 1..4, >> 4: bits 0-31 (bits 32-35 in the nibbles of 28)
     28  u32  bits 4i..4i+3: bits 32-35 of stride i (tensormap.replace .global_stride ordinal 4
              writes the low 32 bits of its value over this whole word, then bits 32-35 to bits 16-19)
@@ -55,6 +57,7 @@ class Word:
 MODE, RANK, ELEMTYPE, INTERLEAVE, SWIZZLE, FILL, L2 = (Word(8, 0, 4), Word(8, 4, 3), Word(8, 7, 4), Word(8, 11, 2),
                                                       Word(8, 13, 2), Word(8, 15, 1), Word(8, 17, 2))
 TF32, SWIZZLE_HI = Word(8, 16, 1), Word(8, 22, 1)
+ALLOC_LARGE = Word(8, 21, 1)
 TF32_AS = {"tf32": "f32", "tf32_ftz": "f32_ftz"}
 
 

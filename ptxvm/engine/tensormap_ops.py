@@ -1,5 +1,5 @@
-"""Editing tensor maps in memory (ISA 9.7.9.27, sm_90a): tensormap.replace and
-tensormap.cp_fenceproxy.
+"""Editing tensor maps in memory (ISA 9.7.9.27, sm_90a): tensormap.replace, tensormap.query
+(PTX 9.5: the allocation class) and tensormap.cp_fenceproxy.
 
 tensormap.replace writes one field of the 128-byte map at [addr] (global or shared::cta memory),
 in the driver's encoding (tensor_map_layout.py): the value goes in as the map stores it (a
@@ -76,9 +76,15 @@ def _put(acc, ctx, group, addr, word: L.Word, value) -> None:
     acc.store(ctx, group, a, ((w & ~mask) | v).astype(np.uint32), U32)
 
 
+ALLOC = {"alloc_large": 1, "alloc_small": 0}   # .alloc_same keeps the bit
+
+
 def lower_replace(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     field = next((f for f in FIELDS if f in mods), None)
+    alloc = next((ALLOC[a] for a in ALLOC if a in mods), None)
+    if field is None and alloc is not None and "tile" in mods:
+        return lower_alloc_class(lowerer, instr, mods, scope, alloc)
     if field is None or "tile" not in mods:
         raise LoweringError("tensormap.replace needs .tile and one field")
     ops = list(instr.operands)
@@ -97,6 +103,8 @@ def lower_replace(lowerer, instr, m, scope):
         _check_aligned(addr, group, name)
         new = how(_lane_values(value_of, ctx, lanes, group, np.uint64 if wide else np.int64))
         try:
+            if alloc is not None:   # .global_address with .alloc_large / .alloc_small (PTX 9.5)
+                _put(acc, ctx, group, addr, L.ALLOC_LARGE, np.full(group.size, alloc, np.uint64))
             if isinstance(where, str):
                 for word, v in L.replace_parts(where, ord_, np.asarray(new).astype(np.uint64)):
                     _put(acc, ctx, group, addr, word, v)
@@ -108,6 +116,57 @@ def lower_replace(lowerer, instr, m, scope):
                 acc.store(ctx, group, addr + np.uint64(off), np.asarray(new).astype(dt), dt)
         except AccessFault as e:
             raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_alloc_class(lowerer, instr, mods, scope, large: int):
+    """tensormap.replace.tile.alloc_large / .alloc_small{.ss}.b1024 [addr] (PTX 9.5): sets or clears
+    the map's allocation-class bit, nothing else."""
+    acc, addr_of = _address(lowerer, instr.operands[0], scope, _space_in(mods, "global", "shared::cta"))
+    name = ".".join(("tensormap",) + tuple(mods))
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        if group.size == 0:
+            return
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        _check_aligned(addr, group, name)
+        try:
+            _put(acc, ctx, group, addr, L.ALLOC_LARGE, np.full(group.size, large, np.uint64))
+        except AccessFault as e:
+            raise _fault(e, group) from None
+
+    return [Op(run, side_effects=True)]
+
+
+def lower_query(lowerer, instr, m, scope):
+    """tensormap.query.alloc_class_large{.ss}.b1024 p, [addr] (PTX 9.5): p = the map's
+    allocation-class bit."""
+    mods = _mods(instr, m)
+    if "alloc_class_large" not in mods:
+        raise LoweringError(f"tensormap.{'.'.join(mods)} is not supported")
+    dst = lowerer.writer(instr.operands[0], "pred", scope)
+    acc, addr_of = _address(lowerer, instr.operands[1], scope, _space_in(mods, "global", "shared::cta"))
+    name = ".".join(("tensormap",) + tuple(mods))
+    word = L.ALLOC_LARGE
+
+    def run(ctx, lanes):
+        group = ctx.lanes_or_live(lanes)
+        if group.size == 0:
+            return
+        addr = _lane_values(addr_of, ctx, lanes, group)
+        _check_aligned(addr, group, name)
+        try:
+            w = acc.load(ctx, group, addr + np.uint64(word.offset), U32)
+        except AccessFault as e:
+            raise _fault(e, group) from None
+        bit = ((w >> np.uint32(word.lo)) & np.uint32(1)).astype(bool)
+        if lanes is None and group.size != ctx.n:   # uniform mode with exited threads: whole arrays
+            full = np.zeros(ctx.n, bool)
+            full[group] = bit
+            bit = full
+        dst(ctx, lanes, bit)
 
     return [Op(run, side_effects=True)]
 
@@ -146,6 +205,8 @@ def lower(lowerer, instr, m, scope):
     mods = _mods(instr, m)
     if "replace" in mods:
         return lower_replace(lowerer, instr, m, scope)
+    if "query" in mods:
+        return lower_query(lowerer, instr, m, scope)
     if "cp_fenceproxy" in mods:
         return lower_cp_fenceproxy(lowerer, instr, m, scope)
     raise LoweringError(f"unsupported tensormap instruction .{mods[0] if mods else ''}")

@@ -81,6 +81,11 @@ _ALL = [
     _r("%aggr_smem_size", "u32", ptx=(8, 1), sm=90, scope="cta"),
     _r("%dynamic_smem_size", "u32", ptx=(4, 1), sm=20, scope="cta"),
     _r("%current_graph_exec", "u64", ptx=(8, 0), sm=50, scope="grid"),
+    _r("%perctamemoryoffset", "u64", ptx=(9, 4), sm=80, scope="cta",
+       note="the CTA's memory reserved by the kernel's .minperctamemory"),
+    _r("%perctamemorysize", "u32", ptx=(9, 4), sm=80, scope="cta"),
+    _r("%locality_domain_id", "u32", ptx=(9, 5), sm=100, scope="sm", note="the SM's locality domain"),
+    _r("%locality_domain_supplemental_sm", "u32", ptx=(9, 5), sm=100, scope="sm"),
 ]
 
 SREGS: dict[str, SpecialReg] = {r.name: r for r in _ALL}

@@ -302,10 +302,11 @@ def turns(b, xp=np):
     return _as_f64(xp, _flushed(xp, t))          # MUFU reads a subnormal t as zero
 
 
-def _sincos(b, xp, quarter: int):
+def _sincos(b, xp, quarter: int, in_turns: bool = False):
     """The table entry of |t| truncated to 25 fraction bits, `quarter` quarter turns on; the half
-    turn and (for sin) a negative t flip the sign."""
-    t = turns(b, xp)
+    turn and (for sin) a negative t flip the sign. `in_turns`: b already is t (the .2pi forms,
+    whose f32 argument goes to MUFU unscaled)."""
+    t = _as_f64(xp, _flushed(xp, _u32(xp, b))) if in_turns else turns(b, xp)
     finite = xp.isfinite(t)
     t = xp.where(finite, t, 0.0)
     k = xp.floor(xp.fmod(xp.abs(t) * 2.0 ** 25, 2.0 ** 25)).astype(xp.int64)    # exact for f32 t
@@ -325,6 +326,16 @@ def sin(b, xp=np):
 def cos(b, xp=np):
     """MUFU.COS: MUFU.SIN's table a quarter turn on (cos is even: |t| alone)."""
     return _sincos(b, xp, 1)
+
+
+def sin_turns(b, xp=np):
+    """sin.approx.ftz.2pi.f32 (PTX 9.5): MUFU.SIN on the argument itself (in turns, no FMUL)."""
+    return _sincos(b, xp, 0, in_turns=True)
+
+
+def cos_turns(b, xp=np):
+    """cos.approx.ftz.2pi.f32: MUFU.COS on the argument itself."""
+    return _sincos(b, xp, 1, in_turns=True)
 
 
 def tanh(b, xp=np):
@@ -419,6 +430,8 @@ F32_UNARY = {
     "sin.approx.f32": _canon(sin),            # FMUL.RZ keeps subnormals, MUFU.SIN flushes them
     "cos.approx.ftz.f32": _canon(cos),
     "cos.approx.f32": _canon(cos),
+    "sin.approx.ftz.2pi.f32": _canon(sin_turns),
+    "cos.approx.ftz.2pi.f32": _canon(cos_turns),
     "tanh.approx.f32": _canon(tanh),
 }
 

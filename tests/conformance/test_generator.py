@@ -25,7 +25,9 @@ def _sample():
         if not any(c.family == fam for c in picked):
             picked.append(family_cases(fam)[0])
     picked += [c for c in cases if c.expect_reject][:1]
-    return picked
+    # cases of a PTX ISA newer than the installed ptxas knows (9.1+ needs ptxas 13.1+) are left out
+    newest = ptxas.newest_isa()
+    return [c for c in picked if tuple(int(x) for x in c.version.split(".")) <= newest]
 
 
 @pytest.mark.skipif(not ptxas.available(), reason="ptxas is not installed (CUDA toolkit absent): PTX not re-checked")

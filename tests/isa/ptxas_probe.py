@@ -28,7 +28,10 @@ from ptxvm.isa import FORMS, Kind, Match, MatchError, lookup  # noqa: E402
 from ptxvm.isa.table import build_all  # noqa: E402
 from ptxvm.isa.types import REG_TYPES, TYPES  # noqa: E402
 
-PTXAS = shutil.which("ptxas")
+from ptxvm.conformance import ptxas as _tool  # noqa: E402
+
+PTXAS = _tool.find()           # the newest ptxas found (CUDA 13.5 wheels: PTX ISA 9.5)
+NEWEST = "%d.%d" % _tool.newest_isa() if PTXAS else "9.0"   # the .version the probes assemble at
 
 # what we cannot instantiate generically (needs declarations of textures, functions, labels lists...)
 SKIP_OPCODES = {"call", "brx", "ret", "exit"}  # need callee / branch-target declarations
@@ -274,10 +277,24 @@ def collect(opcodes=None, limit=6):
             if isinstance(m, MatchError):
                 bad.append(("nomatch", ".".join((form.opcode,) + mods), m.message))
                 continue
+            if tuple(m.requirement.ptx) > tuple(int(x) for x in NEWEST.split(".")):
+                continue  # newer than this ptxas knows (tests say which ptxas they need)
             inst = instance(m)
             if inst is not None:
                 insts.append(inst)
     return insts, bad
+
+
+def _target_known(target: str) -> bool:
+    """Whether this ptxas assembles an empty kernel for `target` at .version NEWEST."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+        f.write(f".version {NEWEST}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n ret;\n}}\n")
+        path = f.name
+    try:
+        r = subprocess.run([PTXAS, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    return r.returncode == 0
 
 
 def probe(opcodes=None, limit=6, versions=True, targets=True):
@@ -290,7 +307,7 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
         groups.setdefault(target_for(i.match.requirement_with(i.present)), []).append(i)
     valid: list[Instance] = []
     for target, group in groups.items():
-        errs = assemble([i.text for i in group], "9.0", target)
+        errs = assemble([i.text for i in group], NEWEST, target)
         for idx, i in enumerate(group):
             if idx in errs:
                 yield ("rejected", f"{i.text}  [{target}]", "; ".join(errs[idx]))
@@ -316,7 +333,9 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
     if targets:
         first: dict[int, str] = {}
         for target in LADDER:
-            errs = assemble([i.text for i in valid], "9.0", target)
+            if not _target_known(target):
+                continue  # a target this ptxas does not know (13.5: sm_101a is gone, renamed sm_110a)
+            errs = assemble([i.text for i in valid], NEWEST, target)
             for idx in range(len(valid)):
                 if idx not in first and idx not in errs:
                     first[idx] = target
@@ -325,6 +344,8 @@ def probe(opcodes=None, limit=6, versions=True, targets=True):
             got = first.get(idx)
             if ours.sm < 75 and got == "sm_75":
                 continue
+            if got is None and ours.target not in LADDER:
+                continue  # only a target beyond the ladder takes it (sm_107f): as the table says
             if ours.suffix == "f" and ours.target not in LADDER and got == f"sm_{ours.sm}a":
                 continue
             if got != ours.target and not (got and ours.target not in LADDER and

@@ -35,7 +35,8 @@ def _f32_form(op):
     return A.f32_unary(name, ".ftz" in rest)
 
 
-@pytest.mark.parametrize("op", sorted(mufu.F32_UNARY))
+# (the .2pi forms of PTX 9.5 are not in approx.npz: the isa9x conformance goldens cover them)
+@pytest.mark.parametrize("op", sorted(k for k in mufu.F32_UNARY if ".2pi" not in k))
 def test_f32_unary(golden, op):
     x = golden["f32_inputs"]
     got = np.asarray(_f32_form(op)(x.view(np.float32))).view(np.uint32)

@@ -5,7 +5,10 @@
     python3 tools/device/record.py --all --out tests/goldens/conformance
 
 Needs python3 with NumPy and CuPy. Each case's PTX is loaded through the CUDA driver (the JIT,
-exactly as a PTX user gets it), launched, and every output copied back. Each family runs in a
+exactly as a PTX user gets it), launched, and every output copied back. With --cubins DIR, a case
+whose PTX the driver cannot JIT (ISA 9.1+ on a CUDA 13.0 driver) is loaded from the cubin that
+tools/device/build_cubins.py built for it here (DIR/<ptx sha256>.cubin, cuModuleLoadData), or
+reported with that ptxas's refusal (DIR/<sha>.log); its metadata says so ("loaded_from"). Each family runs in a
 worker process; a case that breaks the CUDA context (a sticky error) is marked failed and the
 worker restarts after it. Imports nothing of ptxvm but ptxvm.conformance (NumPy only).
 """
@@ -132,9 +135,14 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
         except Exception as e:  # noqa: BLE001  (a generator bug: report, go on)
             print(json.dumps({"done": i, "status": "generator_error", "message": repr(e)}), flush=True)
             continue
+        image, refusal = cubin_for(L.ptx, golden)
+        if refusal is not None:
+            print(json.dumps({"done": i, "status": "load_failed", "message": "ptxas refused the PTX",
+                              "ptxas": refusal, "loaded_from": "cubin"}), flush=True)
+            continue
         try:
             mod = cp.cuda.function.Module()
-            mod.load(L.ptx.encode())
+            mod.load(image if image is not None else L.ptx.encode())
             fn = mod.get_function(L.kernel)
         except Exception as e:  # noqa: BLE001
             msg = f"{e.__class__.__name__}: {e}"
@@ -175,8 +183,26 @@ def worker(family: str, start: int, tmp: str, stop: int | None = None) -> int:
         np.savez(os.path.join(tmp, f"{i}.npz"), **arrays)
         t2 = time.perf_counter()
         print(json.dumps({"done": i, "status": "recorded", "load_s": round(t1 - t0, 4),
-                          "run_s": round(t2 - t1, 4)}), flush=True)
+                          "run_s": round(t2 - t1, 4), **({"loaded_from": "cubin"} if image else {})}),
+              flush=True)
     return 0
+
+
+def cubin_for(ptx: str, golden):
+    """(cubin bytes or None, ptxas refusal text or None) for a case's PTX from RECORD_CUBINS."""
+    d = os.environ.get("RECORD_CUBINS")
+    if not d:
+        return None, None
+    sha = golden.ptx_sha(ptx)
+    p = os.path.join(d, sha + ".cubin")
+    if os.path.exists(p):
+        with open(p, "rb") as f:
+            return f.read(), None
+    p = os.path.join(d, sha + ".log")
+    if os.path.exists(p):
+        with open(p) as f:
+            return None, f.read()
+    return None, None
 
 
 TMAP_DTYPES = {"u8": "UINT8", "u16": "UINT16", "u32": "UINT32", "s32": "INT32", "u64": "UINT64", "s64": "INT64",
@@ -307,7 +333,7 @@ def record_family(family: str, out_dir: str, info: dict, limit: int | None = Non
             r = results.get(i, {"status": "not_run"})
             m = golden.case_meta(c)
             m["status"] = r["status"]
-            for k in ("message", "ptxas", "load_s", "run_s"):
+            for k in ("message", "ptxas", "load_s", "run_s", "loaded_from"):
                 if k in r:
                     m[k] = r[k]
             ptx = c.ptx()
@@ -379,6 +405,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "goldens", "conformance"))
     ap.add_argument("--limit", type=int, default=None, help="record only the first N cases per family")
     ap.add_argument("--info-only", action="store_true", help="print the device information and stop")
+    ap.add_argument("--cubins", help="load cases with ISA > 9.0 from cubins built by build_cubins.py")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--stop", type=int, default=None, help=argparse.SUPPRESS)
@@ -386,7 +413,12 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.worker:
         return worker(a.worker, a.start, a.tmp, a.stop)
+    if a.cubins:
+        os.environ["RECORD_CUBINS"] = os.path.abspath(a.cubins)  # the workers inherit it
     info = device_info()
+    if a.cubins:
+        with open(os.path.join(a.cubins, "ptxas.txt")) as f:
+            info["cubin_ptxas"] = f.read().strip()  # the ptxas (here) that built the cubins
     print(json.dumps(info, indent=1), flush=True)
     if a.info_only:
         return 0

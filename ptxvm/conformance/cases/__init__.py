@@ -6,7 +6,7 @@ from functools import lru_cache
 
 FAMILIES = ["integer", "logic", "compare", "floating", "convert", "movperm", "half", "memory", "warp", "atomic", "atomic_sm90", "matrix", "matrix_sp",
             "video", "sync", "control", "misc", "mbarrier", "bulk", "supplement", "tensor",
-            "wmma", "matrix_ext", "wgmma", "texture", "surface"]
+            "wmma", "matrix_ext", "wgmma", "texture", "surface", "isa9x"]
 
 
 @lru_cache(maxsize=None)

@@ -29,6 +29,11 @@ F("cp.async.mbarrier.arrive{.noinc}{.state}.b64 [addr]", since="7.0 sm_80", req=
 CB = "mbarrier::complete_tx::bytes"
 F("cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar]{, cache-policy}",
   dst=("shared::cta",), src=("global",), completion_mechanism=(CB,), since="8.6 sm_90", orule=CP)
+# PTX 9.2: ignoreBytesLeft / ignoreBytesRight (0..15) bytes at the ends of the copy are not copied
+F("cp.async.bulk.dst.src.completion_mechanism.ignore_oob{.level::cache_hint} [dstMem], [srcMem], size, "
+  "ignoreBytesLeft, ignoreBytesRight, [mbar]{, cache-policy}", dst=("shared::cta",), src=("global",),
+  completion_mechanism=(CB,), ops={"ignoreBytesLeft": "ri u32", "ignoreBytesRight": "ri u32"}, since="9.2 sm_90",
+  orule=CP, note="ignoreBytesLeft and ignoreBytesRight are 0..15")
 F("cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar]"
   "{, ctaMask}{, cache-policy}", dst=("shared::cluster",), src=("global",), completion_mechanism=(CB,),
   multicast=("multicast::cluster",), since="8.0 sm_90", req={"level::cache_hint": "8.0 sm_90"}, orule=CP + [
@@ -43,6 +48,7 @@ F("cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size{, cache-poli
   since="8.0 sm_90", orule=CP)
 F("cp.async.bulk.commit_group", since="8.0 sm_90")
 F("cp.async.bulk.wait_group{.read} N", since="8.0 sm_90")
+F("cp.async.bulk.wait_group.sync_restrict::proxy::async N", since="9.5 sm_90")
 
 DIM = ("1d", "2d", "3d", "4d", "5d")
 TM = {"tensorMap": "ri b64"}  # a .param/.const/.global tensor map's name or its generic address
@@ -117,7 +123,10 @@ SS2 = [(lambda v: bool(v.get("sem")) == bool(v.get("scope")), ".sem and .scope g
 SEMSC = {"sem": "8.0 sm_80", "scope": "8.0 sm_80", "scope=cluster": "8.0 sm_90", "sem=relaxed": "8.6 sm_90"}
 SPACE3 = ("shared", "shared::cta", "shared::cluster")
 F("mbarrier.init{.state}.b64 [addr], count", ops={"count": "ri u32"}, since="7.0 sm_80", req=MB)
+F("mbarrier.init.layout::v1{.state}.b64 [addr], count", ops={"count": "ri u32"}, since="9.3 sm_90")
 F("mbarrier.inval{.state}.b64 [addr]", since="7.0 sm_80", req=MB)
+F("mbarrier.check_layout.layout{.state}.b64 p, [addr]", layout=("layout::v0", "layout::v1"), ops={"p": "pred"},
+  since="9.3 sm_90")
 F("mbarrier.expect_tx{.sem}{.scope}{.space}.b64 [addr], txCount", sem=("relaxed",), scope=("cta", "cluster"),
   space=SPACE3, since="8.0 sm_90", req={"sem=relaxed": "8.0 sm_90"}, check=SS2)
 F("mbarrier.complete_tx{.sem}{.scope}{.space}.b64 [addr], txCount", sem=("relaxed",), scope=("cta", "cluster"),
@@ -168,10 +177,23 @@ F("tensormap.replace.mode.field{.ss}.b1024.type [addr], new_val", mode=("tile",)
 F("tensormap.replace.mode.field{.ss}.b1024.type [addr], ord, new_val", mode=("tile",),
   field=("box_dim", "global_dim", "global_stride", "element_stride"), ss=TMS, type=("b32", "b64"),
   ops={"ord": "imm u32"}, since="8.3 sm_90a", check=TMCHK)
+# PTX 9.5: the map's allocation class (.alloc_same only with a new global address)
+F("tensormap.replace.mode.field.alloc{.ss}.b1024.type [addr], new_val", mode=("tile",), field=("global_address",),
+  alloc=("alloc_large", "alloc_small", "alloc_same"), ss=TMS, type=("b64",), since="9.5 sm_90a")
+F("tensormap.replace.mode.alloc{.ss}.b1024 [addr]", mode=("tile",), alloc=("alloc_large", "alloc_small"), ss=TMS,
+  since="9.5 sm_90a")
+F("tensormap.query.alloc_class_large{.ss}.b1024 p, [addr]", ss=TMS, ops={"p": "pred"}, since="9.5 sm_90a")
 F("tensormap.cp_fenceproxy.cp_qualifiers.fence_qualifiers.sync.aligned [dst], [src], size",
   cp_qualifiers=("global.shared::cta",),
   fence_qualifiers=tuple(f"tensormap::generic.release.{s}" for s in ("cta", "cluster", "gpu", "sys")),
   ops={"size": "imm u32"}, since="8.3 sm_90", note="size must be 128", family="sync")
+
+# ------------------------------------------------------------------ fabric (PTX 9.3, sm_100)
+# verification only (the operations that move data, fabric.try_*, are not in the table yet)
+F("fabric.submit{.op_restrict::fetching}", since="9.3 sm_100", nodst=True)
+F("fabric.submit.commit_group", since="9.5 sm_100")
+F("fabric.wait.sync_restrict::reads", since="9.3 sm_100", deprecated="PTX 9.5: use .sync_restrict::read N")
+F("fabric.wait.sync_restrict::read N", ops={"N": "imm u32"}, since="9.5 sm_100")
 
 # ------------------------------------------------------------------ clusterlaunchcontrol (PTX 8.6, sm_100)
 F("clusterlaunchcontrol.try_cancel.async{.space}.completion_mechanism{.multicast::cluster::all}.b128 [addr], [mbar]",

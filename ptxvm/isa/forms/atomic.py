@@ -84,5 +84,7 @@ for ops_, types in ((("inc", "dec"), ("u32",)), (("min", "max"), ("u32", "s32"))
 F("red.async.sem.scope{.ss}.completion_mechanism.add.type [a], b, [mbar]", slots=RA, type=("u32", "s32", "u64"),
   since="8.1 sm_90", family="async")
 # the ISA 9.0 text lists .cluster too; ptxas 13.0: "Illegal modifier '.cluster' ... with '.release'"
-F("red.async{.mmio}.sem.scope{.ss}.add.type [a], b", slots={"sem": ("release",), "scope": ("gpu",),
-  "ss": ("global",)}, type=("u32", "s32", "u64", "s64"), since="8.7 sm_100", family="async")
+# ptxas 13.5 (not 13.0): .mmio needs .sys ("Illegal modifier '.gpu' ... with '.mmio'"); both take .sys
+F("red.async{.mmio}.sem.scope{.ss}.add.type [a], b", slots={"sem": ("release",), "scope": ("gpu", "sys"),
+  "ss": ("global",)}, type=("u32", "s32", "u64", "s64"), since="8.7 sm_100", family="async",
+  check=[(lambda v: not v.get("mmio") or v["scope"] == "sys", ".mmio goes with .sys (ptxas 13.5)")])

@@ -103,6 +103,9 @@ F("cvt.frnd3{.satfinite}.dtype.atype d, a, b", frnd3=("rz", "rp"), dtype=("ue8m0
 F("cvt.frnd3{.satfinite}.dtype.atype d, a", frnd3=("rz", "rp"), dtype=("ue8m0x2",), atype=("bf16x2",),
   ops={"d": "b16"}, since="8.6 sm_100f")
 F("cvt.rn.dtype.atype d, a", dtype=("bf16x2",), atype=("ue8m0x2",), ops={"a": "b16"}, since="8.6 sm_100f")
+# the 8/6/4-bit pairs widened to bf16x2 (PTX 9.2, the sm_100 family and sm_120a/f; CUDA 13.5's nvcc emits them)
+F("cvt.rn{.relu}.dtype.atype d, a", dtype=("bf16x2",), atype=F8X2 + F6X2, ops={"a": "b16"}, since="9.2 sm_100f")
+F("cvt.rn{.relu}.dtype.atype d, a", dtype=("bf16x2",), atype=F4X2, ops={"a": "b8"}, since="9.2 sm_100f")
 
 F("cvt.pack.sat.convertType.abType d, a, b", convertType=("u16", "s16"), abType=("s32",),
   ops={"d": "b32", "a": "=abType", "b": "=abType"}, since="6.5 sm_72")

@@ -58,5 +58,9 @@ F("rsqrt.approx.f64 d, a", since="1.4 sm_13", undefined=APPROX)
 F("rsqrt.approx.ftz.f64 d, a", since="4.0 sm_20", undefined=APPROX)
 for op in ("sin", "cos", "lg2"):
     F(f"{op}.approx{{.ftz}}.f32 d, a", since="1.0", undefined=APPROX)
+for op in ("sin", "cos"):
+    # .2pi (PTX 9.5): the argument is in turns, MUFU.SIN/COS without ptxas' FMUL by 1/2pi; .ftz required
+    F(f"{op}.approx{{.ftz}}.2pi.f32 d, a", since="9.5", undefined=APPROX,
+      check=[(lambda v: bool(v.get("ftz")), ".2pi requires .ftz (ptxas: '.ftz modifier required')")])
 F("ex2.approx{.ftz}.f32 d, a", since="1.0", undefined=APPROX)
 F("tanh.approx.type d, a", type=("f32",), since="7.0 sm_75", undefined=APPROX)

@@ -20,6 +20,9 @@ F("mad.mode.type d, a, b, c", mode=("hi", "lo"), type=INT, since="1.0")
 F("mad.hi.sat.s32 d, a, b, c", since="1.0")
 F("mad.wide.type d, a, b, c", type=("u16", "u32", "s16", "s32"), ops={"d": "=type*2", "c": "=type*2"},
   since="1.0")
+# carry-less (polynomial over GF(2)) multiply of two 64-bit values, one half of the 128-bit product
+# XORed with c (PTX 9.3; ptxas 13.5 takes .u64/.s64 only, from sm_80)
+F("clmad.mode.type d, a, b, c", mode=("lo", "hi"), type=("u64", "s64"), since="9.3 sm_80")
 F("mul24.mode.type d, a, b", mode=("hi", "lo"), type=("u32", "s32"), since="1.0")
 F("mad24.mode.type d, a, b, c", mode=("hi", "lo"), type=("u32", "s32"), since="1.0")
 F("mad24.hi.sat.s32 d, a, b, c", since="1.0")

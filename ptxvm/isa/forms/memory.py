@@ -112,6 +112,11 @@ F("ld.global{.cop}.nc{.level1::eviction_priority}{.level2::eviction_priority}{.l
   check=VECCHK, orule=CP,
   req=_req("level::cache_hint", "level::prefetch_size", "level1::eviction_priority", "level2::eviction_priority",
            "type", "vec"))
+# PTX 9.4 (sm_90): a (weak) or .nc load from global memory through the read-only proxy; ptxas 13.5
+# takes it without .weak written, cache operators, eviction priorities, .volatile, .relaxed/.acquire, .shared
+F("ld{.ss}.proxy::readonly{.vec}.type d, [a]", ss=("global",), relaxed=True, since="9.4 sm_90",
+  check=VEC128)
+F("ld.global.nc.proxy::readonly{.vec}.type d, [a]", relaxed=True, since="9.4 sm_90", check=VEC128)
 F("ldu{.ss}{.vec}.type d, [a]", ss=("global",), vec=("v2", "v4"), relaxed=True, since="2.0 sm_20",
   check=VEC128, req=_req("type"))
 
@@ -137,7 +142,8 @@ F("st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar]"
   excl=[("sem", "scope")], family="async")
 F("st.async{.mmio}.sem.scope{.ss}.type [a], b", sem=("release",), scope=("gpu", "sys"), ss=("global",),
   type=("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"),
-  since="8.7 sm_100", family="async")
+  since="8.7 sm_100", family="async",
+  check=[(lambda v: not v.get("mmio") or v["scope"] == "sys", ".mmio goes with .sys (ptxas 13.5)")])
 F("st.bulk{.weak}{.shared::cta} [a], size, initval", ops={"size": "ri u64", "initval": "imm b64"},
   since="8.6 sm_100", note="initval must be 0")
 
@@ -149,6 +155,9 @@ F("prefetchu.L1 [a]", since="2.0 sm_20")
 F("prefetch{.tensormap_space}.tensormap [a]", tensormap_space=("const", "param"), since="8.0 sm_90")
 F("applypriority{.global}.level::eviction_priority [a], size", **{"level::eviction_priority": ("L2::evict_normal",)},
   ops={"size": "imm u64"}, since="7.4 sm_80", note="size must be 128")
+F("applypriority.async.bulk.global.bulk_group.level::eviction_priority [a], size",
+  **{"level::eviction_priority": ("L2::evict_normal",)}, ops={"size": "ri u32"}, since="9.4 sm_107f",
+  note="ptxas 13.5 takes it on sm_107a/f only")
 F("discard{.global}.level [a], size", level=("L2",), ops={"size": "imm u64"}, since="7.4 sm_80",
   note="size must be 128; the line's contents become undefined", undefined="memory contents after discard")
 PRI = {"level::primary_priority": ("L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"),

@@ -29,6 +29,7 @@ F("fence{.sem}.scope", slots={"sem": ("sc", "acq_rel", "acquire", "release"),
   since="6.0 sm_70", req={"scope=cluster": "7.8 sm_90"})
 F("fence.acquire.sync_restrict::shared::cluster.cluster", since="8.6 sm_90")
 F("fence.release.sync_restrict::shared::cta.cluster", since="8.6 sm_90")
+F("fence.alias.sync_restrict::read.release.sys", since="9.5 sm_90")
 F("fence.op_restrict.release.cluster", op_restrict=("mbarrier_init",), since="8.0 sm_90")
 F("fence.proxy.proxykind", proxykind=PROXY, since="7.5 sm_70", req=PREQ)
 TP = {"to_proxykind::from_proxykind": ("tensormap::generic",), "scope": ("cta", "cluster", "gpu", "sys")}

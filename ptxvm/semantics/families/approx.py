@@ -41,9 +41,10 @@ def _fmul(a, b, ftz: bool = False):
     return np.multiply(a, b)
 
 
-def f32_unary(name: str, ftz: bool):
-    """`<name>.approx{.ftz}.f32 d, a` on float32 lanes (numerics.mufu.F32_UNARY)."""
-    spelling = f"{name}.approx{'.ftz' if ftz and name != 'tanh' else ''}.f32"
+def f32_unary(name: str, ftz: bool, turns: bool = False):
+    """`<name>.approx{.ftz}{.2pi}.f32 d, a` on float32 lanes (numerics.mufu.F32_UNARY); `turns` is
+    sin/cos .2pi (PTX 9.5), which always has .ftz."""
+    spelling = f"{name}.approx{'.ftz' if ftz and name != 'tanh' else ''}{'.2pi' if turns else ''}.f32"
     fn = mufu.F32_UNARY[spelling]
 
     @quiet

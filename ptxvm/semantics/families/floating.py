@@ -352,7 +352,7 @@ def _transcendental(name: str):
         if name == "tanh":                        # no .ftz: subnormals pass through
             return approx.f32_unary(name, False)
         legacy = word(spec, ("approx",), "mode") is None
-        return approx.f32_unary(name, flag(spec, "ftz") or legacy)
+        return approx.f32_unary(name, flag(spec, "ftz") or legacy, turns=flag(spec, "2pi"))
     factory.__name__ = name
     return factory
 

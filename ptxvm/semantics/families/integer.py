@@ -1,4 +1,4 @@
-"""Integer arithmetic (PTX ISA 9.7.1): add sub mul mad mul24 mad24 sad div rem abs neg min max.
+"""Integer arithmetic (PTX ISA 9.7.1): add sub mul mad mul24 mad24 clmad sad div rem abs neg min max.
 
 Operands arrive in the instruction type's dtype (s32 -> int32, u16x2/s16x2 -> uint32 raw bits) and
 results leave in the destination's. Arithmetic goes through the NumPy ufuncs, which wrap modulo
@@ -111,6 +111,38 @@ def mad24(spec):
     if flag(spec, "sat"):  # mad24.hi.sat.s32
         return lambda a, b, c: saturate_s32(np.add(part(a, b).astype(np.int64), c))
     return lambda a, b, c: np.add(part(a, b), c)
+
+
+def clmul64(a, b) -> tuple:
+    """The carry-less (GF(2) polynomial) product of 64-bit lanes a and b: (low, high) 64-bit halves
+    of the 127-bit result. One shift/XOR per bit of b, over whole arrays."""
+    a = np.asarray(a).view(np.uint64) if np.asarray(a).dtype.itemsize == 8 else np.asarray(a, np.uint64)
+    b = np.asarray(b).view(np.uint64) if np.asarray(b).dtype.itemsize == 8 else np.asarray(b, np.uint64)
+    a, b = np.broadcast_arrays(a, b)
+    lo = np.zeros(a.shape, np.uint64)
+    hi = np.zeros(a.shape, np.uint64)
+    for i in range(64):
+        take = ((b >> np.uint64(i)) & np.uint64(1)).astype(bool)
+        if not take.any():
+            continue
+        lo ^= np.where(take, a << np.uint64(i), np.uint64(0))
+        if i:
+            hi ^= np.where(take, a >> np.uint64(64 - i), np.uint64(0))
+    return lo, hi
+
+
+@semantic("clmad")
+def clmad(spec):
+    """clmad.{lo,hi}.{u64,s64} d, a, b, c (PTX 9.3): one 64-bit half of the carry-less product of a
+    and b, XORed with c (addition over GF(2))."""
+    half = 1 if _mode(spec) == "hi" else 0
+    dt = np.dtype(np.int64 if spec.type == "s64" else np.uint64)
+
+    def lanes(a, b, c):
+        part = clmul64(a, b)[half]
+        c = np.asarray(c).astype(dt).view(np.uint64)
+        return (part ^ c).view(dt)
+    return lanes
 
 
 @semantic("sad")

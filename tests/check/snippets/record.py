@@ -1,4 +1,5 @@
-"""Record ptxas's verdict in the first line of each snippet here (needs ptxas on PATH).
+"""Record ptxas's verdict in the first line of each snippet here (needs ptxas: the newest installed,
+the CUDA 13.5 wheels' when present, as ptxvm.conformance.ptxas.find picks it).
 
     python tests/check/snippets/record.py            # every snippet
     python tests/check/snippets/record.py a.ptx      # some
@@ -30,8 +31,15 @@ def arch_of(text: str) -> str:
     return "sm_90"
 
 
+def ptxas_tool() -> str:
+    """The newest ptxas installed (ptxvm.conformance.ptxas.find: the CUDA 13.5 wheels' first)."""
+    sys.path.insert(0, str(HERE.parents[2]))
+    from ptxvm.conformance.ptxas import find
+    return find() or "ptxas"
+
+
 def run_ptxas(path: Path, arch: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ptxas", f"-arch={arch}", path.name, "-o", "/dev/null"], cwd=path.parent,
+    return subprocess.run([ptxas_tool(), f"-arch={arch}", path.name, "-o", "/dev/null"], cwd=path.parent,
                           capture_output=True, text=True)
 
 
