@@ -42,12 +42,11 @@ XFAIL: dict[str, str] = {
                      "fma, as the ISA allows; ptxvm executes the PTX as written (docs/hardware-notes.md: 21/100 "
                      "results differ by 1 ulp, all 100 match the contracted form)",
 }
-# Files that are not a whole program by themselves: they load once linking is supported.
-NOT_LINKED = {
-    "nb_float16": "extern functions / linking: numba-cuda links its float16 operators (_ZmlRK6__halfS1__nbst, ...) "
-                  "from a separately compiled CUDA C++ shim, so this PTX declares them .extern and ptxas alone "
-                  "refuses it too (only `ptxas -c` takes it); needs ptxvm.link (issue 17, item 3)",
-}
+# Files that are not a whole program by themselves (relocatable, `ptxas -c`): they load, and their
+# kernels run once linked with what defines their .extern functions; no launch of them here.
+# (numba-cuda links its float16 operators (_ZmlRK6__halfS1__nbst, ...) from a CUDA C++ shim that
+# NVRTC compiles at run time; ptxvm.numba links it: tests/frontdoor/test_numba.py's fp16 case.)
+RELOCATABLE = {"nb_float16"}
 
 
 def test_manifest_describes_every_file():
@@ -62,8 +61,7 @@ def test_manifest_describes_every_file():
     assert sum(p.stat().st_size for p in FILES) < 2_000_000  # keep the corpus small
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=NOT_LINKED[p.stem]))
-                                  if p.stem in NOT_LINKED else p for p in FILES], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_loads_and_verifies(path):
     mod = ptxvm.load(str(path))
     for entry in MANIFEST[path.stem]["entries"]:
@@ -81,7 +79,7 @@ def test_printing_is_a_fixed_point(path):
 
 def test_every_file_has_a_launch_and_every_launch_a_golden():
     launched = {c.file for c in C.CASES}
-    assert launched == set(MANIFEST) - set(NOT_LINKED), (set(MANIFEST) - set(NOT_LINKED)) ^ launched
+    assert launched == set(MANIFEST) - RELOCATABLE, (set(MANIFEST) - RELOCATABLE) ^ launched
     for c in C.CASES:
         assert (GOLDENS / f"{c.name}.meta.json").exists(), c.name
 
@@ -194,7 +192,7 @@ def test_ptxas_13_5_assembles_every_file(tmp_path):
     refused = []
     for path in FILES:
         arch = next(t for t in parse(path.read_text(), path.name).target if t.startswith("sm_"))
-        relocatable = ["-c"] if path.stem in NOT_LINKED else []
+        relocatable = ["-c"] if path.stem in RELOCATABLE else []
         r = subprocess.run([ptxas, *relocatable, f"-arch={arch}", str(path), "-o", str(tmp_path / "x.cubin")],
                            capture_output=True, text=True)
         if r.returncode:
