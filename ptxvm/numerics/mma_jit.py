@@ -15,7 +15,6 @@ import numpy as np
 from numba import njit
 
 RN, RZ, RP = 0, 1, 2          # rounding modes the fused sums need (RP only for the overflow test)
-_NEG_INF_EXP = -(1 << 30)
 _PRE = 32                     # the spec's pre-shift (mma._PRE)
 
 
@@ -23,50 +22,26 @@ def fmt_vector(fmt) -> np.ndarray:
     return np.array([fmt.exp_bits, fmt.man_bits, fmt.pad_bits, 1 if fmt.has_inf else 0], np.int64)
 
 
-@njit(cache=True, nogil=True)
-def _decode(x, fmt, sign, sig, exp, nan, inf, zero):
-    """Decode the flat bits `x` into the flat outputs (mma.decode): value = (-1)^sign *
-    sig * 2^(exp - fraction bits); NaN and infinity get sig 0; zero marks a true zero."""
-    eb, mb, pad, has_inf = fmt[0], fmt[1], fmt[2], fmt[3]
-    width = 1 + eb + mb
-    bias = (1 << (eb - 1)) - 1
-    emask = ((1 << eb) - 1) << mb
-    mmask = (1 << mb) - 1
-    for i in range(x.size):
-        b = np.int64(x[i] >> np.uint64(pad)) & ((1 << width) - 1)
-        s = (b >> (width - 1)) & 1
-        mag = b & ((1 << (width - 1)) - 1)
-        e = (b >> mb) & ((1 << eb) - 1)
-        f = b & mmask
-        if has_inf:
-            isnan = mag > emask
-            isinf = mag == emask
-        else:
-            isnan = mag == (emask | mmask)
-            isinf = False
-        if e != 0:
-            m = f | (1 << mb)
-            ex = e - bias
-        else:
-            m = f
-            ex = 1 - bias
-        if isnan or isinf:
-            m = 0
-        sign[i] = s
-        sig[i] = m
-        exp[i] = ex
-        nan[i] = isnan
-        inf[i] = isinf
-        zero[i] = (m == 0) and not isnan and not isinf
+try:  # LLVM's count-leading-zeros (numba's own intrinsic; the binary search below if it moves)
+    from numba.cpython.unsafe.numbers import leading_zeros as _clz
+except ImportError:  # pragma: no cover
+    _clz = None
 
-
-@njit(cache=True, nogil=True)
-def _bit_length(v):
-    n = 0
-    while v != 0:
-        v >>= np.uint64(1)
-        n += 1
-    return n
+if _clz is not None:
+    @njit(cache=True, nogil=True)
+    def _bit_length(v):
+        """int.bit_length of a uint64."""
+        return 64 - _clz(v)
+else:  # pragma: no cover
+    @njit(cache=True, nogil=True)
+    def _bit_length(v):
+        """int.bit_length of a uint64 (binary search)."""
+        n = 0
+        for sh in (32, 16, 8, 4, 2, 1):
+            if v >= (np.uint64(1) << np.uint64(sh)):
+                v >>= np.uint64(sh)
+                n += sh
+        return n + (1 if v != np.uint64(0) else 0)
 
 
 @njit(cache=True, nogil=True)
@@ -135,11 +110,93 @@ def _round_sum(total, q, fmt, mode):
     mag = np.uint64(-total) if sign else np.uint64(total)
     out = _encode(sign, mag, q, fmt, mode)
     inf = np.uint64(((1 << eb) - 1) << m) << np.uint64(pad)
-    if mode != RN and _encode(False, mag, q, fmt, RP) == inf:
+    # RZ: a sum beyond the largest finite value gives infinity (only an RZ result at the largest
+    # finite magnitude can round up past it)
+    at_max = ((out >> np.uint64(pad)) & np.uint64((1 << (width - 1)) - 1)) == np.uint64(inf >> np.uint64(pad)) - np.uint64(1)
+    if mode != RN and at_max and _encode(False, mag, q, fmt, RP) == inf:
         out = inf | (np.uint64(1 if sign else 0) << np.uint64(width - 1 + pad))
     if ((out >> np.uint64(pad)) & np.uint64((1 << (width - 1)) - 1)) == np.uint64(0):
         out = np.uint64(0)
     return out
+
+
+_ZERO_X = -(1 << 40)          # ulp exponent given to zeros and specials: far below every real one
+
+
+@njit(cache=True, nogil=True)
+def _term(bits, fmt):
+    """(signed significand, ulp exponent, class) of one element (mma.decode): value = ssig *
+    2^ulp; zeros, NaN and infinities get ssig 0 and ulp _ZERO_X; class 0 finite nonzero, 1 zero,
+    2 +inf, 3 -inf, 4 NaN. TF32 ignores the padding bits of its f32 container."""
+    eb, mb, pad, has_inf = fmt[0], fmt[1], fmt[2], fmt[3]
+    width = 1 + eb + mb
+    b = np.int64(bits >> np.uint64(pad)) & ((1 << width) - 1)
+    neg = (b >> (width - 1)) != 0
+    mag = b & ((1 << (width - 1)) - 1)
+    emask = ((1 << eb) - 1) << mb
+    mmask = (1 << mb) - 1
+    if has_inf:
+        if mag > emask:
+            return 0, _ZERO_X, 4
+        if mag == emask:
+            return 0, _ZERO_X, 3 if neg else 2
+    elif mag == (emask | mmask):
+        return 0, _ZERO_X, 4
+    if mag == 0:
+        return 0, _ZERO_X, 1
+    e = mag >> mb
+    f = mag & mmask
+    bias = (1 << (eb - 1)) - 1
+    if e != 0:
+        sig = f | (1 << mb)
+        ulp = e - bias - mb
+    else:
+        sig = f
+        ulp = 1 - bias - mb
+    return (-sig if neg else sig), ulp, 0
+
+
+@njit(cache=True, nogil=True)
+def _terms(x, fmt, ssig, ulp, special):
+    """_term of every element of the flat bits x."""
+    for i in range(x.size):
+        ssig[i], ulp[i], special[i] = _term(x[i], fmt)
+
+
+@njit(cache=True, nogil=True)
+def _special_dot(ka, kb, pa, pb, K, ra, rb, sb, kc):
+    """Class of a product sum whose row of A (ka/pa from ra, step 1) or column of B (kb/pb from
+    rb, step sb) holds a NaN or infinity, C of class kc: 2 +inf, 3 -inf, 4 NaN (a NaN input,
+    inf * 0, inf - inf)."""
+    nan = kc == 4
+    pinf = kc == 2
+    ninf = kc == 3
+    for k in range(K):
+        x, y = ka[ra + k], kb[rb + k * sb]
+        if x == 4 or y == 4 or (x >= 2 and y == 1) or (x == 1 and y >= 2):
+            nan = True
+        elif x >= 2 or y >= 2:  # an infinite product: the XOR of the factors' signs
+            sx = (x == 3) if x >= 2 else (pa[ra + k] < 0)
+            sy = (y == 3) if y >= 2 else (pb[rb + k * sb] < 0)
+            if sx != sy:
+                ninf = True
+            else:
+                pinf = True
+    if nan or (pinf and ninf):
+        return 4
+    if pinf:
+        return 2
+    if ninf:
+        return 3
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _trunc(p, sh):
+    """p * 2^(32 - sh) truncated toward zero (p * 2^32 fits in 63 bits, 0 <= sh <= 63)."""
+    m = p >> 63                     # 0 or -1
+    mag = ((p ^ m) - m) << _PRE
+    return ((mag >> sh) ^ m) - m
 
 
 @njit(cache=True, nogil=True)
@@ -147,23 +204,32 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
     """One fused tensor-core step per output (mma.fused_step over exact products): out[l, m, n]
     = round(C + sum_k A[l, m, k] * B[l, k, n]) with every term truncated toward zero onto the grid
     2^(E - align_bits) (E the largest nominal exponent of the nonzero terms), the exact sum kept to
-    `keep_bits` significant bits when keep_bits > 0, rounded into ofmt with `mode`."""
+    `keep_bits` significant bits when keep_bits > 0, rounded into ofmt with `mode`.
+
+    Per output: a pass over k for E, a pass for the truncated sum. NaN and infinity elements
+    decode as zeros; outputs whose row of A or column of B holds one take their special value
+    (such a product is always infinite or NaN)."""
     L, M, K = a.shape
     N = b.shape[2]
     na, nb = a.size, b.size
-    sa = np.empty(na, np.int64); ma = np.empty(na, np.int64); ea = np.empty(na, np.int64)
-    nana = np.empty(na, np.bool_); infa = np.empty(na, np.bool_); za = np.empty(na, np.bool_)
-    sb = np.empty(nb, np.int64); mb = np.empty(nb, np.int64); eb = np.empty(nb, np.int64)
-    nanb = np.empty(nb, np.bool_); infb = np.empty(nb, np.bool_); zb = np.empty(nb, np.bool_)
-    _decode(a.ravel(), afmt, sa, ma, ea, nana, infa, za)
-    # B transposed to [L, N, K] so that the k loop runs over contiguous memory
-    _decode(np.ascontiguousarray(b.transpose(0, 2, 1)).ravel(), bfmt, sb, mb, eb, nanb, infb, zb)
-    nc = c.size
-    sc = np.empty(nc, np.int64); mc = np.empty(nc, np.int64); ec = np.empty(nc, np.int64)
-    nanc = np.empty(nc, np.bool_); infc = np.empty(nc, np.bool_); zc = np.empty(nc, np.bool_)
-    _decode(c.ravel(), cfmt, sc, mc, ec, nanc, infc, zc)
+    pa = np.empty(na, np.int64); xa = np.empty(na, np.int64); ka = np.empty(na, np.int8)
+    pb = np.empty(nb, np.int64); xb = np.empty(nb, np.int64); kb = np.empty(nb, np.int8)
+    _terms(a.ravel(), afmt, pa, xa, ka)
+    # B transposed to [L, N, K] so that the k loops run over contiguous memory
+    _terms(np.ascontiguousarray(b.transpose(0, 2, 1)).ravel(), bfmt, pb, xb, kb)
+    # a product's nominal exponent is (ulp_a + ulp_b) + fab: E = max ulp sum + fab
     fab = afmt[1] + bfmt[1]
     fc = cfmt[1]
+    rowsp = np.zeros(L * M, np.bool_)       # a NaN or infinity in this row of A
+    colsp = np.zeros(L * N, np.bool_)       # ... in this column of B
+    for r in range(L * M):
+        for k in range(K):
+            if ka[r * K + k] >= 2:
+                rowsp[r] = True
+    for r in range(L * N):
+        for k in range(K):
+            if kb[r * K + k] >= 2:
+                colsp[r] = True
     ow = 1 + ofmt[0] + ofmt[1]
     opad = np.uint64(ofmt[2])
     o_inf = np.uint64(((1 << ofmt[0]) - 1) << ofmt[1]) << opad
@@ -174,52 +240,32 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
             ra = (l * M + i) * K
             for j in range(N):
                 rb = (l * N + j) * K
-                z = (l * M + i) * N + j
-                nan = nanc[z]
-                pinf = infc[z] and sc[z] == 0
-                ninf = infc[z] and sc[z] != 0
-                emax = ec[z] if mc[z] != 0 else _NEG_INF_EXP
+                pc, xc, kc = _term(c[l, i, j], cfmt)
+                cls = kc if kc >= 2 else 0
+                if rowsp[l * M + i] or colsp[l * N + j]:
+                    cls = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
+                if cls != 0:
+                    out[l, i, j] = o_nan if cls == 4 else (o_inf if cls == 2 else (o_inf | o_neg))
+                    continue
+                xmax = np.int64(_ZERO_X * 2)
                 for k in range(K):
-                    x, y = ra + k, rb + k
-                    if nana[x] or nanb[y] or (infa[x] and zb[y]) or (za[x] and infb[y]):
-                        nan = True
-                    elif infa[x] or infb[y]:
-                        if sa[x] != sb[y]:
-                            ninf = True
-                        else:
-                            pinf = True
-                    elif ma[x] != 0 and mb[y] != 0:
-                        e = ea[x] + eb[y]
-                        if e > emax:
-                            emax = e
-                if nan or (pinf and ninf):
-                    out[l, i, j] = o_nan
-                    continue
-                if pinf:
-                    out[l, i, j] = o_inf
-                    continue
-                if ninf:
-                    out[l, i, j] = o_inf | o_neg
-                    continue
-                if emax == _NEG_INF_EXP:
+                    xmax = max(xmax, xa[ra + k] + xb[rb + k])
+                emax = xmax + fab
+                if pc != 0:
+                    emax = max(emax, xc + fc)
+                if emax < _ZERO_X // 2:    # every product and C is zero
                     out[l, i, j] = np.uint64(0)
                     continue
-                q = emax - align_bits
+                base = emax - align_bits + _PRE
                 total = np.int64(0)
                 for k in range(K):
-                    x, y = ra + k, rb + k
-                    sig = ma[x] * mb[y]
-                    if sig != 0:
-                        sh = min(max(q + fab + _PRE - (ea[x] + eb[y]), 0), 63)
-                        v = (sig << _PRE) >> sh
-                        total += -v if sa[x] != sb[y] else v
-                if mc[z] != 0:
-                    sh = min(max(q + fc + _PRE - ec[z], 0), 63)
-                    v = (mc[z] << _PRE) >> sh
-                    total += -v if sc[z] != 0 else v
+                    sh = min(base - (xa[ra + k] + xb[rb + k]), 63)
+                    total += _trunc(pa[ra + k] * pb[rb + k], sh)
+                if pc != 0:
+                    total += _trunc(pc, min(max(base - xc, 0), 63))
                 if keep_bits > 0:
                     total = _keep_significant(total, keep_bits)
-                out[l, i, j] = _round_sum(total, q, ofmt, mode)
+                out[l, i, j] = _round_sum(total, base - _PRE, ofmt, mode)
 
 
 @njit(cache=True, nogil=True)
