@@ -31,7 +31,7 @@ if _clz is not None:
     @njit(cache=True, nogil=True)
     def _bit_length(v):
         """int.bit_length of a uint64."""
-        return 64 - _clz(v)
+        return 64 - np.int64(_clz(v))
 else:  # pragma: no cover
     @njit(cache=True, nogil=True)
     def _bit_length(v):
@@ -99,25 +99,34 @@ def _keep_significant(total, bits):
 
 
 @njit(cache=True, nogil=True)
-def _round_sum(total, q, fmt, mode):
-    """mma._round for a finite sum total * 2^q: overflow gives infinity in every mode, a zero or
-    underflowing result is +0."""
+def _round_sums(total, q, cls, fmt, mode, out):
+    """mma._round for every output: the finite sums total * 2^q rounded into fmt (overflow gives
+    infinity in every mode, a zero or underflowing result is +0); outputs of class cls 2, 3, 4
+    are +inf, -inf, the canonical NaN. The plain rounding runs first over all outputs (a loop
+    without rare branches, which the compiler keeps tight), the rare cases after it."""
     eb, m, pad = fmt[0], fmt[1], fmt[2]
     width = 1 + eb + m
-    if total == 0:
-        return np.uint64(0)
-    sign = total < 0
-    mag = np.uint64(-total) if sign else np.uint64(total)
-    out = _encode(sign, mag, q, fmt, mode)
-    inf = np.uint64(((1 << eb) - 1) << m) << np.uint64(pad)
-    # RZ: a sum beyond the largest finite value gives infinity (only an RZ result at the largest
-    # finite magnitude can round up past it)
-    at_max = ((out >> np.uint64(pad)) & np.uint64((1 << (width - 1)) - 1)) == np.uint64(inf >> np.uint64(pad)) - np.uint64(1)
-    if mode != RN and at_max and _encode(False, mag, q, fmt, RP) == inf:
-        out = inf | (np.uint64(1 if sign else 0) << np.uint64(width - 1 + pad))
-    if ((out >> np.uint64(pad)) & np.uint64((1 << (width - 1)) - 1)) == np.uint64(0):
-        out = np.uint64(0)
-    return out
+    upad = np.uint64(pad)
+    magmask = np.uint64((1 << (width - 1)) - 1)
+    inf_l = np.uint64(((1 << eb) - 1) << m)
+    inf = inf_l << upad
+    neg = np.uint64(1) << np.uint64(width - 1 + pad)
+    nan = magmask << upad
+    for z in range(total.size):
+        t = total[z]
+        out[z] = _encode(t < 0, np.uint64(-t) if t < 0 else np.uint64(t), q[z], fmt, mode)
+    for z in range(total.size):
+        o = out[z]
+        if cls[z] >= 2:
+            o = nan if cls[z] == 4 else (inf if cls[z] == 2 else inf | neg)
+        elif ((o >> upad) & magmask) == np.uint64(0):
+            o = np.uint64(0)
+        elif mode != RN and ((o >> upad) & magmask) == inf_l - np.uint64(1):
+            # RZ: a sum beyond the largest finite value gives infinity
+            t = total[z]
+            if _encode(False, np.uint64(-t) if t < 0 else np.uint64(t), q[z], fmt, RP) == inf:
+                o = inf | (neg if t < 0 else np.uint64(0))
+        out[z] = o
 
 
 _ZERO_X = -(1 << 40)          # ulp exponent given to zeros and specials: far below every real one
@@ -230,22 +239,21 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
         for k in range(K):
             if kb[r * K + k] >= 2:
                 colsp[r] = True
-    ow = 1 + ofmt[0] + ofmt[1]
-    opad = np.uint64(ofmt[2])
-    o_inf = np.uint64(((1 << ofmt[0]) - 1) << ofmt[1]) << opad
-    o_nan = np.uint64((1 << (ow - 1)) - 1) << opad
-    o_neg = np.uint64(1) << np.uint64(ow - 1 + ofmt[2])
+    n = L * M * N
+    totals = np.zeros(n, np.int64)
+    qs = np.zeros(n, np.int64)
+    cls = np.zeros(n, np.int8)
     for l in range(L):
         for i in range(M):
             ra = (l * M + i) * K
             for j in range(N):
                 rb = (l * N + j) * K
+                z = (l * M + i) * N + j
                 pc, xc, kc = _term(c[l, i, j], cfmt)
-                cls = kc if kc >= 2 else 0
                 if rowsp[l * M + i] or colsp[l * N + j]:
-                    cls = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
-                if cls != 0:
-                    out[l, i, j] = o_nan if cls == 4 else (o_inf if cls == 2 else (o_inf | o_neg))
+                    kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
+                if kc >= 2:
+                    cls[z] = kc
                     continue
                 xmax = np.int64(_ZERO_X * 2)
                 for k in range(K):
@@ -254,7 +262,6 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
                 if pc != 0:
                     emax = max(emax, xc + fc)
                 if emax < _ZERO_X // 2:    # every product and C is zero
-                    out[l, i, j] = np.uint64(0)
                     continue
                 base = emax - align_bits + _PRE
                 total = np.int64(0)
@@ -265,7 +272,9 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
                     total += _trunc(pc, min(max(base - xc, 0), 63))
                 if keep_bits > 0:
                     total = _keep_significant(total, keep_bits)
-                out[l, i, j] = _round_sum(total, base - _PRE, ofmt, mode)
+                totals[z] = total
+                qs[z] = base - _PRE
+    _round_sums(totals, qs, cls, ofmt, mode, out.ravel())
 
 
 @njit(cache=True, nogil=True)
