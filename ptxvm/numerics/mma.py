@@ -180,7 +180,7 @@ def fused_mma(a, b, c, afmt: FloatFormat, bfmt: FloatFormat, cfmt: FloatFormat, 
     if ks is not None:
         a, b = np.asarray(a)[..., ks], np.asarray(b)[..., ks, :]
     J = _compiled()
-    if J is None:
+    if J is None or mode not in (Rounding.RN, Rounding.RZ) or align_bits > 32:  # the kernel's range
         parts, summary = _with(Terms.products(a, b, afmt, bfmt), Terms.scalar(c, cfmt))
         total, q, negzero = fused_sum(parts, align_bits)
         if keep_bits:
