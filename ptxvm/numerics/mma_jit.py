@@ -1,11 +1,12 @@
 """Compiled (Numba) kernels for the tensor-core rules of ptxvm.numerics.mma.
 
 The NumPy functions of mma.py are the specification; these compute the same bits with loops
-over fixed-point significands: one pass per output element, no temporaries larger than the
-operands. tests/numerics/test_mma_jit.py compares the two on random and adversarial data.
+over fixed-point significands: two short passes over k per output element, no temporary larger
+than the operands and the output (the NumPy spec builds [..., M, N, K] int64 arrays).
+tests/numerics/test_mma_jit.py compares the two on random and adversarial data.
 
 Operands arrive as uint64 arrays of raw element bits, A [L, M, K], B [L, K, N], C [L, M, N]
-(L independent products). A float format is described by an int64 vector `FMT` =
+(L independent products). A float format is described by an int64 vector (fmt_vector) =
 (exponent bits, fraction bits, padding bits below the value, has infinity); every kernel has a
 single type signature, so each compiles once (and `cache=True` keeps the machine code on disk).
 """
@@ -215,9 +216,10 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
     2^(E - align_bits) (E the largest nominal exponent of the nonzero terms), the exact sum kept to
     `keep_bits` significant bits when keep_bits > 0, rounded into ofmt with `mode`.
 
-    Per output: a pass over k for E, a pass for the truncated sum. NaN and infinity elements
-    decode as zeros; outputs whose row of A or column of B holds one take their special value
-    (such a product is always infinite or NaN)."""
+    Per output: a pass over k for E, a pass for the truncated sum; then all outputs are rounded
+    in one loop (_round_sums). NaN and infinity elements decode as zeros; outputs whose row of A
+    or column of B holds one take their special value (such a product is always infinite or
+    NaN, so the sum is not needed)."""
     L, M, K = a.shape
     N = b.shape[2]
     na, nb = a.size, b.size

@@ -140,6 +140,21 @@ def test_mma_float_property(form, kind, seed, lead):
     _same(*_both(MM.mma, a, b, c, shape, at, bt, ct, dt))
 
 
+@settings(max_examples=60, deadline=None)
+@given(form=st.sampled_from(MMA_FLOAT), kinds=st.tuples(*[st.sampled_from(FLOAT_KINDS)] * 3),
+       seed=st.integers(0, 2**32 - 1))
+def test_mixed_kinds_property(form, kinds, seed):
+    """A, B and C each from its own generator (e.g. subnormal A, huge B, NaN-laced C)."""
+    from ptxvm.semantics.families.matrix import parse_shape
+    shape, at, bt, ct, dt = form
+    M, N, K = parse_shape(shape)
+    rng = np.random.default_rng(seed)
+    a = _float_bits(rng, at, (2, M, K), kinds[0])
+    b = _float_bits(rng, bt, (2, K, N), kinds[1])
+    c = _float_bits(rng, ct, (2, M, N), kinds[2])
+    _same(*_both(MM.mma, a, b, c, shape, at, bt, ct, dt))
+
+
 # wgmma: dense f16/bf16/tf32/fp8 with either accumulator, N from 8 to 256
 WGMMA_FLOAT = [("f16", "f16", "f32", 16), ("f16", "f16", "f16", 16), ("bf16", "bf16", "f32", 16),
                ("tf32", "tf32", "f32", 8)] + \
