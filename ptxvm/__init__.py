@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Union
 
+from . import jit  # the switch for the compiled fast paths (cheap: imports no compiler)
 from .errors import Diagnostic, KernelFault, LaunchError, OutOfDeviceMemory, PtxError, PtxSyntaxError, PtxVerifyError, Span
 
 __version__ = "0.1.0"

@@ -285,12 +285,17 @@ class Kernel:
         return self.module.on(device).kernel(self.name)
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
-               progress=None, tracer=None, only_ctas=None) -> LaunchStats:
+               progress=None, tracer=None, only_ctas=None, jit: bool | None = None) -> LaunchStats:
         """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
         `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
-        `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial)."""
-        return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
-                      only_ctas).run()
+        `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial);
+        `jit` False runs the NumPy reference paths instead of the compiled ones, True the compiled
+        ones, None (default) as PTXVM_JIT says (ptxvm.jit). The results are the same bits."""
+        from . import jit as jit_switch
+
+        with jit_switch.override(jit):
+            return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
+                          only_ctas).run()
 
     def profile(self, grid, block, args=(), shared_mem: int = 0, gpu="h200", policy: str = "gto", **options):
         """Run the kernel and predict its time on `gpu` with the timing model (ptxvm.timing):

@@ -21,6 +21,12 @@ The rules were measured on an H100/H200 (docs/notes/matrix-numerics.md has the e
 
 NaN results are the canonical NaN (0x7fffffff for f32, 0x7fff for f16); an infinity among the
 products or C (and no NaN, no inf - inf) gives that infinity.
+
+These NumPy functions are the executable specification. The fused steps, the integer and the
+single-bit products run by default as compiled kernels (ptxvm.numerics.mma_jit, Numba) that give
+the same bits; ptxvm.jit says when (PTXVM_JIT=0 or a launch's jit=False selects this NumPy code).
+The f64 FMA chain and the m8n8k4 f16 emulation (K = 4 steps of whole-matrix IEEE operations)
+always run here.
 """
 from __future__ import annotations
 
@@ -145,6 +151,48 @@ def _round(total, q, negzero, fmt: FloatFormat, mode: Rounding, special) -> np.n
     return np.where(nan, fmt.dtype(fmt.nan), out)
 
 
+def _compiled():
+    """ptxvm.numerics.mma_jit when the compiled kernels are to run, else None."""
+    from .. import jit
+    if not jit.enabled():
+        return None
+    from . import mma_jit
+    return mma_jit
+
+
+def _flat(a, b, c, adt, bdt, cdt):
+    """(leading shape, A [L, M, K], B [L, K, N], C [L, M, N]) as contiguous uint64 arrays, each
+    element first cast to its storage dtype (as the spec's decoders do)."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
+    out = [lead]
+    for x, dt in ((a, adt), (b, bdt), (c, cdt)):
+        x = np.broadcast_to(x, lead + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
+        out.append(np.ascontiguousarray(x.astype(dt, copy=False), dtype=np.uint64))
+    return out
+
+
+def fused_mma(a, b, c, afmt: FloatFormat, bfmt: FloatFormat, cfmt: FloatFormat, fmt: FloatFormat,
+              mode: Rounding, align_bits: int = ALIGN_BITS, keep_bits: int = 0, ks=None) -> np.ndarray:
+    """One fused step over the exact products a[m, k] * b[k, n] (k in ks, all by default) and C
+    (in cfmt), rounded into fmt in `mode` (RZ or RN); with keep_bits the exact sum is first cut
+    to that many significant bits (QGMMA .f32). Compiled when ptxvm.jit.enabled()."""
+    if ks is not None:
+        a, b = np.asarray(a)[..., ks], np.asarray(b)[..., ks, :]
+    J = _compiled()
+    if J is None or mode not in (Rounding.RN, Rounding.RZ) or align_bits > 32:  # the kernel's range
+        parts, summary = _with(Terms.products(a, b, afmt, bfmt), Terms.scalar(c, cfmt))
+        total, q, negzero = fused_sum(parts, align_bits)
+        if keep_bits:
+            total = _keep_significant(total, keep_bits)
+        return _round(total, q, negzero, fmt, mode, summary.special())
+    lead, A, B, C = _flat(a, b, c, afmt.dtype, bfmt.dtype, cfmt.dtype)
+    out = np.empty((A.shape[0], A.shape[1], B.shape[2]), np.uint64)
+    J.fused_mma(A, B, C, J.fmt_vector(afmt), J.fmt_vector(bfmt), J.fmt_vector(cfmt), J.fmt_vector(fmt),
+                J.RN if mode is Rounding.RN else J.RZ, align_bits, keep_bits, out)
+    return out.reshape(lead + out.shape[1:]).astype(fmt.dtype)
+
+
 def fused_step(prods: Terms, acc: Terms, fmt: FloatFormat = F32, mode: Rounding = Rounding.RZ,
                align_bits: int = ALIGN_BITS) -> np.ndarray:
     """One tensor-core step: acc + sum(prods) aligned and truncated, rounded into fmt."""
@@ -157,11 +205,8 @@ def fused_step(prods: Terms, acc: Terms, fmt: FloatFormat = F32, mode: Rounding 
 
 def hmma(a, b, c, atype: str, btype: str, ctype: str = "f32", dtype: str = "f32") -> np.ndarray:
     """f16/bf16/tf32 mma with one fused step over all of K (m16n8k8, m16n8k16, m16n8k4, wmma)."""
-    prods = Terms.products(a, b, FORMATS[atype], FORMATS[btype])
-    acc = Terms.scalar(c, FORMATS[ctype])
-    if dtype == "f32":
-        return fused_step(prods, acc, F32, Rounding.RZ)
-    return fused_step(prods, acc, F16, Rounding.RN)
+    fmt, mode = (F32, Rounding.RZ) if dtype == "f32" else (F16, Rounding.RN)
+    return fused_mma(a, b, c, FORMATS[atype], FORMATS[btype], FORMATS[ctype], fmt, mode)
 
 
 def fp8_mma(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray:
@@ -174,8 +219,7 @@ def fp8_mma(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarr
     fmt, mode = (F32, Rounding.RZ) if dtype == "f32" else (F16, Rounding.RN)
     acc = np.zeros(c.shape, fmt.dtype)
     for h in (ks[(ks // 2) % 2 == 0], ks[(ks // 2) % 2 == 1]):
-        prods = Terms.products(a, b, FORMATS[atype], FORMATS[btype], ks=h)
-        acc = fused_step(prods, Terms.scalar(acc, fmt), fmt, mode)
+        acc = fused_mma(a, b, acc, FORMATS[atype], FORMATS[btype], fmt, fmt, mode, ks=h)
     if dtype == "f32":
         from . import ieee32
         return ieee32.add(acc, c)
@@ -233,8 +277,21 @@ def _int_values(bits, t: str) -> np.ndarray:
     return v
 
 
+_INT_WIDTH = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}
+
+
+def _int_compiled(J, a, b, c, atype: str, btype: str, satfinite: bool) -> np.ndarray:
+    lead, A, B, C = _flat(a, b, c, np.uint64, np.uint64, np.uint32)
+    out = np.empty((A.shape[0], A.shape[1], B.shape[2]), np.uint64)
+    J.int_mma(A, B, C, _INT_WIDTH[atype], atype[0] == "s", _INT_WIDTH[btype], btype[0] == "s", bool(satfinite), out)
+    return out.reshape(lead + out.shape[1:]).astype(np.uint32)
+
+
 def imma(a, b, c, atype: str, btype: str, satfinite: bool = False) -> np.ndarray:
     """Integer mma: the exact sum; wraps modulo 2^32, or clamps with .satfinite."""
+    J = _compiled()
+    if J is not None:
+        return _int_compiled(J, a, b, c, atype, btype, satfinite)
     av, bv, cv = _int_values(a, atype), _int_values(b, btype), _int_values(c, "s32")
     s = np.matmul(av, bv) + cv  # |products| < 2^16 * K: exact in int64
     if satfinite:
@@ -244,6 +301,14 @@ def imma(a, b, c, atype: str, btype: str, satfinite: bool = False) -> np.ndarray
 
 def bmma(a, b, c, op: str) -> np.ndarray:
     """Single-bit mma: popc(row AND/XOR column) + C, wrapping."""
+    J = _compiled()
+    if J is not None:
+        if op == "and":
+            return _int_compiled(J, a, b, c, "b1", "b1", False)
+        lead, A, B, C = _flat(a, b, c, np.uint64, np.uint64, np.uint32)
+        out = np.empty((A.shape[0], A.shape[1], B.shape[2]), np.uint64)
+        J.xor_popc_mma(A, B, C, out)
+        return out.reshape(lead + out.shape[1:]).astype(np.uint32)
     av = np.asarray(a).astype(np.int64) & 1
     bv = np.asarray(b).astype(np.int64) & 1
     if op == "and":
@@ -280,7 +345,7 @@ def wmma(a, b, c, shape: str, atype: str, btype: str, ctype: str, dtype: str, *,
         ks = np.arange(a.shape[-1])
         acc = c
         for h in np.split(ks, a.shape[-1] // 4):
-            acc = fused_step(Terms.products(a, b, TF32, TF32, ks=h), Terms.scalar(acc, F32), F32, Rounding.RZ)
+            acc = fused_mma(a, b, acc, TF32, TF32, F32, F32, Rounding.RZ, ks=h)
         return acc
     if atype in ("f16", "bf16") and ctype != dtype:
         from .convert import f16_to_f32, f32_to_f16
@@ -327,13 +392,10 @@ def qgmma(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray
     """wgmma.mma_async with e4m3/e5m2 inputs (sm_90a QGMMA, native): one fused step like HMMA but
     on the grid 2^(E-13); an .f32 result then keeps 14 significant bits (truncated toward zero),
     an .f16 result is the fused sum rounded to nearest f16 (measured on an H200)."""
-    prods = Terms.products(a, b, FORMATS[atype], FORMATS[btype])
-    fmt = F32 if dtype == "f32" else F16
-    parts, summary = _with(prods, Terms.scalar(c, fmt))
-    total, q, negzero = fused_sum(parts, QGMMA_ALIGN_BITS)
     if dtype == "f32":
-        return _round(_keep_significant(total, QGMMA_F32_BITS), q, negzero, F32, Rounding.RZ, summary.special())
-    return _round(total, q, negzero, F16, Rounding.RN, summary.special())
+        return fused_mma(a, b, c, FORMATS[atype], FORMATS[btype], F32, F32, Rounding.RZ, QGMMA_ALIGN_BITS,
+                         QGMMA_F32_BITS)
+    return fused_mma(a, b, c, FORMATS[atype], FORMATS[btype], F16, F16, Rounding.RN, QGMMA_ALIGN_BITS)
 
 
 def wgmma_float(a, b, c, atype: str, btype: str, ctype: str, dtype: str) -> np.ndarray:

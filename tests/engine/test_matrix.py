@@ -38,14 +38,15 @@ def _golden(stem: str):
 _MODULES: dict = {}
 
 
-def replay(z, name: str, m: dict) -> list[str]:
-    """Run experiment `name` on ptxvm; the names of outputs that differ from the GPU's."""
+def replay(z, name: str, m: dict, jit=None) -> list[str]:
+    """Run experiment `name` on ptxvm; the names of outputs that differ from the GPU's (`jit`:
+    the launch option, None for the default, the compiled tensor-core kernels)."""
     ptx = bytes(z[f"ptx|{m['ptx']}"]).decode()
     mod = _MODULES.get(ptx)
     if mod is None:
         mod = _MODULES[ptx] = ptxvm.loads(ptx)
     args = [np.array(z[f"{name}|{k}.in"]) for k in m["args"]]
-    mod.kernel(m["kernel"]).launch((m["grid"], 1, 1), (m["block"], 1, 1), args, shared_mem=m.get("shared", 0))
+    mod.kernel(m["kernel"]).launch((m["grid"], 1, 1), (m["block"], 1, 1), args, shared_mem=m.get("shared", 0), jit=jit)
     bad = []
     for k, a in zip(m["args"], args):
         key = f"{name}|{k}.out"
@@ -81,6 +82,23 @@ def test_mma_replays_gpu(stem, form):
     names = [n for n, m in exps.items() if m["status"] == "recorded" and (n == form or n.rsplit("/", 1)[0] == form)]
     bad = {n: replay(z, n, exps[n]) for n in names}
     assert names and not {k: v for k, v in bad.items() if v}
+
+
+def _reference_sample():
+    """One recorded experiment of every form (first of each group): replayed on the NumPy path."""
+    out = {}
+    for stem, form in _forms():
+        out.setdefault((stem, form.split("/")[1] if "/" in form else form), (stem, form))
+    return sorted(out.values())[::3]
+
+
+@pytest.mark.parametrize("stem,form", _reference_sample())
+def test_numpy_reference_path_replays_gpu(stem, form):
+    """The NumPy specification (launch option jit=False) also matches the GPU: a sample of forms."""
+    z, meta = _golden(stem)
+    exps = meta["experiments"]
+    name = next(n for n, m in exps.items() if m["status"] == "recorded" and (n == form or n.rsplit("/", 1)[0] == form))
+    assert replay(z, name, exps[name], jit=False) == []
 
 
 @pytest.mark.parametrize("stem,name", _memory_experiments())
