@@ -10,7 +10,7 @@ cheap for tools that only need part of it (the GPU recorder imports only ptxvm.c
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import Optional, Union
 
 from .errors import Diagnostic, KernelFault, LaunchError, PtxError, PtxSyntaxError, PtxVerifyError, Span
 
@@ -31,8 +31,12 @@ def parse(text: str, name: str = "<string>"):
     return _parse(text, name)
 
 
-def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str = "cpu"):
+def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str = "cpu",
+          contract: Optional[bool] = None):
     """Parse and verify PTX text; a `Module` ready to launch, or PtxError listing every problem.
+
+    contract: run mul/add pairs the way ptxas contracts them into FMAs, as the GPU does
+    (engine/contraction.py). None (default) follows PTXVM_CONTRACT, which is on unless "0".
 
     device="cuda" (or "cuda:N") gives a `GpuModule`: the same API, launched on an NVIDIA GPU."""
     from .frontend import parse as _parse
@@ -46,16 +50,17 @@ def loads(text: str, name: str = "<string>", *, verify: bool = True, device: str
         errors = [d for d in diagnostics if d.severity == "error"]
         if errors:
             raise PtxVerifyError(errors)
-    return Module(tree, source=text).on(device)
+    return Module(tree, source=text, contract=contract).on(device)
 
 
-def load(path_or_text: Union[str, os.PathLike], *, verify: bool = True, device: str = "cpu"):
+def load(path_or_text: Union[str, os.PathLike], *, verify: bool = True, device: str = "cpu",
+         contract: Optional[bool] = None):
     """Parse and verify the PTX file at `path_or_text` (or PTX text itself: a string with a newline)."""
     if isinstance(path_or_text, str) and "\n" in path_or_text:
-        return loads(path_or_text, verify=verify, device=device)
+        return loads(path_or_text, verify=verify, device=device, contract=contract)
     with open(path_or_text, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    return loads(text, os.fspath(path_or_text), verify=verify, device=device)
+    return loads(text, os.fspath(path_or_text), verify=verify, device=device, contract=contract)
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,

@@ -15,8 +15,11 @@ from .syntax import ast
 
 
 class Module:
-    def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = ""):
+    def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = "",
+                 contract: Optional[bool] = None):
         self.ast = tree
+        # ptxas's floating-point contraction (engine/contraction.py): None = PTXVM_CONTRACT, on by default
+        self.contract = contract
         self.source = source
         self.file = tree.file
         self.device = device or default_device()
@@ -36,7 +39,7 @@ class Module:
             from .engine.initializers import write_initializer
 
             addrs = {name: a.base for name, a in self._globals.items()}
-            self._program = Lowerer(self.ast, addrs, self.file).lower()
+            self._program = Lowerer(self.ast, addrs, self.file, self.contract).lower()
             self.const_image = self._program.const_image
             lookup = self._program.globals
             for v in self.ast.variables():

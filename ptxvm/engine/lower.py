@@ -92,8 +92,13 @@ class Program:
 
 
 class Lowerer:
-    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str):
+    def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str,
+                 contract: Optional[bool] = None):
+        from . import contraction
+
         self.module = module
+        self.contract = contraction.enabled(contract)
+        self.contraction = contraction.Plan()
         self.file = file
         self.regs = RegisterFile()
         self.code: list[Op] = []
@@ -240,6 +245,10 @@ class Lowerer:
         self.labels = labels
         info.entry_pc = len(self.code)
         self._families: list = []
+        if self.contract:  # ptxas's mul+add -> fma fusion, as the GPU runs it (engine/contraction.py)
+            from . import contraction
+
+            self.contraction = contraction.plan(info.decl.body)
         self.lower_block(info.decl.body, scope)
         from .control import lower_implicit_return
 
@@ -402,7 +411,7 @@ class Lowerer:
                 if instr.opcode not in dispatch.ENGINE_LOWERINGS:
                     raise
                 m = None  # the verifier vouches for the spelling; the engine reads the modifiers
-            ops = dispatch.lower(self, instr, m, scope)
+            ops = self._lower_contracted(instr, m, scope)
         except Exception as e:  # noqa: BLE001 - the kernel faults if it reaches this instruction
             if _DEBUG:
                 raise
@@ -418,6 +427,19 @@ class Lowerer:
             op.file = instr.span.file
             op.origin = (instr, m)
             self.code.append(op)
+
+    def _lower_contracted(self, instr: ast.Instruction, m, scope: Scope) -> list[Op]:
+        """dispatch.lower, except for the adds ptxas fuses with a product (contraction.py)."""
+        from . import contraction, dispatch
+
+        fusion = self.contraction.fused.get(id(instr))
+        if fusion is not None:
+            return contraction.lower_fused(self, instr, fusion, scope)
+        ops = dispatch.lower(self, instr, m, scope)
+        product = self.contraction.stashed.get(id(instr))
+        if product is not None:
+            ops = contraction.wrap_stash(self, instr, product, ops, scope)
+        return ops
 
     def spec(self, instr: ast.Instruction, m) -> Spec:
         types = {slot: t.name for slot, t in m.types.items()}
