@@ -309,12 +309,12 @@ def _blocks(stmts: list) -> tuple[list, dict]:
     return blocks, succ
 
 
-def _live_out(blocks: list, succ: dict) -> list[set]:
+def _live_out(blocks: list, succ: dict, rw: dict) -> list[set]:
     use_def = []
     for b in blocks:
         use, defs = set(), set()
         for instr in b:
-            r, w = _reads_writes(instr)
+            r, w = rw[id(instr)]
             use |= set(r) - defs
             defs |= set(w)
         use_def.append((use, defs))
@@ -340,10 +340,11 @@ def plan(body: ast.Block) -> Plan:
     if not any(isinstance(s, ast.Instruction) and _product_kind(s) for s in stmts):
         return Plan()
     blocks, succ = _blocks(stmts)
-    live_out = _live_out(blocks, succ)
+    rw = {id(i): _reads_writes(i) for b in blocks for i in b}
+    live_out = _live_out(blocks, succ, rw)
     products: list[Product] = []
     for b, out in zip(blocks, live_out):
-        products += _scan_block(b, out)
+        products += _scan_block(b, out, rw)
     for p in products:   # back to the parsed instructions the lowerer sees
         p.instr, tag = originals[id(p.instr)]
         uses = []
@@ -355,11 +356,11 @@ def plan(body: ast.Block) -> Plan:
     return _resolve(products)
 
 
-def _scan_block(block: list, live_out: set) -> list[Product]:
+def _scan_block(block: list, live_out: set, rw: dict) -> list[Product]:
     carriers: dict[str, tuple[Product, bool]] = {}   # register -> (product it holds, negated)
     pending: list[Product] = []
     for instr in block:
-        reads, writes = _reads_writes(instr)
+        reads, writes = rw[id(instr)]
         carry = _carrier(instr)
         add = _add_form(instr)
         held = [(r, carriers[r]) for r in reads if r in carriers]
