@@ -62,6 +62,7 @@ class Product:
     uses: list = field(default_factory=list)   # (add instr, source index, negated)
     blocked: bool = False
     stash: bool = False   # a source is redefined before some use: save the sources
+    slots: Optional[list] = None   # the hidden registers holding the saved sources
 
 
 @dataclass(frozen=True)
@@ -491,14 +492,12 @@ def lower_fused(lowerer, instr: ast.Instruction, fusion: Fusion, scope) -> list:
 
 
 def _stash_slots(lowerer, prod: Product) -> list[int]:
-    slots = getattr(prod, "_slots", None)
-    if slots is None:
+    if prod.slots is None:
         t = prod.type if prod.kind == "mul" else "f32"
-        slots = [lowerer.regs.new(f"<contraction {prod.instr.span.line}.{k}>", t)
-                 for k in range(len(prod.instr.operands) - 1)]
-        lowerer.current.reg_slots.extend(slots)
-        prod._slots = slots
-    return slots
+        prod.slots = [lowerer.regs.new(f"<contraction {prod.instr.span.line}.{k}>", t)
+                      for k in range(len(prod.instr.operands) - 1)]
+        lowerer.current.reg_slots.extend(prod.slots)
+    return prod.slots
 
 
 def stash_reader(lowerer, prod: Product, k: int):
@@ -510,7 +509,8 @@ def stash_reader(lowerer, prod: Product, k: int):
 
 
 def wrap_stash(lowerer, instr: ast.Instruction, prod: Product, ops: list, scope) -> list:
-    """The product's op, preceded (in the same op) by saving its sources for the fused adds."""
+    """The product's op, and in the same op its sources (as read before it runs) saved for the
+    fused adds."""
     from .operands import register_writer
 
     t = prod.type if prod.kind == "mul" else "f32"
