@@ -97,7 +97,10 @@ def parse_arg(text: str):
               help="Run on the CPU engine and on the GPU, print where the arrays differ; exit 1 if they do. Writes nothing back.")
 @click.option("--symbol", "symbols", multiple=True, metavar="NAME",
               help="With --compare: compare this .global/.const module variable too (repeatable).")
-def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols):
+@click.option("--no-contract", "no_contract", is_flag=True,
+              help="Run every mul/add as written, without the FMA contraction ptxas applies (PTXVM_CONTRACT=0).")
+def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols,
+        no_contract):
     """Run KERNEL of the PTX FILE on the CPU engine (or a GPU) and print its launch statistics."""
     import json
 
@@ -106,7 +109,7 @@ def run(file, kernel, grid, block, shared, args, max_instructions, cluster, as_j
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
-        mod = ptxvm.load(file)
+        mod = ptxvm.load(file, contract=False if no_contract else None)
         k = mod.kernel(kernel)
         cluster = _dims(cluster) if cluster else None
         if compare_:
