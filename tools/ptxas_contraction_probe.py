@@ -169,6 +169,7 @@ def patterns() -> list[Pattern]:
             Pattern(f"{t}/source_redefined_between", t,
                     f"mul.{t} %p, %a, %b;\nadd.rn.{t} %a, %a, %d;\nadd.{t} %r, %p, %c;", store=("r", "a")),
             Pattern(f"{t}/product_reg_reused", t, f"mul.{t} %p, %a, %b;\nadd.{t} %p, %p, %c;", store=("p",)),
+            Pattern(f"{t}/product_overwrites_factor", t, f"mul.{t} %a, %a, %b;\nadd.{t} %r, %a, %c;"),
             Pattern(f"{t}/chain_mul_add_add", t,
                     f"mul.{t} %p, %a, %b;\nadd.{t} %q, %p, %c;\nadd.{t} %r, %q, %d;"),
             Pattern(f"{t}/fma_then_add", t, f"fma.rn.{t} %p, %a, %b, %c;\nadd.{t} %r, %p, %d;"),
