@@ -10,7 +10,7 @@ cheap for tools that only need part of it (the GPU recorder imports only ptxvm.c
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import Optional, Union
 
 from . import jit  # the switch for the compiled fast paths (cheap: imports no compiler)
 from .errors import Diagnostic, KernelFault, LaunchError, OutOfDeviceMemory, PtxError, PtxSyntaxError, PtxVerifyError, Span
@@ -33,17 +33,21 @@ def parse(text: str, name: str = "<string>"):
     return _parse(text, name)
 
 
-def loads(text, name=None, *, verify: bool = True, device: str = "cpu"):
+def loads(text, name=None, *, verify: bool = True, device: str = "cpu", contract: Optional[bool] = None):
     """Parse and verify PTX text; a `Module` ready to launch, or PtxError listing every problem.
 
     A list of texts is parsed and verified one by one and linked into one program (`link`); `name`
     is then a list of names too (default `<string 1>`, `<string 2>`, ...).
+
+    contract: run mul/add pairs the way ptxas contracts them into FMAs, as the GPU does
+    (engine/contraction.py). None (default) follows PTXVM_CONTRACT, which is on unless "0".
+
     device="cuda" (or "cuda:N") gives a `GpuModule`: the same API, launched on an NVIDIA GPU."""
     if isinstance(text, (list, tuple)):
         names = list(name) if name is not None else [f"<string {i + 1}>" for i in range(len(text))]
         if len(names) != len(text):
             raise ValueError(f"{len(text)} texts but {len(names)} names")
-        return _load_several(list(zip(text, names)), verify, device)
+        return _load_several(list(zip(text, names)), verify, device, contract)
     from .frontend import parse as _parse
     from .module import Module
 
@@ -59,10 +63,10 @@ def loads(text, name=None, *, verify: bool = True, device: str = "cpu"):
     from .linker import link_trees
 
     linked = link_trees([(tree, text)])  # an initializer cannot wait for a missing .extern name
-    return Module(tree, source=text, link_warnings=linked.warnings).on(device)
+    return Module(tree, source=text, link_warnings=linked.warnings, contract=contract).on(device)
 
 
-def load(path_or_text, *, verify: bool = True, device: str = "cpu"):
+def load(path_or_text, *, verify: bool = True, device: str = "cpu", contract: Optional[bool] = None):
     """Parse and verify the PTX file at `path_or_text` (or PTX text itself: a string with a newline).
     A list of paths (or texts) is loaded as one program, its modules linked (`link`)."""
     if isinstance(path_or_text, (list, tuple)):
@@ -73,15 +77,15 @@ def load(path_or_text, *, verify: bool = True, device: str = "cpu"):
             else:
                 with open(item, encoding="utf-8", errors="replace") as f:
                     parts.append((f.read(), os.fspath(item)))
-        return _load_several(parts, verify, device)
+        return _load_several(parts, verify, device, contract)
     if isinstance(path_or_text, str) and "\n" in path_or_text:
-        return loads(path_or_text, verify=verify, device=device)
+        return loads(path_or_text, verify=verify, device=device, contract=contract)
     with open(path_or_text, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    return loads(text, os.fspath(path_or_text), verify=verify, device=device)
+    return loads(text, os.fspath(path_or_text), verify=verify, device=device, contract=contract)
 
 
-def link(*modules, device: str = "cpu"):
+def link(*modules, device: str = "cpu", contract: Optional[bool] = None):
     """One program from several loaded modules, as cuLink / nvJitLink link relocatable code
     (`nvcc -rdc=true`): `.extern` functions and variables resolve to the module that defines them,
     a strong definition beats `.weak` ones (the first `.weak` one wins among those), names without
@@ -99,22 +103,24 @@ def link(*modules, device: str = "cpu"):
     for m in hosts:
         if not isinstance(m, Module):
             raise TypeError(f"link() takes ptxvm modules, not {type(m).__name__}")
-    return _link([(m.ast, m.source or m.to_ptx()) for m in hosts], device, hosts[0].device)
+    return _link([(m.ast, m.source or m.to_ptx()) for m in hosts], device, hosts[0].device, contract)
 
 
-def _link(trees_and_texts, device: str, engine_device=None):
+def _link(trees_and_texts, device: str, engine_device=None, contract: Optional[bool] = None):
     from .linker import link_trees
     from .module import Module
 
     linked = link_trees(trees_and_texts)
     if len(trees_and_texts) == 1:  # one module: nothing to link, on the GPU either
         tree, text = trees_and_texts[0]
-        return Module(tree, device=engine_device, source=text, link_warnings=linked.warnings).on(device)
+        return Module(tree, device=engine_device, source=text, link_warnings=linked.warnings,
+                      contract=contract).on(device)
     parts = [(text, tree.file) for tree, text in trees_and_texts]
-    return Module(linked.tree, device=engine_device, parts=parts, link_warnings=linked.warnings).on(device)
+    return Module(linked.tree, device=engine_device, parts=parts, link_warnings=linked.warnings,
+                  contract=contract).on(device)
 
 
-def _load_several(parts, verify: bool, device: str):
+def _load_several(parts, verify: bool, device: str, contract: Optional[bool] = None):
     """Parse and verify each (text, name), report every module's problems together, then link."""
     from .frontend import parse as _parse
 
@@ -138,7 +144,7 @@ def _load_several(parts, verify: bool, device: str):
         trees.append((tree, text))
     if errors:
         raise (PtxSyntaxError if syntax_only else PtxVerifyError)(errors)
-    return _link(trees, device)
+    return _link(trees, device, contract=contract)
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,

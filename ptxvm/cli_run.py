@@ -97,7 +97,10 @@ def parse_arg(text: str):
               help="Run on the CPU engine and on the GPU, print where the arrays differ; exit 1 if they do. Writes nothing back.")
 @click.option("--symbol", "symbols", multiple=True, metavar="NAME",
               help="With --compare: compare this .global/.const module variable too (repeatable).")
-def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols):
+@click.option("--no-contract", "no_contract", is_flag=True,
+              help="Run every mul/add as written, without the FMA contraction ptxas applies (PTXVM_CONTRACT=0).")
+def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols,
+        no_contract):
     """Run KERNEL of the PTX FILES on the CPU engine (or a GPU) and print its launch statistics.
 
     Several files are linked into one program first, as cuLink links relocatable code
@@ -109,7 +112,7 @@ def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
-        mod = ptxvm.load(files[0] if len(files) == 1 else list(files))
+        mod = ptxvm.load(files[0] if len(files) == 1 else list(files), contract=False if no_contract else None)
         k = mod.kernel(kernel)
         cluster = _dims(cluster) if cluster else None
         if compare_:

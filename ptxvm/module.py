@@ -17,8 +17,11 @@ from .syntax import ast
 
 class Module:
     def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = "",
-                 parts: Optional[list] = None, link_warnings: Optional[list] = None):
+                 parts: Optional[list] = None, link_warnings: Optional[list] = None,
+                 contract: Optional[bool] = None):
         self.ast = tree
+        # ptxas's floating-point contraction (engine/contraction.py): None = PTXVM_CONTRACT, on by default
+        self.contract = contract
         self.source = source
         # A linked program (ptxvm.link): each module's (PTX text, file name), for the GPU's linker,
         # and the linker's warnings (unresolved .extern names).
@@ -62,7 +65,7 @@ class Module:
 
             addrs = {name: a.base for name, a in self._globals.items()}
             scoped = {key: a.base for key, (_, _, a) in self._scoped.items()}
-            program = Lowerer(self.ast, addrs, self.file, scoped).lower()
+            program = Lowerer(self.ast, addrs, self.file, scoped, self.contract).lower()
             self.device.budget.reserve(program.const_image.nbytes, f"the .const data of {self.file}")
             self._const_reserved[0] = program.const_image.nbytes
             self._program = program

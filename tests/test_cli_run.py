@@ -51,3 +51,50 @@ def test_run_reports_limits_without_traceback(tmp_path, monkeypatch):
                                   "--arg", f"out:{tmp_path / 'o.npy'}:u64:1"])
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert r.output.startswith(f"{snippets / 'limit_global_40gb_ok.ptx'}:7:22: error: out of memory")
+
+
+MUL_ADD = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry mul_add(.param .u64 pa, .param .u64 pb, .param .u64 pc)
+{
+  .reg .f32 %a, %b, %c, %p, %r;
+  .reg .b64 %x<4>;
+  .reg .b32 %i;
+  mov.u32 %i, %tid.x;
+  mul.wide.u32 %x0, %i, 4;
+  ld.param.u64 %x1, [pa];
+  add.u64 %x1, %x1, %x0;
+  ld.param.u64 %x2, [pb];
+  add.u64 %x2, %x2, %x0;
+  ld.param.u64 %x3, [pc];
+  add.u64 %x3, %x3, %x0;
+  ld.global.f32 %a, [%x1];
+  ld.global.f32 %b, [%x2];
+  ld.global.f32 %c, [%x3];
+  mul.f32 %p, %a, %b;
+  add.f32 %r, %p, %c;
+  st.global.f32 [%x3], %r;
+  ret;
+}
+"""
+
+
+def test_run_contracts_like_ptxas_unless_told_not_to(tmp_path):
+    from ptxvm.semantics.families.floating import fma32_rn
+
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.uniform(-4, 4, 256).astype(np.float32) for _ in range(3))
+    (tmp_path / "k.ptx").write_text(MUL_ADD)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    results = []
+    for flags in ([], ["--no-contract"]):
+        np.save(tmp_path / "c.npy", c)
+        r = CliRunner().invoke(main, ["run", str(tmp_path / "k.ptx"), "-k", "mul_add", "-g", "1", "-b", "256",
+                                      "--arg", f"in:{tmp_path / 'a.npy'}", "--arg", f"in:{tmp_path / 'b.npy'}",
+                                      "--arg", f"inout:{tmp_path / 'c.npy'}", *flags])
+        assert r.exit_code == 0, r.output
+        results.append(np.load(tmp_path / "c.npy"))
+    assert np.array_equal(results[0].view(np.uint32), fma32_rn(a, b, c).view(np.uint32))   # one rounding
+    assert np.array_equal(results[1].view(np.uint32), (a * b + c).view(np.uint32))         # two

@@ -126,8 +126,12 @@ def _dynamic_shared(decl: ast.VarDecl) -> bool:
 
 class Lowerer:
     def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str,
-                 scoped_globals: Optional[dict[int, int]] = None):
+                 scoped_globals: Optional[dict[int, int]] = None, contract: Optional[bool] = None):
+        from . import contraction
+
         self.module = module
+        self.contract = contraction.enabled(contract)
+        self.contraction = contraction.Plan()
         self.file = file
         self.regs = RegisterFile()
         self.code: list[Op] = []
@@ -306,6 +310,10 @@ class Lowerer:
         self.labels = labels
         info.entry_pc = len(self.code)
         self._families: list = []
+        if self.contract:  # ptxas's mul+add -> fma fusion, as the GPU runs it (engine/contraction.py)
+            from . import contraction
+
+            self.contraction = contraction.plan(info.decl.body)
         self.lower_block(info.decl.body, scope)
         from .control import lower_implicit_return
 
@@ -495,6 +503,7 @@ class Lowerer:
                 raise LoweringError(f"undeclared predicate {instr.guard.register}")
             guard = (sym.offset, instr.guard.negated)
         text = _instruction_text(instr)
+        written = instr
         if self.vector_registers and instr.opcode != "call":
             instr = self._expand_vector_registers(instr, scope)
         try:
@@ -506,7 +515,7 @@ class Lowerer:
                 m = None  # the verifier vouches for the spelling; the engine reads the modifiers
             if m is not None:
                 _refuse_beyond_sm90(m)
-            ops = dispatch.lower(self, instr, m, scope)
+            ops = self._lower_contracted(instr, m, scope, written)
         except UnresolvedReference as e:  # a kernel that reaches it faults; one that does not runs
             ops = [_faulting(str(e))] * (2 if instr.opcode == "call" else 1)
         except Exception as e:  # noqa: BLE001 - the kernel faults if it reaches this instruction
@@ -549,6 +558,20 @@ class Lowerer:
         if all(a is b for a, b in zip(operands, instr.operands)):
             return instr
         return ast.Instruction(instr.opcode, instr.modifiers, operands, instr.guard, span=instr.span)
+
+    def _lower_contracted(self, instr: ast.Instruction, m, scope: Scope, written: ast.Instruction) -> list[Op]:
+        """dispatch.lower, except for the adds ptxas fuses with a product (contraction.py); the plan
+        knows the instruction as written (`written`), before vector registers were expanded."""
+        from . import contraction, dispatch
+
+        fusion = self.contraction.fused.get(id(written))
+        if fusion is not None:
+            return contraction.lower_fused(self, instr, fusion, scope)
+        ops = dispatch.lower(self, instr, m, scope)
+        product = self.contraction.stashed.get(id(written))
+        if product is not None:
+            ops = contraction.wrap_stash(self, instr, product, ops, scope)
+        return ops
 
     def spec(self, instr: ast.Instruction, m) -> Spec:
         types = {slot: t.name for slot, t in m.types.items()}

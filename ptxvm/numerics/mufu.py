@@ -380,14 +380,20 @@ def _scaled(core, b, xp, scale_in, scale_out):
     return _bits(xp, xp.where(tiny, r * xp.float32(scale_out), r))
 
 
-def rcp_full(b, xp=np):
-    """rcp.approx.f32: s = 2**24 for |x| < 2**-126, 0.25 for |x| > 2**126, else 1;
-    MUFU.RCP(x * s) * s."""
+def rcp_full_factors(b, xp=np):
+    """rcp.approx.f32's final FMUL operands (s, MUFU.RCP(x * s)) as float32: s = 2**24 for
+    |x| < 2**-126, 0.25 for |x| > 2**126, else 1. (ptxas may fuse that FMUL into an add.)"""
     x = _f(xp, b)
     one = xp.ones_like(x)
     s = xp.where(xp.abs(x) < xp.float32(_TINY), xp.float32(2.0 ** 24) * one, one)
     s = xp.where(xp.abs(x) > xp.float32(2.0 ** 126), xp.float32(0.25) * one, s)
-    return _bits(xp, s * _f(xp, rcp(_bits(xp, x * s), xp)))
+    return s, _f(xp, rcp(_bits(xp, x * s), xp))
+
+
+def rcp_full(b, xp=np):
+    """rcp.approx.f32: MUFU.RCP(x * s) * s (rcp_full_factors)."""
+    s, r = rcp_full_factors(b, xp)
+    return _bits(xp, s * r)
 
 
 def ex2_full(b, xp=np):

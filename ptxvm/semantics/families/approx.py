@@ -54,42 +54,74 @@ def f32_unary(name: str, ftz: bool, turns: bool = False):
     return lanes
 
 
-def div_approx_f32(ftz: bool):
-    """div.approx{.ftz}.f32 as ptxas emits it: MUFU.RCP(b) then one FMUL by a. Without .ftz a
-    subnormal b first has both operands multiplied by 2**24 (so a tiny b gives a finite
-    quotient, and a huge a may then overflow)."""
+def div_approx_factors(ftz: bool):
+    """div.approx{.ftz}.f32 as ptxas emits it: MUFU.RCP(b) then one FMUL by a; (a, b) -> the
+    two factors (1/b, a) of that FMUL. Without .ftz a subnormal b first has both operands
+    multiplied by 2**24 (so a tiny b gives a finite quotient, and a huge a may then overflow).
+    The factors are what engine.contraction fuses when ptxas turns the FMUL and an add into an
+    FFMA."""
 
     @quiet
-    def lanes(a, b):
+    def factors(a, b):
         a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
-        if ftz:
-            return canon32(_fmul(a, _f32(mufu.rcp(_bits(b))), ftz=True))
-        tiny = np.abs(b) < _TINY
-        a, b = np.where(tiny, a * _TWO24, a), np.where(tiny, b * _TWO24, b)
-        return canon32(_f32(mufu.rcp(_bits(b))) * a)
+        if not ftz:
+            tiny = np.abs(b) < _TINY
+            a, b = np.where(tiny, a * _TWO24, a), np.where(tiny, b * _TWO24, b)
+        return _f32(mufu.rcp(_bits(b))), a
 
-    return lanes
+    return factors
 
 
-def div_full_f32(ftz: bool):
+def div_full_factors(ftz: bool):
     """div.full{.ftz}.f32 as ptxas emits it: like div.approx, and |b| > 2**126 first has both
-    operands multiplied by 0.25 (so 1/b stays normal); no refinement step."""
+    operands multiplied by 0.25 (so 1/b stays normal); no refinement step. (a, b) -> (1/b', a')."""
 
     @quiet
-    def lanes(a, b):
+    def factors(a, b):
         a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
         big = np.abs(b) > _BIG
         if ftz:
             q = np.float32(0.25)
             a = np.where(big, _fmul(a, q, True), flush32(a))
             b = np.where(big, _fmul(b, q, True), flush32(b))
-            return canon32(_fmul(_f32(mufu.rcp(_bits(b))), a, ftz=True))
-        tiny = np.abs(b) < _TINY
-        s = np.where(big, np.float32(0.25), np.where(tiny, _TWO24, np.float32(1.0))).astype(np.float32)
-        a, b = a * s, b * s
-        return canon32(_f32(mufu.rcp(_bits(b))) * a)
+        else:
+            tiny = np.abs(b) < _TINY
+            s = np.where(big, np.float32(0.25), np.where(tiny, _TWO24, np.float32(1.0))).astype(np.float32)
+            a, b = a * s, b * s
+        return _f32(mufu.rcp(_bits(b))), a
+
+    return factors
+
+
+def rcp_approx_factors():
+    """rcp.approx.f32 (no .ftz) as ptxas emits it: x -> (s, MUFU.RCP(x * s)), the factors of its
+    final FMUL (numerics.mufu.rcp_full)."""
+
+    @quiet
+    def factors(a):
+        s, r = mufu.rcp_full_factors(_bits(a))
+        return s, r
+
+    return factors
+
+
+def _quotient(factors, ftz: bool):
+    @quiet
+    def lanes(a, b):
+        x, y = factors(a, b)
+        return canon32(_fmul(x, y, ftz=ftz))
 
     return lanes
+
+
+def div_approx_f32(ftz: bool):
+    """div.approx{.ftz}.f32: the product of div_approx_factors, rounded (FMUL{.FTZ})."""
+    return _quotient(div_approx_factors(ftz), ftz)
+
+
+def div_full_f32(ftz: bool):
+    """div.full{.ftz}.f32: the product of div_full_factors, rounded (FMUL{.FTZ})."""
+    return _quotient(div_full_factors(ftz), ftz)
 
 
 _MUFU64H = {"rcp": mufu.rcp64h, "rsqrt": mufu.rsq64h}
@@ -158,5 +190,6 @@ def half_unary(name: str, fmt: FloatFormat, ftz: bool = False):
     return lanes
 
 
-__all__ = ["f32_unary", "div_approx_f32", "div_full_f32", "f64_hi_unary",
+__all__ = ["f32_unary", "div_approx_f32", "div_full_f32", "div_approx_factors", "div_full_factors",
+           "rcp_approx_factors", "f64_hi_unary",
            "rsqrt_approx_f64", "half_unary"]

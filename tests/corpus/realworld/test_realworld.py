@@ -37,11 +37,7 @@ def _load_cases():
 C = _load_cases()
 # Cases the engine does not run as the H200 does yet, each with the gap it hits (strict: a fix
 # shows up as an unexpected pass).
-XFAIL: dict[str, str] = {
-    "numba_complex": "ptxas contracts numba's complex multiply (mul.f32 + sub.f32, no rounding modifier) into one "
-                     "fma, as the ISA allows; ptxvm executes the PTX as written (docs/hardware-notes.md: 21/100 "
-                     "results differ by 1 ulp, all 100 match the contracted form)",
-}
+XFAIL: dict[str, str] = {}
 # Files that are not a whole program by themselves (relocatable, `ptxas -c`): they load, and their
 # kernels run once linked with what defines their .extern functions; no launch of them here.
 # (numba-cuda links its float16 operators (_ZmlRK6__halfS1__nbst, ...) from a CUDA C++ shim that
