@@ -39,6 +39,7 @@ class DeviceArray:
         if a.nbytes != self.nbytes:
             raise ValueError(f"host array has {a.nbytes} bytes, device array {self.nbytes}")
         self.device.memory.view(self._alloc)[: self.nbytes] = a.reshape(-1).view(np.uint8)
+        self._alloc.uninit = None
 
     def free(self) -> None:
         if self._alloc is not None:
@@ -70,7 +71,9 @@ class Device:
     def device_array(self, shape, dtype) -> DeviceArray:
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        return DeviceArray(self, shape, dtype, self.memory.allocate(nbytes))
+        alloc = self.memory.allocate(nbytes)
+        alloc.uninit = np.ones(alloc.size, dtype=bool)  # cudaMalloc'd memory: never written (initcheck)
+        return DeviceArray(self, shape, dtype, alloc)
 
 
 _DEFAULT: Optional[Device] = None

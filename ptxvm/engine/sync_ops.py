@@ -66,6 +66,8 @@ def lower_bar(lowerer, instr, m, scope):
             g = ~g if neg else g
         if lanes is None and g is None and count is None and not arrive:
             if red_kind is None:
+                if ctx.hooks is not None:
+                    ctx.hooks.barrier_complete(ctx, None)
                 ctx.upc = pc + 1
                 return
         ctx.materialize_pcs()
@@ -77,6 +79,8 @@ def lower_bar(lowerer, instr, m, scope):
             group = group[g]
         if group.size == 0:
             return
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_arrive(ctx, group, pc)
         st = _barrier_state(ctx)
         b = np.broadcast_to(np.asarray(bar_id(ctx, group)).astype(np.int64), (group.size,))
         if (b >= N_BARRIERS).any():
@@ -125,6 +129,8 @@ def release_barriers(ctx, keys=None) -> bool:
             p = st["pred"][waiting]
             value = {"popc": np.uint32(np.count_nonzero(p)), "and": np.bool_(p.all()), "or": np.bool_(p.any())}[kind]
             dst(ctx, waiting, np.broadcast_to(value, (waiting.size,)))
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_complete(ctx, np.array([cta]))
         ctx.status[waiting] = RUNNABLE
         ctx.pc[waiting] += 1
         st["bar_of"][waiting] = -1

@@ -137,6 +137,8 @@ def _malloc(lowerer, arg_plan, ret_plan):
             size = _arg_value(ctx, lane, *arg_plan[0], base)
             alloc = ctx.gmem.allocate(size, "device malloc")
             ctx.device_allocs.append(alloc.base)
+            if ctx.hooks is not None:
+                ctx.hooks.heap_alloc(ctx, lane, alloc)
             kind, sym = ret_plan[0]
             ctx.local.store(np.array([base + sym.offset], dtype=np.uint64), np.array([lane]), np.array([alloc.base], dtype=np.uint64), U64)
 
@@ -151,6 +153,8 @@ def _free(lowerer, arg_plan, ret_plan):
             if ptr == 0:
                 continue
             if ptr not in ctx.device_allocs:
+                if ctx.hooks is not None and ctx.hooks.heap_free(ctx, lane, ptr):
+                    continue
                 raise Fault(f"free of 0x{ptr:x}, which malloc did not return", lane, ptr)
             ctx.device_allocs.remove(ptr)
             ctx.gmem.free(ptr)

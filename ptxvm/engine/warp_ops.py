@@ -60,6 +60,8 @@ def _gather_warps(ctx, lanes, pc, membermask):
             if has.any():
                 slots = base[has] + j
                 if (ctx.status[slots] == EXITED).any():
+                    if ctx.hooks is not None and _drop_exited(ctx, group, mask, present, pc):
+                        return _gather_warps(ctx, lanes, pc, lambda ctx, g: mask[np.searchsorted(group, g)])
                     k = int(np.argmax(ctx.status[slots] == EXITED))
                     raise Fault(f"warp-synchronous instruction names lane {j}, which has exited", int(wait[has][k]))
         ctx.status[wait] = AT_WARP_SYNC
@@ -67,6 +69,21 @@ def _gather_warps(ctx, lanes, pc, membermask):
     run = group[ready]
     ctx.status[run] = RUNNABLE
     return run, mask[ready], present[ready]
+
+
+def _drop_exited(ctx, group, mask, present, pc) -> bool:
+    """A tool observes the launch: report the exited lanes a membermask names (hooks decide) and,
+    if they allow, take those lanes out of `mask` (in place) so the collective runs without them."""
+    base = group - ctx.laneid[group]
+    exited = np.zeros(group.size, dtype=np.uint32)
+    for j in range(32):
+        gone = ctx.status[np.minimum(base + j, ctx.n - 1)] == EXITED
+        exited |= np.where(gone & (base + j < ctx.n), np.uint32(1 << j), np.uint32(0))
+    exited &= mask & ~present
+    if not ctx.hooks.warp_sync_missing(ctx, group, exited, pc):
+        return False
+    mask &= ~exited
+    return True
 
 
 def _collective(lowerer, scope, body, mask_operand):

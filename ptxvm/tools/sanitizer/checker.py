@@ -1,0 +1,77 @@
+"""What every checker shares: the no-op hooks, and where each lane's access lands."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ...engine.memory import (CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW,
+                              SHARED_WINDOW, classify_generic, cluster_target)
+
+SPACE_CODES = {"global": 0, "shared": 1, "shared::cta": 1, "shared::cluster": 1, "local": 2, "fparam": 2,
+               "const": 3, "kparam": 4}
+SPACE_NAMES = ("global", "shared", "local", "const", "param")
+_WINDOWS = np.array([0, SHARED_WINDOW, LOCAL_WINDOW, CONST_WINDOW, PARAM_WINDOW], dtype=np.uint64)
+
+
+def spaces_of(acc, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(space code per lane: 0 global 1 shared 2 local 3 const 4 param, address in that space)."""
+    space = getattr(acc, "space", None)
+    if space is not None:
+        return np.full(addr.shape, SPACE_CODES.get(space, 0), dtype=np.uint8), addr
+    codes = classify_generic(addr)
+    return codes, addr - _WINDOWS[codes]
+
+
+def shared_bytes(ctx, lanes: np.ndarray, rel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes whose access is inside shared memory, (lanes, size) byte indices into ctx.shared.buf)."""
+    cluster = getattr(ctx, "cluster_size", 1)
+    if cluster > 1 or int(rel.max(initial=0)) > CLUSTER_OFFSET_MASK:
+        slot, off = cluster_target(rel, ctx.cta_slot[lanes], max(cluster, 1))
+    else:
+        slot, off = ctx.cta_slot[lanes], rel
+    ok = off + np.uint64(size) <= np.uint64(ctx.shared.limit)
+    base = slot[ok].astype(np.uint64) * np.uint64(ctx.shared.stride) + off[ok]
+    return ok, base[:, None] + np.arange(size, dtype=np.uint64)
+
+
+def global_bytes(ctx, rel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes whose access is inside the arena, (lanes, size) byte indices into the arena)."""
+    off = rel - np.uint64(GLOBAL_BASE)
+    ok = (rel >= np.uint64(GLOBAL_BASE)) & (off + np.uint64(size) <= np.uint64(ctx.gmem.arena.size))
+    return ok, off[ok][:, None] + np.arange(size, dtype=np.uint64)
+
+
+class Checker:
+    def __init__(self, session):
+        self.s = session
+
+    def begin_wave(self, ctx) -> None:
+        pass
+
+    def end_wave(self, ctx) -> None:
+        pass
+
+    def access(self, ctx, lanes, addr, size, acc, kind) -> Optional[np.ndarray]:
+        return None
+
+    def barrier_arrive(self, ctx, group, pc) -> None:
+        pass
+
+    def barrier_complete(self, ctx, cta_slots) -> None:
+        pass
+
+    def warp_sync_missing(self, ctx, lanes, exited_lanes, pc) -> bool:
+        return False
+
+    def stuck(self, ctx) -> bool:
+        return False
+
+    def heap_alloc(self, ctx, lane, alloc) -> None:
+        pass
+
+    def heap_free(self, ctx, lane, ptr) -> bool:
+        return False
+
+    def finish(self) -> None:
+        pass
