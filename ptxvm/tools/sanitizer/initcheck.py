@@ -2,7 +2,7 @@
 uninitialized, as cudaMalloc; arrays copied from the host are not); beyond compute-sanitizer,
 reads of shared memory no thread of the CTA wrote.
 
-Shadow: one bool per byte of the global arena (built from each allocation's `uninit` mask, and
+Shadow: one bool per byte of the global arena, True where never written (built from each allocation's `uninit` mask, and
 written back to it at the end, so a later sanitized launch knows what this one wrote) and one per
 byte of the wave's shared memory. Shared memory is left unchecked in kernels that write it by
 instructions the hooks do not observe (asynchronous and bulk copies, mbarriers, stmatrix, ...).
@@ -28,12 +28,12 @@ class InitCheck(Checker):
     def begin_wave(self, ctx) -> None:
         if self.glob is None:
             mem = ctx.gmem
-            self.glob = np.ones(mem.arena.size, dtype=bool)
+            self.glob = np.zeros(mem.arena.size, dtype=bool)  # True: never written (zeros map lazily)
             for a in mem.allocations():
                 if a.uninit is not None:
                     off = a.base - GLOBAL_BASE
-                    self.glob[off : off + a.size] = ~a.uninit
-        self.shared = np.zeros(ctx.shared.buf.size, dtype=bool)
+                    self.glob[off : off + a.size] = a.uninit
+        self.shared = np.ones(ctx.shared.buf.size, dtype=bool)  # True: never written
 
     def access(self, ctx, lanes, addr, size, acc, kind):
         codes, rel = spaces_of(acc, addr)
@@ -43,14 +43,14 @@ class InitCheck(Checker):
                 continue
             if code == 0:
                 if self.glob.size < ctx.gmem.arena.size:  # the device heap grew: its memory counts as written
-                    self.glob = np.concatenate([self.glob, np.ones(ctx.gmem.arena.size - self.glob.size, dtype=bool)])
+                    self.glob = np.concatenate([self.glob, np.zeros(ctx.gmem.arena.size - self.glob.size, dtype=bool)])
                 ok, idx = global_bytes(ctx, rel[sel], size)
                 shadow = self.glob
             else:
                 ok, idx = shared_bytes(ctx, lanes[sel], rel[sel], size)
                 shadow = self.shared
             if kind == "read":
-                bad = ~shadow[idx].all(axis=1)
+                bad = shadow[idx].any(axis=1)
                 if bad.any():
                     ls, rs = lanes[sel][ok][bad], rel[sel][ok][bad]
                     for lane, a in zip(ls.tolist(), rs.tolist()):
@@ -58,7 +58,7 @@ class InitCheck(Checker):
                                       f"Uninitialized __{SPACE_NAMES[code]}__ memory read of size {size} bytes",
                                       space=SPACE_NAMES[code], size=size, address=a, details=[f"Address 0x{a:x}"])
             else:
-                shadow[idx.reshape(-1)] = True
+                shadow[idx.reshape(-1)] = False
         return None
 
     def finish(self) -> None:
@@ -67,7 +67,7 @@ class InitCheck(Checker):
         for a in self.s.kernel.module.device.memory.allocations():
             if a.uninit is not None:
                 off = a.base - GLOBAL_BASE
-                left = ~self.glob[off : off + a.size]
+                left = self.glob[off : off + a.size].copy()
                 a.uninit = left if left.any() else None
 
 
