@@ -39,7 +39,11 @@ class LaunchHooks:
         lanes where it is False do not access memory (a load leaves their destination as it was)."""
         return None
 
-    def barrier_arrive(self, ctx, group: np.ndarray, pc: int) -> None:
+    def barrier_arrive(self, ctx, group: np.ndarray, pc: int, barrier: np.ndarray, count: Optional[np.ndarray],
+                       expected: np.ndarray, arrive_only: bool) -> None:
+        """`group` reaches barrier instruction `pc`: per lane its barrier number, its thread count
+        (None: the whole CTA) and the count earlier arrivals set for this barrier (0: none);
+        `arrive_only` for bar.arrive / barrier.arrive, whose lanes do not wait."""
         pass
 
     def barrier_complete(self, ctx, cta_slots: Optional[np.ndarray]) -> None:

@@ -79,16 +79,16 @@ def lower_bar(lowerer, instr, m, scope):
             group = group[g]
         if group.size == 0:
             return
-        if ctx.hooks is not None:
-            ctx.hooks.barrier_arrive(ctx, group, pc)
         st = _barrier_state(ctx)
         b = np.broadcast_to(np.asarray(bar_id(ctx, group)).astype(np.int64), (group.size,))
         if (b >= N_BARRIERS).any():
             raise Fault(f"barrier number {int(b.max())} out of range 0..15", int(group[int(np.argmax(b >= N_BARRIERS))]))
         cta = ctx.cta_slot[group]
+        c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,)) if count is not None else None
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_arrive(ctx, group, pc, b, c, st["expected"][cta, b], arrive)
         np.add.at(st["arrived"], (cta, b), 1)
-        if count is not None:
-            c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,))
+        if c is not None:
             st["expected"][cta, b] = c
         if arrive:
             ctx.pc[group] = pc + 1

@@ -55,7 +55,7 @@ class Checker:
     def access(self, ctx, lanes, addr, size, acc, kind) -> Optional[np.ndarray]:
         return None
 
-    def barrier_arrive(self, ctx, group, pc) -> None:
+    def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
         pass
 
     def barrier_complete(self, ctx, cta_slots) -> None:

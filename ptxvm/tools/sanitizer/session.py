@@ -69,8 +69,8 @@ class Sanitizer(LaunchHooks):
     def access(self, ctx, lanes, addr, size, acc, kind):
         return self.checker.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, kind)
 
-    def barrier_arrive(self, ctx, group, pc) -> None:
-        self.checker.barrier_arrive(ctx, group, pc)
+    def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
+        self.checker.barrier_arrive(ctx, group, pc, barrier, count, expected, arrive_only)
 
     def barrier_complete(self, ctx, cta_slots) -> None:
         self.checker.barrier_complete(ctx, cta_slots)

@@ -1,5 +1,6 @@
-"""synccheck: CTA barriers reached by only part of a warp, and (beyond compute-sanitizer) warp
-collectives whose membermask names lanes that never arrive.
+"""synccheck: CTA barriers reached by only part of a warp, barrier thread counts that disagree
+between the threads of one barrier (or are no multiple of the warp size), and (beyond
+compute-sanitizer) warp collectives whose membermask names lanes that never arrive.
 
 A barrier is divergent for a warp when, while some of its lanes wait at it, another lane of the
 warp waits at a different barrier instruction or exits without arriving. Lanes of one warp may
@@ -28,7 +29,19 @@ class SyncCheck(Checker):
         live = slots[ctx.status[slots] != EXITED]
         return int(np.bitwise_or.reduce(np.left_shift(1, ctx.laneid[live]))) if live.size else 0
 
-    def barrier_arrive(self, ctx, group, pc) -> None:
+    def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
+        if count is not None:
+            key = ctx.cta_slot[group].astype(np.int64) * 16 + barrier
+            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            expected = np.where(expected != 0, expected, count[first][inv])  # else the group's first lane's
+            bad = (expected != count) | (count % 32 != 0)
+            for k in np.flatnonzero(bad).tolist():
+                what = (f"{int(count[k])} is not a multiple of the warp size" if count[k] % 32 else
+                        f"{int(count[k])} here, {int(expected[k])} at an earlier arrival")
+                self.s.record(ctx, int(group[k]), "barrier_count", "Barrier error detected. Mismatched thread count.",
+                              pc=pc, details=[f"Barrier {int(barrier[k])} thread count: {what}"])
+        if arrive_only:
+            return
         self.bar_pc[group] = pc
         for w in np.unique(ctx.warp_of[group]).tolist():
             slots = np.flatnonzero(ctx.warp_of == w)

@@ -190,3 +190,35 @@ def test_cli_bad_input(tmp_path):
     assert run.exit_code == 1 and "Traceback" not in run.output
     run = CliRunner().invoke(main, ["sanitize", str(PTX), "-k", "uninit_global", "-a", "dev:s32"])
     assert run.exit_code != 0 and "dev:DTYPE:COUNT" in run.output
+
+
+COUNTED_BARRIER = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry counted(.param .u32 mine, .param .u32 theirs)
+{
+    .reg .u32 %r<6>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [mine];
+    ld.param.u32 %r2, [theirs];
+    mov.u32 %r3, %tid.x;
+    setp.lt.u32 %p1, %r3, 32;
+    selp.u32 %r4, %r1, %r2, %p1;
+    bar.sync 1, %r4;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("mine, theirs, errors", [(64, 64, 0), (64, 96, 32), (48, 48, 64)])
+def test_barrier_thread_counts(mine, theirs, errors):
+    """Warp 0 arrives with `mine`, warp 1 with `theirs`: a disagreement is one error per thread
+    whose count differs from the first; a count that is no multiple of 32 one per thread."""
+    k = ptxvm.loads(COUNTED_BARRIER).kernel("counted")
+    r = k.sanitize(1, 64, [mine, theirs], tool="synccheck")
+    found = [e for e in r.errors if e.kind == "barrier_count"]
+    assert len(found) == errors
+    assert all(e.headline == "Barrier error detected. Mismatched thread count." for e in found)
+    # the barrier then waits for a count that never arrives: the engine's deadlock fault ends the launch
+    assert [e.kind for e in r.errors if e not in found] == (["fault"] if theirs == 96 else [])
