@@ -23,23 +23,59 @@ def spaces_of(acc, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, addr - _WINDOWS[codes]
 
 
-def shared_bytes(ctx, lanes: np.ndarray, rel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(lanes whose access is inside shared memory, (lanes, size) byte indices into ctx.shared.buf)."""
+class Bytes:
+    """The bytes of one access in a per-byte shadow array: `get(a)` gives an (accesses, size)
+    array, `set(a, values)` stores one (values broadcast against that shape). When every access
+    is aligned to its power-of-two size (the usual case), the shadow is viewed as rows of `size`
+    bytes and each access is one row, which is much cheaper than a gather per byte."""
+
+    def __init__(self, start: np.ndarray, size: int):
+        self.size = size
+        self.n = start.size
+        self.rows = None
+        self.idx = None
+        if size in (1, 2, 4, 8, 16) and not (start & np.uint64(size - 1)).any():
+            self.rows = (start // np.uint64(size)).astype(np.intp)
+        else:
+            self.idx = (start[:, None] + np.arange(size, dtype=np.uint64)).astype(np.intp)
+
+    def subset(self, which: np.ndarray) -> "Bytes":
+        sub = Bytes.__new__(Bytes)
+        sub.size, sub.n = self.size, int(np.count_nonzero(which))
+        sub.rows = None if self.rows is None else self.rows[which]
+        sub.idx = None if self.idx is None else self.idx[which]
+        return sub
+
+    def get(self, a: np.ndarray) -> np.ndarray:
+        if self.rows is not None:
+            return a[: a.size - a.size % self.size].reshape(-1, self.size)[self.rows]
+        return a[self.idx]
+
+    def set(self, a: np.ndarray, values) -> None:
+        if self.rows is not None:
+            a[: a.size - a.size % self.size].reshape(-1, self.size)[self.rows] = values
+        else:
+            a[self.idx] = values
+
+
+def shared_bytes(ctx, lanes: np.ndarray, rel: np.ndarray, size: int) -> tuple[np.ndarray, Bytes]:
+    """(lanes whose access is inside shared memory, their bytes in ctx.shared.buf)."""
     cluster = getattr(ctx, "cluster_size", 1)
     if cluster > 1 or int(rel.max(initial=0)) > CLUSTER_OFFSET_MASK:
         slot, off = cluster_target(rel, ctx.cta_slot[lanes], max(cluster, 1))
     else:
         slot, off = ctx.cta_slot[lanes], rel
     ok = off + np.uint64(size) <= np.uint64(ctx.shared.limit)
-    base = slot[ok].astype(np.uint64) * np.uint64(ctx.shared.stride) + off[ok]
-    return ok, base[:, None] + np.arange(size, dtype=np.uint64)
+    if ok.all():
+        return ok, Bytes(slot.astype(np.uint64) * np.uint64(ctx.shared.stride) + off, size)
+    return ok, Bytes(slot[ok].astype(np.uint64) * np.uint64(ctx.shared.stride) + off[ok], size)
 
 
-def global_bytes(ctx, rel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(lanes whose access is inside the arena, (lanes, size) byte indices into the arena)."""
+def global_bytes(ctx, rel: np.ndarray, size: int) -> tuple[np.ndarray, Bytes]:
+    """(lanes whose access is inside the arena, their bytes in it)."""
     off = rel - np.uint64(GLOBAL_BASE)
     ok = (rel >= np.uint64(GLOBAL_BASE)) & (off + np.uint64(size) <= np.uint64(ctx.gmem.arena.size))
-    return ok, off[ok][:, None] + np.arange(size, dtype=np.uint64)
+    return ok, Bytes(off if ok.all() else off[ok], size)
 
 
 class Checker:

@@ -1,16 +1,18 @@
 """racecheck: hazards between threads on shared memory, and beyond compute-sanitizer on global memory.
 
 Shadow state per byte (NumPy arrays over the shared buffer and the global arena): the last writer
-(global thread id + 1, 0 for none), its PTX pc and the barrier epoch of its CTA, and the same for the last reader
-with a flag for "read by more than one thread". A CTA's epoch advances when one of its barriers
-completes. A read of a byte written by another thread in the same epoch is a read-after-write
-hazard; a write over a byte another thread read (write-after-read) or wrote (write-after-write) in
-the same epoch is one too. Threads of different CTAs share no barrier, so on global memory any two
-of their conflicting accesses are hazards. Atomics neither race nor order.
+and the last reader, each as one packed key (barrier epoch of its CTA << 32 | global thread id + 1;
+0: nobody; the reader's id MULTI when several threads read the byte in that epoch) and the PTX
+pc of the access. A CTA's epoch advances when one of its barriers completes. A read of a byte
+written by another thread in the same epoch is a read-after-write hazard; a write over a byte
+another thread read (write-after-read) or wrote (write-after-write) in the same epoch is one too.
+Threads of different CTAs share no barrier, so on global memory any two of their conflicting
+accesses are hazards. Atomics neither race nor order.
 
 Hazards are counted as compute-sanitizer counts them on the planted kernels: read-after-write and
 write-after-read per byte, write-after-write per conflicting thread access; one record per pair of
-instructions (and kind), its count the sum.
+instructions (and kind), its count the sum. Lanes of one access that touch the same byte are
+found without sorting: after the scatter, the lanes whose value did not land collided.
 """
 from __future__ import annotations
 
@@ -19,21 +21,22 @@ import numpy as np
 from .checker import Checker, global_bytes, shared_bytes, spaces_of
 from .report import Record
 
+TID = np.int64(0xFFFFFFFF)
+MULTI = np.int64(0xFFFFFFFF)  # reader id: more than one thread read the byte in this epoch
+
 
 class _Shadow:
-    """Last writer and reader per byte. Thread ids are stored plus one so that every array starts
-    as zeros: np.zeros maps untouched pages lazily, so a shadow of a large arena costs only what
-    the kernel touches."""
+    """All zeros at the start: np.zeros maps untouched pages lazily, so a shadow of a large arena
+    costs only what the kernel touches."""
 
-    FIELDS = (("w_tid", np.int32), ("w_pc", np.int32), ("w_ep", np.int32), ("r_tid", np.int32), ("r_pc", np.int32),
-              ("r_ep", np.int32), ("r_multi", bool))
+    FIELDS = (("w_key", np.int64), ("w_pc", np.int32), ("r_key", np.int64), ("r_pc", np.int32))
 
     def __init__(self, size: int):
         for name, dt in self.FIELDS:
             setattr(self, name, np.zeros(size, dtype=dt))
 
     def grow(self, size: int) -> None:
-        old = self.w_tid.size
+        old = self.w_key.size
         if size <= old:
             return
         for name, dt in self.FIELDS:
@@ -42,24 +45,17 @@ class _Shadow:
             setattr(self, name, b)
 
 
-def _may_overlap(idx: np.ndarray) -> bool:
-    """Whether two lanes' byte ranges can coincide: not when the starts strictly increase by at
-    least the access size (the coalesced case, checked in O(lanes) instead of a sort)."""
-    return idx.shape[0] > 1 and not bool((np.diff(idx[:, 0].astype(np.int64)) >= idx.shape[1]).all())
-
-
 class RaceCheck(Checker):
     def __init__(self, session):
         super().__init__(session)
         self.hazards: dict[tuple, int] = {}  # (space, kind, first pc, second pc) -> hazards
         self.glob = None
-        self.epoch = None  # per CTA slot: barriers completed; global ids make it unique per launch
+        self.epoch = None  # per CTA slot: barriers completed (offset per wave, so a reused slot starts fresh)
 
     def begin_wave(self, ctx) -> None:
         self.shared = _Shadow(ctx.shared.buf.size)
-        # epochs of different waves never meet in one CTA; offset them so a reused slot starts fresh
         base = 0 if self.epoch is None else int(self.epoch.max()) + 1
-        self.epoch = np.full(int(ctx.cta_slot.max()) + 1 if ctx.n else 1, base, dtype=np.int32)
+        self.epoch = np.full(int(ctx.cta_slot.max()) + 1 if ctx.n else 1, base, dtype=np.int64)
         self.threads_per_cta = self.s.launch.threads_per_cta
 
     def barrier_complete(self, ctx, cta_slots) -> None:
@@ -72,77 +68,74 @@ class RaceCheck(Checker):
         if kind == "atomic":
             return None
         codes, rel = spaces_of(acc, addr)
-        tid = (ctx.cta_linear[lanes].astype(np.int64) * self.threads_per_cta + ctx.thread_linear[lanes] + 1).astype(np.int32)  # 0: nobody
-        ep = self.epoch[ctx.cta_slot[lanes]]
+        tid = ctx.cta_linear[lanes].astype(np.int64) * self.threads_per_cta + ctx.thread_linear[lanes] + 1
+        key = (self.epoch[ctx.cta_slot[lanes]] << 32) | tid
         sh = codes == 1
-        if sh.any():
+        if sh.all():
+            ok, idx = shared_bytes(ctx, lanes, rel, size)
+            self._check("shared", self.shared, idx, key[ok], kind)
+        elif sh.any():
             ok, idx = shared_bytes(ctx, lanes[sh], rel[sh], size)
-            self._check("shared", self.shared, idx, tid[sh][ok], ep[sh][ok], kind)
+            self._check("shared", self.shared, idx, key[sh][ok], kind)
         gl = codes == 0
         if gl.any():
             if self.glob is None:
                 self.glob = _Shadow(ctx.gmem.arena.size)
             self.glob.grow(ctx.gmem.arena.size)
             ok, idx = global_bytes(ctx, rel[gl], size)
-            self._check("global", self.glob, idx, tid[gl][ok], ep[gl][ok], kind)
+            self._check("global", self.glob, idx, key[gl][ok], kind)
         return None
 
-    def _same_order(self, space, other_tid, tid, other_ep, ep):
-        """Whether an earlier access by `other_tid` is unordered with this one (a hazard)."""
-        unordered = (other_tid > 0) & (other_tid != tid) & (other_ep == ep)
+    def _unordered(self, space, other, key):
+        """Whether earlier accesses (packed keys `other`) are unordered with this one's (`key`)."""
+        o_tid = other & TID
+        hazard = (o_tid != 0) & (other >> 32 == key >> 32) & (o_tid != (key & TID))
         if space == "global":  # no barrier orders threads of different CTAs
             T = self.threads_per_cta
-            unordered |= (other_tid > 0) & ((other_tid - 1) // T != (tid - 1) // T)
-        return unordered
+            single = (o_tid != 0) & (o_tid != MULTI)
+            hazard |= single & ((o_tid - 1) // T != ((key & TID) - 1) // T)
+        return hazard
 
     def _count(self, space, kind, first_pc, second_pc, n):
-        key = (space, kind, int(first_pc), int(second_pc))
-        self.hazards[key] = self.hazards.get(key, 0) + int(n)
+        k = (space, kind, int(first_pc), int(second_pc))
+        self.hazards[k] = self.hazards.get(k, 0) + int(n)
 
-    def _pairs(self, space, kind, pcs, pc, weights=None):
-        if pcs.size == 0:
-            return
-        u, counts = np.unique(pcs, return_counts=True) if weights is None else (pcs, weights)
-        for p, c in zip(np.atleast_1d(u).tolist(), np.atleast_1d(counts).tolist()):
-            self._count(space, kind, p, pc, c)
+    def _pairs(self, space, kind, pcs, pc):
+        if pcs.size:
+            u, counts = np.unique(pcs, return_counts=True)
+            for p, c in zip(u.tolist(), counts.tolist()):
+                self._count(space, kind, p, pc, c)
 
-    def _check(self, space, sh: _Shadow, idx, tid, ep, kind):
-        if idx.size == 0:
+    def _check(self, space, sh: _Shadow, at, key, kind):
+        """`at`: the access's bytes in the shadow arrays (checker.Bytes); `key`: per access."""
+        if at.n == 0:
             return
         pc = self.s.pc
-        t2, e2 = tid[:, None], ep[:, None]
+        k = key[:, None]
         if kind == "read":
-            haz = self._same_order(space, sh.w_tid[idx], t2, sh.w_ep[idx], e2)
-            self._pairs(space, "RAW", sh.w_pc[idx][haz], pc)
-            flat = idx.reshape(-1)
-            tflat = np.broadcast_to(t2, idx.shape).reshape(-1)
-            eflat = np.broadcast_to(e2, idx.shape).reshape(-1)
-            same_ep = sh.r_ep[flat] == eflat
-            other = same_ep & (sh.r_tid[flat] > 0) & (sh.r_tid[flat] != tflat)
-            multi = np.where(same_ep, sh.r_multi[flat] | other, False)
-            sh.r_multi[flat] = multi
-            if _may_overlap(idx):  # several lanes of this access may read one byte
-                u, counts = np.unique(flat, return_counts=True)
-                sh.r_multi[u[counts > 1]] = True
-            sh.r_tid[flat], sh.r_pc[flat], sh.r_ep[flat] = tflat, pc, eflat
+            haz = self._unordered(space, at.get(sh.w_key), k)
+            if haz.any():
+                self._pairs(space, "RAW", at.get(sh.w_pc)[haz], pc)
+            old = at.get(sh.r_key)
+            others = (old >> 32 == k >> 32) & (old & TID != 0) & (old & TID != k & TID)
+            new = np.where(others, (k & ~TID) | MULTI, k)
+            at.set(sh.r_key, new)
+            at.set(sh.r_pc, pc)
+            lost = (at.get(sh.r_key) != new).any(axis=1)  # another lane of this access read the bytes too
+            if lost.any():  # the lanes that lost mark the bytes (their writes do not collide with the winner's)
+                at.subset(lost).set(sh.r_key, (k[lost] & ~TID) | MULTI)
             return
-        # write
-        waw = self._same_order(space, sh.w_tid[idx], t2, sh.w_ep[idx], e2).any(axis=1)
-        self._pairs(space, "WAW", sh.w_pc[idx][:, 0][waw], pc)
-        if _may_overlap(idx):
-            distinct = np.unique(idx[:, 0]).size
-            if distinct < idx.shape[0]:  # several lanes of this access write the same bytes
-                self._count(space, "WAW", pc, pc, idx.shape[0] - distinct)
-        r_tid, r_ep = sh.r_tid[idx], sh.r_ep[idx]
-        war = (r_tid > 0) & (r_ep == e2) & ((r_tid != t2) | sh.r_multi[idx])
-        if space == "global":
-            T = self.threads_per_cta
-            war |= (r_tid > 0) & ((r_tid - 1) // T != (t2 - 1) // T)
-        self._pairs(space, "WAR", sh.r_pc[idx][war], pc)
-        flat = idx.reshape(-1)
-        sh.w_tid[flat] = np.broadcast_to(t2, idx.shape).reshape(-1)
-        sh.w_pc[flat] = pc
-        sh.w_ep[flat] = np.broadcast_to(e2, idx.shape).reshape(-1)
+        waw = self._unordered(space, at.get(sh.w_key), k).any(axis=1)
+        if waw.any():
+            self._pairs(space, "WAW", at.get(sh.w_pc)[:, 0][waw], pc)
+        war = self._unordered(space, at.get(sh.r_key), k)
+        if war.any():
+            self._pairs(space, "WAR", at.get(sh.r_pc)[war], pc)
+        at.set(sh.w_key, k)
+        at.set(sh.w_pc, pc)
+        lost = (at.get(sh.w_key) != k).any(axis=1)  # lanes of this access wrote the same bytes
+        if lost.any():
+            self._count(space, "WAW", pc, pc, int(np.count_nonzero(lost)))
 
     def finish(self) -> None:
         for (space, kind, first, second), n in sorted(self.hazards.items(), key=lambda kv: (kv[0][2], kv[0][3])):

@@ -222,3 +222,40 @@ def test_barrier_thread_counts(mine, theirs, errors):
     assert all(e.headline == "Barrier error detected. Mismatched thread count." for e in found)
     # the barrier then waits for a count that never arrives: the engine's deadlock fault ends the launch
     assert [e.kind for e in r.errors if e not in found] == (["fault"] if theirs == 96 else [])
+
+
+BROADCAST_THEN_WRITE = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry broadcast_then_write(.param .u64 out, .param .u32 sync)
+{
+    .shared .align 4 .b32 s[64];
+    .reg .u32 %r<6>;
+    .reg .pred %p<3>;
+    .reg .u64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r5, s;
+    add.u32 %r2, %r2, %r5;
+    st.shared.u32 [%r2], %r1;
+    bar.sync 0;
+    ld.shared.u32 %r3, [s];
+    ld.param.u32 %r4, [sync];
+    setp.ne.u32 %p2, %r4, 0;
+    @%p2 bar.sync 0;
+    setp.eq.u32 %p1, %r1, 63;
+    @%p1 st.shared.u32 [s], %r1;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("sync, hazards", [(0, 4), (1, 0)])
+def test_write_after_broadcast_read(sync, hazards):
+    """Every thread reads s[0], then thread 63 writes it: a write-after-read hazard on its 4 bytes
+    unless a barrier separates them, though thread 63 itself was the last of the readers."""
+    k = ptxvm.loads(BROADCAST_THEN_WRITE).kernel("broadcast_then_write")
+    r = k.sanitize(1, 64, [np.zeros(4, np.int32), sync], tool="racecheck")
+    assert sum(e.hazards for e in r.errors if e.access == "WAR") == hazards
+    assert len(r.errors) == (1 if hazards else 0)
