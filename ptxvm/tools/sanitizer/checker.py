@@ -39,6 +39,15 @@ class Bytes:
         else:
             self.idx = (start[:, None] + np.arange(size, dtype=np.uint64)).astype(np.intp)
 
+    def may_collide(self) -> bool:
+        """Whether two accesses can share a byte: not when they start in strictly increasing
+        order at least `size` apart (the coalesced case; checked without sorting)."""
+        if self.n < 2:
+            return False
+        if self.rows is not None:
+            return not bool((np.diff(self.rows) > 0).all())
+        return not bool((np.diff(self.idx[:, 0]) >= self.size).all())
+
     def subset(self, which: np.ndarray) -> "Bytes":
         sub = Bytes.__new__(Bytes)
         sub.size, sub.n = self.size, int(np.count_nonzero(which))

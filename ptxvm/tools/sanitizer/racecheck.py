@@ -27,13 +27,19 @@ MULTI = np.int64(0xFFFFFFFF)  # reader id: more than one thread read the byte in
 
 class _Shadow:
     """All zeros at the start: np.zeros maps untouched pages lazily, so a shadow of a large arena
-    costs only what the kernel touches."""
+    costs only what the kernel touches.
+
+    Word-aligned accesses of whole words (the usual case) work on one entry per 4-byte word, the
+    entry of its first byte, which stands for all four while the word is not `split`; the first
+    access that touches part of a word (or is unaligned) copies that entry to the other three
+    bytes and marks the word split, and from then on the word is handled byte by byte."""
 
     FIELDS = (("w_key", np.int64), ("w_pc", np.int32), ("r_key", np.int64), ("r_pc", np.int32))
 
     def __init__(self, size: int):
         for name, dt in self.FIELDS:
             setattr(self, name, np.zeros(size, dtype=dt))
+        self.split = np.zeros(-(-size // 4), dtype=bool)
 
     def grow(self, size: int) -> None:
         old = self.w_key.size
@@ -43,6 +49,41 @@ class _Shadow:
             b = np.zeros(size, dtype=dt)
             b[:old] = getattr(self, name)
             setattr(self, name, b)
+        split = np.zeros(-(-size // 4), dtype=bool)
+        split[: self.split.size] = self.split
+        self.split = split
+
+    def split_words(self, words: np.ndarray) -> None:
+        """Give the bytes of `words` (not yet split) their own entries."""
+        words = np.unique(words)
+        words = words[~self.split[words]]
+        if words.size:
+            first = words * 4
+            for name, _ in self.FIELDS:
+                a = getattr(self, name)
+                for j in (1, 2, 3):
+                    a[first + j] = a[first]
+            self.split[words] = True
+
+
+class _Words:
+    """The words of aligned whole-word accesses, as entries of a shadow's first-byte view."""
+
+    def __init__(self, idx: np.ndarray):
+        self.idx = idx  # (accesses, words per access)
+        self.n = idx.shape[0]
+
+    def get(self, a: np.ndarray) -> np.ndarray:
+        return a[0::4][self.idx]
+
+    def set(self, a: np.ndarray, values) -> None:
+        a[0::4][self.idx] = values
+
+    def may_collide(self) -> bool:
+        return self.n > 1 and not bool((np.diff(self.idx[:, 0]) > 0).all())
+
+    def subset(self, which: np.ndarray) -> "_Words":
+        return _Words(self.idx[which])
 
 
 class RaceCheck(Checker):
@@ -87,11 +128,13 @@ class RaceCheck(Checker):
         return None
 
     def _unordered(self, space, other, key):
-        """Whether earlier accesses (packed keys `other`) are unordered with this one's (`key`)."""
-        o_tid = other & TID
-        hazard = (o_tid != 0) & (other >> 32 == key >> 32) & (o_tid != (key & TID))
+        """Whether earlier accesses (packed keys `other`) are unordered with this one's (`key`):
+        someone else, in the same epoch (the keys' high halves equal, low halves not)."""
+        x = other ^ key
+        hazard = (x < (np.int64(1) << 32)) & (x != 0) & ((other & TID) != 0)
         if space == "global":  # no barrier orders threads of different CTAs
             T = self.threads_per_cta
+            o_tid = other & TID
             single = (o_tid != 0) & (o_tid != MULTI)
             hazard |= single & ((o_tid - 1) // T != ((key & TID) - 1) // T)
         return hazard
@@ -100,41 +143,58 @@ class RaceCheck(Checker):
         k = (space, kind, int(first_pc), int(second_pc))
         self.hazards[k] = self.hazards.get(k, 0) + int(n)
 
-    def _pairs(self, space, kind, pcs, pc):
+    def _pairs(self, space, kind, pcs, pc, weight=1):
         if pcs.size:
             u, counts = np.unique(pcs, return_counts=True)
             for p, c in zip(u.tolist(), counts.tolist()):
-                self._count(space, kind, p, pc, c)
+                self._count(space, kind, p, pc, c * weight)
 
     def _check(self, space, sh: _Shadow, at, key, kind):
         """`at`: the access's bytes in the shadow arrays (checker.Bytes); `key`: per access."""
         if at.n == 0:
             return
+        if at.rows is not None and at.size % 4 == 0:  # aligned whole words
+            nw = at.size // 4
+            words = at.rows[:, None] * nw + np.arange(nw) if nw > 1 else at.rows[:, None]
+            split = sh.split[words]
+            if not split.any():
+                return self._check_at(space, sh, _Words(words), key, kind, 4)
+            sh.split_words(words.reshape(-1))
+        else:
+            first = at.rows * at.size if at.rows is not None else at.idx[:, 0]
+            sh.split_words(np.concatenate([first // 4, (first + at.size - 1) // 4]))
+            if at.size > 8:
+                sh.split_words((first[:, None] + np.arange(0, at.size, 4)).reshape(-1) // 4)
+        self._check_at(space, sh, at, key, kind, 1)
+
+    def _check_at(self, space, sh: _Shadow, at, key, kind, weight):
+        """The check over entries that each stand for `weight` bytes."""
         pc = self.s.pc
         k = key[:, None]
         if kind == "read":
             haz = self._unordered(space, at.get(sh.w_key), k)
             if haz.any():
-                self._pairs(space, "RAW", at.get(sh.w_pc)[haz], pc)
+                self._pairs(space, "RAW", at.get(sh.w_pc)[haz], pc, weight)
             old = at.get(sh.r_key)
-            others = (old >> 32 == k >> 32) & (old & TID != 0) & (old & TID != k & TID)
-            new = np.where(others, (k & ~TID) | MULTI, k)
+            others = self._unordered("shared", old, k)  # read by another thread in this epoch too
+            new = np.where(others, (k & ~TID) | MULTI, k) if others.any() else k
             at.set(sh.r_key, new)
             at.set(sh.r_pc, pc)
-            lost = (at.get(sh.r_key) != new).any(axis=1)  # another lane of this access read the bytes too
-            if lost.any():  # the lanes that lost mark the bytes (their writes do not collide with the winner's)
-                at.subset(lost).set(sh.r_key, (k[lost] & ~TID) | MULTI)
+            if at.may_collide():
+                lost = (at.get(sh.r_key) != new).any(axis=1)  # another lane of this access read the bytes too
+                if lost.any():  # the lanes that lost mark the bytes (their writes do not collide with the winner's)
+                    at.subset(lost).set(sh.r_key, (k[lost] & ~TID) | MULTI)
             return
         waw = self._unordered(space, at.get(sh.w_key), k).any(axis=1)
         if waw.any():
             self._pairs(space, "WAW", at.get(sh.w_pc)[:, 0][waw], pc)
         war = self._unordered(space, at.get(sh.r_key), k)
         if war.any():
-            self._pairs(space, "WAR", at.get(sh.r_pc)[war], pc)
+            self._pairs(space, "WAR", at.get(sh.r_pc)[war], pc, weight)
         at.set(sh.w_key, k)
         at.set(sh.w_pc, pc)
-        lost = (at.get(sh.w_key) != k).any(axis=1)  # lanes of this access wrote the same bytes
-        if lost.any():
+        lost = (at.get(sh.w_key) != k).any(axis=1) if at.may_collide() else None  # lanes wrote the same bytes
+        if lost is not None and lost.any():
             self._count(space, "WAW", pc, pc, int(np.count_nonzero(lost)))
 
     def finish(self) -> None:

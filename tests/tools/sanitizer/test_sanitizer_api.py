@@ -259,3 +259,41 @@ def test_write_after_broadcast_read(sync, hazards):
     r = k.sanitize(1, 64, [np.zeros(4, np.int32), sync], tool="racecheck")
     assert sum(e.hazards for e in r.errors if e.access == "WAR") == hazards
     assert len(r.errors) == (1 if hazards else 0)
+
+
+MIXED_SIZES = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry mixed_sizes(.param .u32 sync)
+{
+    .shared .align 4 .b8 s[64];
+    .reg .u32 %r<8>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r5, s;
+    st.shared.u32 [%r5+32], %r1;
+    bar.sync 0;
+    add.u32 %r2, %r1, %r5;
+    st.shared.u8 [%r2], %r1;
+    ld.param.u32 %r4, [sync];
+    setp.ne.u32 %p2, %r4, 0;
+    @%p2 bar.sync 0;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 ld.shared.u32 %r3, [%r5+4];
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("sync, hazards", [(0, 4), (1, 0)])
+def test_byte_writes_and_word_reads(sync, hazards):
+    """64 threads write the 64 bytes of s one each (four threads share a word: no hazard), thread 0
+    then reads the word of bytes 4..7: four read-after-write hazards unless a barrier separates them.
+    (Before that every thread wrote the word at s+32: a write-after-write hazard among those 64
+    stores; the byte stores to that word come after a barrier and split it into bytes.)"""
+    k = ptxvm.loads(MIXED_SIZES).kernel("mixed_sizes")
+    r = k.sanitize(1, 64, [sync], tool="racecheck")
+    raw = [e for e in r.errors if e.access == "RAW"]
+    assert sum(e.hazards for e in raw) == hazards
+    assert [e.access for e in r.errors if e.access != "RAW"] == ["WAW"]  # the 64 word stores at s+32
