@@ -48,6 +48,19 @@ class Bytes:
             return not bool((np.diff(self.rows) > 0).all())
         return not bool((np.diff(self.idx[:, 0]) >= self.size).all())
 
+    def any_true(self, a: np.ndarray) -> np.ndarray:
+        """Per access: whether any of its bytes is True in the bool shadow `a`."""
+        if self.rows is not None and self.size <= 8:
+            return a[: a.size - a.size % self.size].view(np.dtype(f"u{self.size}"))[self.rows] != 0
+        return self.get(a).any(axis=1)
+
+    def clear(self, a: np.ndarray) -> None:
+        """Set the access's bytes of the bool shadow `a` to False."""
+        if self.rows is not None and self.size <= 8:
+            a[: a.size - a.size % self.size].view(np.dtype(f"u{self.size}"))[self.rows] = 0
+        else:
+            self.set(a, False)
+
     def subset(self, which: np.ndarray) -> "Bytes":
         sub = Bytes.__new__(Bytes)
         sub.size, sub.n = self.size, int(np.count_nonzero(which))

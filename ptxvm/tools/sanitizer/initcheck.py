@@ -50,7 +50,7 @@ class InitCheck(Checker):
                 ok, idx = shared_bytes(ctx, lanes[sel], rel[sel], size)
                 shadow = self.shared
             if kind == "read":
-                bad = idx.get(shadow).any(axis=1)
+                bad = idx.any_true(shadow)
                 if bad.any():
                     ls, rs = lanes[sel][ok][bad], rel[sel][ok][bad]
                     for lane, a in zip(ls.tolist(), rs.tolist()):
@@ -58,7 +58,7 @@ class InitCheck(Checker):
                                       f"Uninitialized __{SPACE_NAMES[code]}__ memory read of size {size} bytes",
                                       space=SPACE_NAMES[code], size=size, address=a, details=[f"Address 0x{a:x}"])
             else:
-                idx.set(shadow, False)
+                idx.clear(shadow)
         return None
 
     def finish(self) -> None:
