@@ -24,8 +24,14 @@ class SyncCheck(Checker):
         self.reported = np.zeros(ctx.n, dtype=bool)  # lanes reported for the barrier they wait at
         self._released = None
 
+    @staticmethod
+    def _slots(ctx, warp: int) -> np.ndarray:
+        """The thread slots of a warp (warps are contiguous runs of slots, in order)."""
+        lo, hi = np.searchsorted(ctx.warp_of, [warp, warp + 1])
+        return np.arange(lo, hi)
+
     def _live_mask(self, ctx, warp: int) -> int:
-        slots = np.flatnonzero(ctx.warp_of == warp)
+        slots = self._slots(ctx, warp)
         live = slots[ctx.status[slots] != EXITED]
         return int(np.bitwise_or.reduce(np.left_shift(1, ctx.laneid[live]))) if live.size else 0
 
@@ -44,7 +50,7 @@ class SyncCheck(Checker):
             return
         self.bar_pc[group] = pc
         for w in np.unique(ctx.warp_of[group]).tolist():
-            slots = np.flatnonzero(ctx.warp_of == w)
+            slots = self._slots(ctx, w)
             waiting = slots[ctx.status[slots] == AT_BARRIER]
             if w not in self.snapshot:
                 self.snapshot[w] = self._live_mask(ctx, w)
