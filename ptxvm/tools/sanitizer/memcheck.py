@@ -28,10 +28,12 @@ class MemCheck(Checker):
         g = codes == 0
         if g.any():
             bases, ends = ctx.gmem.bounds()
-            a = rel[g]
-            i = np.searchsorted(bases, a, side="right").astype(np.int64) - 1
-            j = np.maximum(i, 0)
-            inside[g] = (i >= 0) & (a >= bases[j] if bases.size else False) & (a + np.uint64(size) <= ends[j] if bases.size else False)
+            if bases.size:  # inside the allocation that starts at or below the address
+                a = rel[g]
+                i = np.searchsorted(bases, a, side="right").astype(np.int64) - 1
+                inside[g] = (i >= 0) & (a + np.uint64(size) <= ends[np.maximum(i, 0)])
+            else:
+                inside[g] = False
         limits = {1: ctx.shared.limit, 2: ctx.local.limit, 3: ctx.const.size, 4: ctx.kparams.size}
         for code, limit in limits.items():
             sel = codes == code
