@@ -93,6 +93,13 @@ def shared_bytes(ctx, lanes: np.ndarray, rel: np.ndarray, size: int) -> tuple[np
     return ok, Bytes(slot[ok].astype(np.uint64) * np.uint64(ctx.shared.stride) + off[ok], size)
 
 
+def local_bytes(ctx, lanes: np.ndarray, rel: np.ndarray, size: int) -> tuple[np.ndarray, Bytes]:
+    """(lanes whose access is inside their thread's local memory, their bytes in ctx.local.buf)."""
+    ok = rel + np.uint64(size) <= np.uint64(ctx.local.limit)
+    start = lanes.astype(np.uint64) * np.uint64(ctx.local.stride) + rel
+    return ok, Bytes(start if ok.all() else start[ok], size)
+
+
 def global_bytes(ctx, rel: np.ndarray, size: int) -> tuple[np.ndarray, Bytes]:
     """(lanes whose access is inside the arena, their bytes in it)."""
     off = rel - np.uint64(GLOBAL_BASE)

@@ -1,6 +1,6 @@
 """initcheck: reads of global memory never written since allocation (ptxvm.device_array is
 uninitialized, as cudaMalloc; arrays copied from the host are not); beyond compute-sanitizer,
-reads of shared memory no thread of the CTA wrote.
+reads of shared memory no thread of the CTA wrote and of .local memory the thread did not write.
 
 Shadow: one bool per byte of the global arena, True where never written (built from each allocation's `uninit` mask, and
 written back to it at the end, so a later sanitized launch knows what this one wrote) and one per
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.memory import GLOBAL_BASE
-from .checker import SPACE_NAMES, Checker, global_bytes, shared_bytes, spaces_of
+from .checker import SPACE_NAMES, Checker, global_bytes, local_bytes, shared_bytes, spaces_of
 
 # opcodes that write shared memory outside ld/st/atom/red (their writes are not observed)
 UNOBSERVED_SHARED_WRITERS = {"cp", "mbarrier", "stmatrix", "tensormap", "tcgen05", "wgmma", "st.async",
@@ -34,21 +34,25 @@ class InitCheck(Checker):
                     off = a.base - GLOBAL_BASE
                     self.glob[off : off + a.size] = a.uninit
         self.shared = np.ones(ctx.shared.buf.size, dtype=bool)  # True: never written
+        self.local = np.ones(ctx.local.buf.size, dtype=bool)
 
     def access(self, ctx, lanes, addr, size, acc, kind):
         codes, rel = spaces_of(acc, addr)
-        for code in (0, 1):
+        for code in (0, 1, 2):
             sel = codes == code
-            if not sel.any() or (code == 1 and not self.check_shared):
+            if not sel.any() or (code == 1 and not self.check_shared) or (code == 2 and not self._local(acc)):
                 continue
             if code == 0:
                 if self.glob.size < ctx.gmem.arena.size:  # the device heap grew: its memory counts as written
                     self.glob = np.concatenate([self.glob, np.zeros(ctx.gmem.arena.size - self.glob.size, dtype=bool)])
                 ok, idx = global_bytes(ctx, rel[sel], size)
                 shadow = self.glob
-            else:
+            elif code == 1:
                 ok, idx = shared_bytes(ctx, lanes[sel], rel[sel], size)
                 shadow = self.shared
+            else:
+                ok, idx = local_bytes(ctx, lanes[sel], rel[sel], size)
+                shadow = self.local
             if kind == "read":
                 bad = idx.any_true(shadow)
                 if bad.any():
@@ -60,6 +64,12 @@ class InitCheck(Checker):
             else:
                 idx.clear(shadow)
         return None
+
+    @staticmethod
+    def _local(acc) -> bool:
+        """.local variables are checked; .param variables of functions, which share local memory,
+        are not (the engine writes return values and syscall results there itself)."""
+        return getattr(acc, "space", None) in ("local", None)
 
     def finish(self) -> None:
         if self.glob is None:

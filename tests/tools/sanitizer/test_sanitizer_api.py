@@ -297,3 +297,50 @@ def test_byte_writes_and_word_reads(sync, hazards):
     raw = [e for e in r.errors if e.access == "RAW"]
     assert sum(e.hazards for e in raw) == hazards
     assert [e.access for e in r.errors if e.access != "RAW"] == ["WAW"]  # the 64 word stores at s+32
+
+
+LOCAL_ARRAY = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry local_array(.param .u64 out, .param .u32 filled)
+{
+    .local .align 4 .b8 a[32];
+    .reg .u32 %r<8>;
+    .reg .pred %p<2>;
+    .reg .u64 %rd<6>;
+    ld.param.u32 %r1, [filled];
+    mov.u32 %r2, 0;
+    mov.u64 %rd1, a;
+FILL:
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.local.u32 [%rd3], %r2;
+    add.u32 %r2, %r2, 1;
+    bra FILL;
+DONE:
+    mov.u32 %r3, %tid.x;
+    and.b32 %r4, %r3, 7;
+    mul.wide.u32 %rd2, %r4, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    ld.local.u32 %r5, [%rd3];
+    ld.param.u64 %rd4, [out];
+    mul.wide.u32 %rd2, %r3, 4;
+    add.u64 %rd5, %rd4, %rd2;
+    st.global.u32 [%rd5], %r5;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("filled, errors", [(8, 0), (4, 16)])
+def test_uninitialized_local_memory(filled, errors):
+    """Each thread fills the first `filled` words of its .local array, then reads word tid % 8:
+    beyond compute-sanitizer, initcheck reports the threads whose word was never written."""
+    k = ptxvm.loads(LOCAL_ARRAY).kernel("local_array")
+    r = k.sanitize(1, 32, [np.zeros(32, np.uint32), filled], tool="initcheck")
+    assert len(r.errors) == errors
+    assert all(e.headline == "Uninitialized __local__ memory read of size 4 bytes" and e.thread[0] % 8 >= 4
+               for e in r.errors)
