@@ -12,6 +12,7 @@ Hook points (the engine module that calls each):
   access                     memory_ops.py ld/st/atom/red addresses of the active lanes; may veto lanes
   barrier_arrive             sync_ops.py   lanes reach bar.sync / barrier.sync (not the whole-CTA fast path)
   barrier_complete           sync_ops.py   a CTA barrier released its waiters (cta slots; None: every CTA)
+  warp_barrier               warp_ops.py   bar.warp.sync (__syncwarp) ran for these lanes
   warp_sync_missing          warp_ops.py   a .sync collective's membermask names lanes that exited
   stuck                      launch.py     no thread can run; return True if the hook made progress
   heap_alloc / heap_free     syscalls.py   device malloc / free; heap_free may veto a bad free
@@ -47,6 +48,9 @@ class LaunchHooks:
         pass
 
     def barrier_complete(self, ctx, cta_slots: Optional[np.ndarray]) -> None:
+        pass
+
+    def warp_barrier(self, ctx, lanes: np.ndarray) -> None:
         pass
 
     def warp_sync_missing(self, ctx, lanes: np.ndarray, exited_lanes: np.ndarray, pc: int) -> bool:

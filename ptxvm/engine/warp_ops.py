@@ -193,7 +193,11 @@ def lower_activemask(lowerer, instr, m, scope):
 
 
 def lower_warp_sync(lowerer, instr, m, scope):
-    return _collective(lowerer, scope, lambda ctx, lanes, mask, present: None, instr.operands[0])
+    def body(ctx, lanes, mask, present):  # orders memory among the lanes (a tool may watch that)
+        if ctx.hooks is not None:
+            ctx.hooks.warp_barrier(ctx, lanes)
+
+    return _collective(lowerer, scope, body, instr.operands[0])
 
 
 def lower_redux(lowerer, instr, m, scope):

@@ -126,6 +126,9 @@ class Checker:
     def barrier_complete(self, ctx, cta_slots) -> None:
         pass
 
+    def warp_barrier(self, ctx, lanes) -> None:
+        pass
+
     def warp_sync_missing(self, ctx, lanes, exited_lanes, pc) -> bool:
         return False
 

@@ -23,7 +23,7 @@ class InitCheck(Checker):
     def __init__(self, session):
         super().__init__(session)
         self.glob = None
-        self.check_shared = not any(_unobserved(op) for op in session.code)
+        self.check_shared = not any(_unobserved(op) for op in session.kernel_ops)
 
     def begin_wave(self, ctx) -> None:
         if self.glob is None:

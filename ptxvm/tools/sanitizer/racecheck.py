@@ -1,13 +1,17 @@
 """racecheck: hazards between threads on shared memory, and beyond compute-sanitizer on global memory.
 
 Shadow state per byte (NumPy arrays over the shared buffer and the global arena): the last writer
-and the last reader, each as one packed key (barrier epoch of its CTA << 32 | global thread id + 1;
-0: nobody; the reader's id MULTI when several threads read the byte in that epoch) and the PTX
-pc of the access. A CTA's epoch advances when one of its barriers completes. A read of a byte
-written by another thread in the same epoch is a read-after-write hazard; a write over a byte
-another thread read (write-after-read) or wrote (write-after-write) in the same epoch is one too.
+and the last reader, each as one packed key (the CTA's barrier epoch, the warp's __syncwarp epoch,
+the thread; or for readers, "several lanes of warp w" / "several warps") and the PTX pc of the
+access. A CTA's epoch advances when one of its barriers completes, a warp's when it runs
+bar.warp.sync. A read of a byte written by another thread in the same epoch (and, within a warp,
+with no __syncwarp between) is a read-after-write hazard; a write over a byte another thread read
+(write-after-read) or wrote (write-after-write) so is one too.
 Threads of different CTAs share no barrier, so on global memory any two of their conflicting
 accesses are hazards. Atomics neither race nor order.
+
+On global memory, in a kernel with atomics or fences (which may order threads as a lock or a flag
+does), hazards are warnings, not errors.
 
 Hazards are counted as compute-sanitizer counts them on the planted kernels: read-after-write and
 write-after-read per byte, write-after-write per conflicting thread access; one record per pair of
@@ -21,8 +25,15 @@ import numpy as np
 from .checker import Checker, global_bytes, shared_bytes, spaces_of
 from .report import Record
 
+# A key packs who accessed a byte and when: bits 0-31 the id (thread + 1; 0: nobody;
+# WARP_READERS | warp: several lanes of one warp read it; MULTI: threads of several warps read it),
+# bits 32-43 the epoch of the thread's warp (its __syncwarp count), bits 44-62 its CTA's barrier
+# epoch (both wrap; a collision needs accesses 4096 __syncwarps or 2^19 barriers apart).
 TID = np.int64(0xFFFFFFFF)
-MULTI = np.int64(0xFFFFFFFF)  # reader id: more than one thread read the byte in this epoch
+MULTI = np.int64(0xFFFFFFFF)
+WARP_READERS = np.int64(0x80000000)
+WARP_SHIFT, CTA_SHIFT = 32, 44
+WARP_EPOCH_MASK, CTA_EPOCH_MASK = (1 << 12) - 1, (1 << 19) - 1
 
 
 class _Shadow:
@@ -92,12 +103,29 @@ class RaceCheck(Checker):
         self.hazards: dict[tuple, int] = {}  # (space, kind, first pc, second pc) -> hazards
         self.glob = None
         self.epoch = None  # per CTA slot: barriers completed (offset per wave, so a reused slot starts fresh)
+        # Atomics and fences can order threads (locks, flags) in ways the epochs do not see: with
+        # them in the kernel, global-memory hazards are warnings.
+        self.global_sync = any(op.origin and op.origin[0].opcode in ("atom", "red", "fence", "membar")
+                               for op in session.kernel_ops)
 
     def begin_wave(self, ctx) -> None:
         self.shared = _Shadow(ctx.shared.buf.size)
         base = 0 if self.epoch is None else int(self.epoch.max()) + 1
         self.epoch = np.full(int(ctx.cta_slot.max()) + 1 if ctx.n else 1, base, dtype=np.int64)
+        self.warp_epoch = np.zeros(int(ctx.warp_of.max()) + 1 if ctx.n else 1, dtype=np.int64)
         self.threads_per_cta = self.s.launch.threads_per_cta
+        self.warps_per_cta = -(-self.threads_per_cta // 32)
+
+    def warp_barrier(self, ctx, lanes) -> None:
+        self.warp_epoch[np.unique(ctx.warp_of[lanes])] += 1
+
+    def _warp_of_id(self, ident):
+        """Global warp of an id field (thread + 1, or WARP_READERS | warp); -1 for MULTI or nobody."""
+        T, W = self.threads_per_cta, self.warps_per_cta
+        t = ident - 1
+        single = (t // T) * W + (t % T) // 32
+        return np.where(ident == MULTI, -1, np.where(ident & WARP_READERS != 0, ident & ~WARP_READERS,
+                                                     np.where(ident == 0, -1, single)))
 
     def barrier_complete(self, ctx, cta_slots) -> None:
         if cta_slots is None:
@@ -110,7 +138,8 @@ class RaceCheck(Checker):
             return None
         codes, rel = spaces_of(acc, addr)
         tid = ctx.cta_linear[lanes].astype(np.int64) * self.threads_per_cta + ctx.thread_linear[lanes] + 1
-        key = (self.epoch[ctx.cta_slot[lanes]] << 32) | tid
+        key = (((self.epoch[ctx.cta_slot[lanes]] & CTA_EPOCH_MASK) << CTA_SHIFT)
+               | ((self.warp_epoch[ctx.warp_of[lanes]] & WARP_EPOCH_MASK) << WARP_SHIFT) | tid)
         sh = codes == 1
         if sh.all():
             ok, idx = shared_bytes(ctx, lanes, rel, size)
@@ -128,16 +157,25 @@ class RaceCheck(Checker):
         return None
 
     def _unordered(self, space, other, key):
-        """Whether earlier accesses (packed keys `other`) are unordered with this one's (`key`):
-        someone else, in the same epoch (the keys' high halves equal, low halves not)."""
+        """Whether earlier accesses (packed keys `other`) are unordered with this one's (`key`,
+        a single thread's): someone else in the same CTA epoch, unless of the same warp with a
+        __syncwarp between; on global memory also any thread of another CTA."""
         x = other ^ key
-        hazard = (x < (np.int64(1) << 32)) & (x != 0) & ((other & TID) != 0)
+        o_id = other & TID
+        hazard = ((x >> CTA_SHIFT) == 0) & (o_id != 0) & ((x & TID) != 0)
+        if hazard.any() and ((x >> WARP_SHIFT) & WARP_EPOCH_MASK).any():  # some __syncwarp in between
+            synced = (self._warp_of_id(o_id) == self._warp_of_id(key & TID)) & (((x >> WARP_SHIFT) & WARP_EPOCH_MASK) != 0)
+            hazard &= ~synced
         if space == "global":  # no barrier orders threads of different CTAs
-            T = self.threads_per_cta
-            o_tid = other & TID
-            single = (o_tid != 0) & (o_tid != MULTI)
-            hazard |= single & ((o_tid - 1) // T != ((key & TID) - 1) // T)
+            W = self.warps_per_cta
+            o_warp = self._warp_of_id(o_id)
+            hazard |= (o_id != 0) & ((o_warp < 0) | (o_warp // W != self._warp_of_id(key & TID) // W))
         return hazard
+
+    def _merged_readers(self, old_id, key):
+        """The id for a byte read by `key`'s thread and by others (`old_id`): the warp if one."""
+        w = self._warp_of_id(key & TID)
+        return np.where(self._warp_of_id(old_id) == w, WARP_READERS | w, MULTI)
 
     def _count(self, space, kind, first_pc, second_pc, n):
         k = (space, kind, int(first_pc), int(second_pc))
@@ -177,13 +215,22 @@ class RaceCheck(Checker):
                 self._pairs(space, "RAW", at.get(sh.w_pc)[haz], pc, weight)
             old = at.get(sh.r_key)
             others = self._unordered("shared", old, k)  # read by another thread in this epoch too
-            new = np.where(others, (k & ~TID) | MULTI, k) if others.any() else k
+            if others.any():
+                new = np.where(others, (k & ~TID) | self._merged_readers(old & TID, k), k)
+            else:
+                new = np.broadcast_to(k, old.shape)
             at.set(sh.r_key, new)
             at.set(sh.r_pc, pc)
             if at.may_collide():
-                lost = (at.get(sh.r_key) != new).any(axis=1)  # another lane of this access read the bytes too
-                if lost.any():  # the lanes that lost mark the bytes (their writes do not collide with the winner's)
-                    at.subset(lost).set(sh.r_key, (k[lost] & ~TID) | MULTI)
+                got = at.get(sh.r_key)
+                lost = (got != new).any(axis=1)  # another lane of this access read the bytes too
+                if lost.any():  # the lanes that lost mark the bytes with the readers' warp, or MULTI
+                    sub, kl = at.subset(lost), k[lost]
+                    mark = (kl & ~TID) | self._merged_readers(got[lost] & TID, kl)
+                    sub.set(sh.r_key, mark)
+                    disagree = (sub.get(sh.r_key) != mark).any(axis=1)  # lost lanes of several warps
+                    if disagree.any():
+                        sub.subset(disagree).set(sh.r_key, (kl[disagree] & ~TID) | MULTI)
             return
         waw = self._unordered(space, at.get(sh.w_key), k).any(axis=1)
         if waw.any():
@@ -200,5 +247,6 @@ class RaceCheck(Checker):
     def finish(self) -> None:
         for (space, kind, first, second), n in sorted(self.hazards.items(), key=lambda kv: (kv[0][2], kv[0][3])):
             where, other = self.s.location(second), self.s.location(first)
+            severity = "warning" if space == "global" and self.global_sync else "error"
             self.s.records.append(Record(self.s.tool, "race", f"Race ({kind})", where, space=space, other=other,
-                                         access=kind, hazards=n))
+                                         access=kind, hazards=n, severity=severity))

@@ -27,6 +27,7 @@ class Sanitizer(LaunchHooks):
         module = kernel.module
         self.code = module.program.code
         self._source = source_lines(module.ast)
+        self.kernel_ops = _reachable_ops(module.program, kernel.name)
         self.checker = _CHECKERS[tool](self)
         self.tracks_initialization = tool == "initcheck"  # else DeviceArray arguments count as written
         if tool == "synccheck":  # it watches no memory
@@ -77,6 +78,9 @@ class Sanitizer(LaunchHooks):
     def barrier_complete(self, ctx, cta_slots) -> None:
         self.checker.barrier_complete(ctx, cta_slots)
 
+    def warp_barrier(self, ctx, lanes) -> None:
+        self.checker.warp_barrier(ctx, lanes)
+
     def warp_sync_missing(self, ctx, lanes, exited_lanes, pc) -> bool:
         return self.checker.warp_sync_missing(ctx, lanes, exited_lanes, pc)
 
@@ -91,3 +95,19 @@ class Sanitizer(LaunchHooks):
 
     def finish(self) -> None:
         self.checker.finish()
+
+
+def _reachable_ops(program, kernel: str) -> list:
+    """The lowered instructions of `kernel` and of every function it can call."""
+    starts = sorted(f.entry_pc for f in program.functions.values() if f.entry_pc >= 0) + [len(program.code)]
+    seen, stack, ops = set(), [kernel], []
+    while stack:
+        name = stack.pop()
+        f = program.functions.get(name)
+        if name in seen or f is None or f.entry_pc < 0:
+            continue
+        seen.add(name)
+        end = next(s for s in starts if s > f.entry_pc)
+        ops.extend(program.code[f.entry_pc:end])
+        stack.extend(f.callees)
+    return ops
