@@ -26,7 +26,8 @@ from .checker import Checker, global_bytes, shared_bytes, spaces_of
 from .report import Record
 
 # A key packs who accessed a byte and when: bits 0-31 the id (thread + 1; 0: nobody;
-# WARP_READERS | warp: several lanes of one warp read it; MULTI: threads of several warps read it),
+# WARP_READERS | (warp * 32 + 1): several lanes of one warp read it, named by a thread id of that
+# warp when a CTA holds whole warps; MULTI: threads of several warps read it),
 # bits 32-43 the epoch of the thread's warp (its __syncwarp count), bits 44-62 its CTA's barrier
 # epoch (both wrap; a collision needs accesses 4096 __syncwarps or 2^19 barriers apart).
 TID = np.int64(0xFFFFFFFF)
@@ -115,17 +116,20 @@ class RaceCheck(Checker):
         self.warp_epoch = np.zeros(int(ctx.warp_of.max()) + 1 if ctx.n else 1, dtype=np.int64)
         self.threads_per_cta = self.s.launch.threads_per_cta
         self.warps_per_cta = -(-self.threads_per_cta // 32)
+        self.tid = ctx.cta_linear.astype(np.int64) * self.threads_per_cta + ctx.thread_linear + 1  # per slot
 
     def warp_barrier(self, ctx, lanes) -> None:
         self.warp_epoch[np.unique(ctx.warp_of[lanes])] += 1
 
     def _warp_of_id(self, ident):
-        """Global warp of an id field (thread + 1, or WARP_READERS | warp); -1 for MULTI or nobody."""
-        T, W = self.threads_per_cta, self.warps_per_cta
-        t = ident - 1
-        single = (t // T) * W + (t % T) // 32
-        return np.where(ident == MULTI, -1, np.where(ident & WARP_READERS != 0, ident & ~WARP_READERS,
-                                                     np.where(ident == 0, -1, single)))
+        """Global warp of an id field (thread + 1, or WARP_READERS | (warp * 32 + 1)); -1 for MULTI."""
+        t = (ident & ~WARP_READERS) - 1
+        T = self.threads_per_cta
+        if T % 32 == 0:  # thread ids count whole warps: the id's warp is id // 32 either way
+            warp = t >> 5
+        else:
+            warp = np.where(ident & WARP_READERS != 0, t >> 5, (t // T) * self.warps_per_cta + (t % T) // 32)
+        return np.where(ident == MULTI, -1, warp)
 
     def barrier_complete(self, ctx, cta_slots) -> None:
         if cta_slots is None:
@@ -137,7 +141,7 @@ class RaceCheck(Checker):
         if kind == "atomic":
             return None
         codes, rel = spaces_of(acc, addr)
-        tid = ctx.cta_linear[lanes].astype(np.int64) * self.threads_per_cta + ctx.thread_linear[lanes] + 1
+        tid = self.tid[lanes]
         key = (((self.epoch[ctx.cta_slot[lanes]] & CTA_EPOCH_MASK) << CTA_SHIFT)
                | ((self.warp_epoch[ctx.warp_of[lanes]] & WARP_EPOCH_MASK) << WARP_SHIFT) | tid)
         sh = codes == 1
@@ -175,7 +179,7 @@ class RaceCheck(Checker):
     def _merged_readers(self, old_id, key):
         """The id for a byte read by `key`'s thread and by others (`old_id`): the warp if one."""
         w = self._warp_of_id(key & TID)
-        return np.where(self._warp_of_id(old_id) == w, WARP_READERS | w, MULTI)
+        return np.where(self._warp_of_id(old_id) == w, WARP_READERS | (w * 32 + 1), MULTI)
 
     def _count(self, space, kind, first_pc, second_pc, n):
         k = (space, kind, int(first_pc), int(second_pc))
