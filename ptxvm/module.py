@@ -300,6 +300,15 @@ class Kernel:
             return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
                           only_ctas).run()
 
+    def sanitize(self, grid, block, args=(), tool: str = "memcheck", leak_check: bool = False, shared_mem: int = 0,
+                 cluster=None, max_instructions=None):
+        """Run the kernel under one of compute-sanitizer's checkers ("memcheck", "racecheck",
+        "initcheck", "synccheck") and return a ptxvm.tools.sanitizer.SanitizerReport."""
+        from .tools.sanitizer import sanitize
+
+        return sanitize(self, grid, block, list(args), tool=tool, leak_check=leak_check, shared_mem=shared_mem,
+                        cluster=cluster, max_instructions=max_instructions)
+
     def profile(self, grid, block, args=(), shared_mem: int = 0, gpu="h200", policy: str = "gto", **options):
         """Run the kernel and predict its time on `gpu` with the timing model (ptxvm.timing):
         returns a ptxvm.timing.Profile. See docs/timing-model.md for `options`."""

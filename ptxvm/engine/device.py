@@ -41,6 +41,7 @@ class DeviceArray:
         if a.nbytes != self.nbytes:
             raise ValueError(f"host array has {a.nbytes} bytes, device array {self.nbytes}")
         self.device.memory.view(self._alloc)[: self.nbytes] = a.reshape(-1).view(np.uint8)
+        self._alloc.uninit = None
 
     def free(self) -> None:
         if self._alloc is not None:
@@ -89,7 +90,9 @@ class Device:
             raise ValueError(f"negative dimension in shape {shape}")
         nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow before the budget says no
         what = what or f"device_array of shape {shape} and dtype {dtype}"
-        return DeviceArray(self, shape, dtype, self.memory.allocate(nbytes, what=what))
+        alloc = self.memory.allocate(nbytes, what=what)
+        alloc.uninit = np.ones(alloc.size, dtype=bool)  # cudaMalloc'd memory: never written (initcheck)
+        return DeviceArray(self, shape, dtype, alloc)
 
 
 _DEFAULT: Optional[Device] = None

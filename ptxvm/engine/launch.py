@@ -62,8 +62,9 @@ def dim3(v, what: str) -> tuple[int, int, int]:
 
 class Launch:
     def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
-                 tracer=None, only_ctas=None):
+                 tracer=None, only_ctas=None, hooks=None):
         self.kernel = kernel
+        self.hooks = hooks  # a LaunchHooks (engine/hooks.py) when a tool observes the launch
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
         self.only_ctas = only_ctas  # run just these CTA ids (a profile that samples CTAs), None: all
         self.progress = progress  # called with the number of CTAs finished after each wave
@@ -128,6 +129,8 @@ class Launch:
                 self.copies.append((a, dev))
             return np.uint64(dev.address).tobytes()
         if isinstance(a, DeviceArray):
+            if not getattr(self.hooks, "tracks_initialization", False):  # it may be written: initialized now
+                a._alloc.uninit = None
             return np.uint64(a.address).tobytes()
         if isinstance(getattr(a, "handle", None), int):  # a texture or surface object
             return _scalar_bytes(p.type, a.handle, where)
@@ -197,11 +200,16 @@ class Launch:
                 # the instruction budget is the launch's: each wave counts on from the waves before it
                 ctx.thread_instructions = stats.thread_instructions
                 ctx.tracer = self.tracer.wave(ctx, ctas) if self.tracer is not None else None
+                ctx.hooks = self.hooks
+                if self.hooks is not None:
+                    self.hooks.begin_wave(ctx, ctas, self)
                 try:
                     with np.errstate(all="ignore"):  # masked lanes may compute on garbage
                         run(ctx, code, _on_stuck)
                 except Fault as f:
                     raise self._kernel_fault(ctx, f, code) from None
+                if self.hooks is not None:
+                    self.hooks.end_wave(ctx)
                 stats.thread_instructions = ctx.thread_instructions
                 stats.warp_instructions += ctx.warp_instructions
                 stats.pm_events += ctx.extra.get("pm_events", 0)
@@ -215,6 +223,10 @@ class Launch:
             raise
         finally:
             self.device.budget.release(wave_bytes)
+        if getattr(self.hooks, "faulted", False):  # a tool suppressed what would have faulted
+            self._discard()
+            stats.seconds = time.perf_counter() - start
+            return stats
         for host, dev in self.copies:
             dev.copy_to_host(out=host)
         self._discard()
@@ -359,7 +371,10 @@ def _kernel_slots(prog, kernel: str) -> list[int]:
 def _on_stuck(ctx) -> bool:
     from .sync_ops import release_barriers
 
-    return release_barriers(ctx) | cluster_ops.release_cluster_barriers(ctx)
+    progressed = release_barriers(ctx) | cluster_ops.release_cluster_barriers(ctx)
+    if not progressed and ctx.hooks is not None:
+        progressed = ctx.hooks.stuck(ctx)
+    return progressed
 
 
 def _scalar_bytes(ptx_type: str, value, where: str) -> bytes:

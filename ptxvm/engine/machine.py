@@ -92,6 +92,7 @@ class Context:
         self.write_mask: Optional[np.ndarray] = None
         self.slot_index = np.arange(n)  # every thread slot: the owners of thread-local accesses
         self.tracer = None  # a WaveTracer (engine/trace.py) while a profiled launch runs
+        self.hooks = None  # a LaunchHooks (engine/hooks.py) while a tool observes the launch
 
     # -- lane sets
     def live_lanes(self) -> Optional[np.ndarray]:
@@ -158,6 +159,7 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     mask: Optional[np.ndarray] = None  # the divergent group as a bool array over slots
     wide = max(1, ctx.n // 4)  # from this group size on, pure ops run masked over whole arrays
     tracer = ctx.tracer
+    hooks = ctx.hooks
     while ctx.n_live:
         if ctx.uniform:
             pc = ctx.upc
@@ -197,6 +199,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             raise Fault(f"instruction budget of {budget} thread-instructions exceeded", None if lanes is None else int(lanes[0]), pc=pc)
         if tracer is not None:  # before the op runs: addresses are read from the registers it may overwrite
             tracer.step(ctx, pc, op, lanes, mask)
+        if hooks is not None:
+            hooks.issue(ctx, pc, op, lanes)
         try:
             if op.control:
                 sticky = None

@@ -77,6 +77,7 @@ class Allocation:
     base: int  # device address
     size: int
     label: str = ""
+    uninit: Optional[np.ndarray] = None  # bool per byte never written (device_array); None: all written
 
 
 class GlobalMemory:
@@ -168,6 +169,23 @@ class GlobalMemory:
             return None
         a = self._allocs[self._bases[i]]
         return a if address < a.base + a.size else None
+
+    def nearest(self, address: int) -> Optional[Allocation]:
+        """The live allocation closest to `address` (for reports of bad accesses)."""
+        if not self._bases:
+            return None
+        i = bisect.bisect_right(self._bases, address)
+        near = [self._allocs[self._bases[k]] for k in (i - 1, i) if 0 <= k < len(self._bases)]
+        return min(near, key=lambda a: 0 if a.base <= address < a.base + a.size else
+                   (address - a.base - a.size + 1 if address >= a.base else a.base - address))
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bases, ends) of the live allocations, sorted, as uint64 arrays."""
+        bases = np.array(self._bases, dtype=np.uint64)
+        return bases, bases + np.array([self._allocs[b].size for b in self._bases], dtype=np.uint64)
+
+    def allocations(self) -> list[Allocation]:
+        return [self._allocs[b] for b in self._bases]
 
     def view(self, alloc: Allocation) -> np.ndarray:
         off = alloc.base - GLOBAL_BASE

@@ -212,6 +212,17 @@ def _fault(e: AccessFault, lanes, ctx, space: str = ""):
     return Fault(e.reason, int(lanes[e.position]), e.address)
 
 
+def _observed(ctx, lanes, addr, size, acc, kind):
+    """Show an access to the launch's hooks (engine/hooks.py); only called when ctx.hooks is set.
+    Returns (lanes, addr, keep): `keep` None when every lane goes on, else a bool array over the
+    group, and then lanes/addr are the kept ones (lanes as an explicit array)."""
+    group = ctx.lanes_or_live(lanes)
+    keep = ctx.hooks.access(ctx, group, addr, size, acc, kind)
+    if keep is None:
+        return lanes, addr, None
+    return group[keep], addr[keep], keep
+
+
 # ---------------------------------------------------------------------------- ld / st
 
 
@@ -236,6 +247,8 @@ def lower_ld(lowerer, instr, m, scope):
         addr = np.asarray(addr_of(ctx, lanes))
         if addr.ndim == 0:
             addr = np.full(ctx.n if lanes is None else lanes.size, addr, dtype=np.uint64)
+        if ctx.hooks is not None:
+            lanes, addr, _ = _observed(ctx, lanes, addr, dt.itemsize * count, acc, "read")
         try:
             vals = acc.load(ctx, lanes, addr, dt, count)
         except AccessFault as e:
@@ -272,6 +285,9 @@ def lower_st(lowerer, instr, m, scope):
             addr = np.full(n, addr, dtype=np.uint64)
         parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (n,)) for r in readers]
         vals = parts[0] if count == 1 else np.stack(parts, axis=1)
+        if ctx.hooks is not None:
+            lanes, addr, keep = _observed(ctx, lanes, addr, dt.itemsize * count, acc, "write")
+            vals = vals if keep is None else vals[keep]
         try:
             acc.store(ctx, lanes, addr, vals, dt, count)
         except AccessFault as e:
@@ -291,9 +307,12 @@ def _lower_ld128(lowerer, instr, m, scope):
 
     def run(ctx, lanes):
         n = ctx.n if lanes is None else lanes.size
-        addr = np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,))
+        addr = np.ascontiguousarray(np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,)))
+        if ctx.hooks is not None:
+            lanes, addr, _ = _observed(ctx, lanes, addr, 8 * words, acc, "read")
+            n = addr.size
         try:
-            vals = acc.load(ctx, lanes, np.ascontiguousarray(addr), np.dtype(np.uint64), words)
+            vals = acc.load(ctx, lanes, addr, np.dtype(np.uint64), words)
         except AccessFault as e:
             raise _fault(e, lanes, ctx) from None
         vals = np.asarray(vals).reshape(n, words)
@@ -314,6 +333,9 @@ def _lower_st128(lowerer, instr, m, scope):
         n = ctx.n if lanes is None else lanes.size
         addr = np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,))
         vals = np.concatenate([wide.halves(r(ctx, lanes), n) for r in readers], axis=1)
+        if ctx.hooks is not None:
+            lanes, addr, keep = _observed(ctx, lanes, np.ascontiguousarray(addr), 8 * vals.shape[1], acc, "write")
+            vals = vals if keep is None else vals[keep]
         try:
             acc.store(ctx, lanes, np.ascontiguousarray(addr), vals, np.dtype(np.uint64), vals.shape[1])
         except AccessFault as e:
@@ -409,6 +431,10 @@ def lower_atom(lowerer, instr, m, scope):
         addr = np.asarray(addr_of(ctx, lanes))
         if addr.ndim == 0:
             addr = np.full(n, addr, dtype=np.uint64)
+        if ctx.hooks is not None:
+            kept, addr, keep = _observed(ctx, group, addr, width * count, acc, "atomic")
+            if keep is not None:
+                group, lanes, n = kept, kept, kept.size
         try:
             buf, offsets = acc.offsets(ctx, group, addr, width * count)
         except AccessFault as e:

@@ -66,6 +66,8 @@ def lower_bar(lowerer, instr, m, scope):
             g = ~g if neg else g
         if lanes is None and g is None and count is None and not arrive:
             if red_kind is None:
+                if ctx.hooks is not None:
+                    ctx.hooks.barrier_complete(ctx, None)
                 ctx.upc = pc + 1
                 return
         ctx.materialize_pcs()
@@ -82,9 +84,11 @@ def lower_bar(lowerer, instr, m, scope):
         if (b >= N_BARRIERS).any():
             raise Fault(f"barrier number {int(b.max())} out of range 0..15", int(group[int(np.argmax(b >= N_BARRIERS))]))
         cta = ctx.cta_slot[group]
+        c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,)) if count is not None else None
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_arrive(ctx, group, pc, b, c, st["expected"][cta, b], arrive)
         np.add.at(st["arrived"], (cta, b), 1)
-        if count is not None:
-            c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,))
+        if c is not None:
             st["expected"][cta, b] = c
         if arrive:
             ctx.pc[group] = pc + 1
@@ -125,6 +129,8 @@ def release_barriers(ctx, keys=None) -> bool:
             p = st["pred"][waiting]
             value = {"popc": np.uint32(np.count_nonzero(p)), "and": np.bool_(p.all()), "or": np.bool_(p.any())}[kind]
             dst(ctx, waiting, np.broadcast_to(value, (waiting.size,)))
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_complete(ctx, np.array([cta]))
         ctx.status[waiting] = RUNNABLE
         ctx.pc[waiting] += 1
         st["bar_of"][waiting] = -1

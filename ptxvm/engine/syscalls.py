@@ -137,8 +137,11 @@ def _malloc(lowerer, arg_plan, ret_plan):
             base = int(ctx.frame_base[lane])
             size = _arg_value(ctx, lane, *arg_plan[0], base)
             try:
-                address = ctx.gmem.allocate(size, "device malloc").base
+                alloc = ctx.gmem.allocate(size, "device malloc")
+                address = alloc.base
                 ctx.device_allocs.append(address)
+                if ctx.hooks is not None:
+                    ctx.hooks.heap_alloc(ctx, lane, alloc)
             except OutOfDeviceMemory:  # the device's memory budget is spent: NULL, as CUDA's malloc
                 address = 0
             kind, sym = ret_plan[0]
@@ -155,6 +158,8 @@ def _free(lowerer, arg_plan, ret_plan):
             if ptr == 0:
                 continue
             if ptr not in ctx.device_allocs:
+                if ctx.hooks is not None and ctx.hooks.heap_free(ctx, lane, ptr):
+                    continue
                 raise Fault(f"free of 0x{ptr:x}, which malloc did not return", lane, ptr)
             ctx.device_allocs.remove(ptr)
             ctx.gmem.free(ptr)

@@ -64,7 +64,13 @@ def _gather_warps(ctx, lanes, pc, membermask):
     missing = mask & ~present
     if ctx.n_live < ctx.n and missing.any():  # an exited lane counts as arrived
         short = missing != 0
-        missing[short] &= ~_exited_masks(ctx, group[short])
+        exited = _exited_masks(ctx, group[short])
+        if ctx.hooks is not None:  # a tool hears of membermasks naming lanes that exited (synccheck)
+            named = np.zeros_like(missing)
+            named[short] = missing[short] & exited
+            if named.any():
+                ctx.hooks.warp_sync_missing(ctx, group, named, pc)
+        missing[short] &= ~exited
     ready = missing == 0
     if not ready.all():
         wait = group[~ready]
@@ -192,7 +198,11 @@ def lower_activemask(lowerer, instr, m, scope):
 
 
 def lower_warp_sync(lowerer, instr, m, scope):
-    return _collective(lowerer, scope, lambda ctx, lanes, mask, present: None, instr.operands[0])
+    def body(ctx, lanes, mask, present):  # orders memory among the lanes (a tool may watch that)
+        if ctx.hooks is not None:
+            ctx.hooks.warp_barrier(ctx, lanes)
+
+    return _collective(lowerer, scope, body, instr.operands[0])
 
 
 def lower_redux(lowerer, instr, m, scope):

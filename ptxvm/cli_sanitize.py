@@ -1,0 +1,72 @@
+"""`ptxvm sanitize`: run a kernel under one of compute-sanitizer's checkers on the CPU engine.
+
+    ptxvm sanitize --tool memcheck --leak-check full k.ptx -k oob -g 1 -b 64 -a in:x.npy -a s32:60
+
+Arguments are those of `ptxvm run` (in:, inout:, out:, TYPE:VALUE, bytes:), plus
+  dev:DTYPE:COUNT     uninitialized device memory (what cudaMalloc gives; initcheck reports reads of it)
+The report is printed in compute-sanitizer's wording (--json: as JSON); the exit status is 1 when
+it holds errors. inout:/out: files are written back unless an error faulted the launch.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .cli import main
+
+
+def _parse(text: str):
+    from .cli_run import parse_arg
+
+    if text.startswith("dev:"):
+        import ptxvm
+        from .semantics.dtypes import numpy_dtype
+
+        spec = text[4:].split(":")
+        try:
+            return ptxvm.device_array(int(spec[1]), numpy_dtype(spec[0])), None
+        except (IndexError, ValueError, KeyError):
+            raise click.BadParameter(f"{text!r}: expected dev:DTYPE:COUNT (e.g. dev:f32:1024)") from None
+    return parse_arg(text)
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tool", type=click.Choice(["memcheck", "racecheck", "initcheck", "synccheck"]), default="memcheck",
+              show_default=True, help="The checker (compute-sanitizer's --tool).")
+@click.option("--leak-check", type=click.Choice(["no", "full"]), default="no", show_default=True,
+              help="memcheck: report device-heap allocations the kernel did not free.")
+@click.option("--kernel", "-k", required=True, help="The .entry to launch.")
+@click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
+@click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
+@click.option("--shared", default=0, show_default=True, help="Dynamic shared memory per CTA, bytes.")
+@click.option("--arg", "-a", "args", multiple=True, help="A kernel argument (see `ptxvm run --help`; dev:DTYPE:COUNT too).")
+@click.option("--max-instructions", type=int, default=None, help="Fault past this many thread-instructions.")
+@click.option("--cluster", default=None, help="Cluster size X[,Y[,Z]] (CTAs per cluster).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def sanitize(file, tool, leak_check, kernel, grid, block, shared, args, max_instructions, cluster, as_json):
+    """Run KERNEL of the PTX FILE under a sanitizer checker; exit 1 when it finds errors."""
+    import numpy as np
+
+    import ptxvm
+    from .cli_run import _dims
+
+    try:
+        values, back = zip(*[_parse(a) for a in args]) if args else ((), ())
+        k = ptxvm.load(file).kernel(kernel)
+        report = k.sanitize(_dims(grid), _dims(block), list(values), tool=tool, leak_check=leak_check == "full",
+                            shared_mem=shared, cluster=_dims(cluster) if cluster else None,
+                            max_instructions=max_instructions)
+    except ptxvm.PtxError as e:
+        click.echo(e.listing(), err=True)
+        sys.exit(1)
+    except (ptxvm.LaunchError, KeyError, ValueError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    if not report.faulted:
+        for value, path in zip(values, back):
+            if path is not None:
+                np.save(path, value)
+    click.echo(report.to_json() if as_json else str(report), nl=as_json)
+    sys.exit(0 if report.ok else 1)
