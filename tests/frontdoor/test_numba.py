@@ -188,3 +188,17 @@ def test_dlpack_arrays_are_accepted_and_written_in_place():
     host = np.arange(10, dtype=np.int32)
     pn.run(double, 1, 32, Wrapped(host))
     assert np.array_equal(host, np.arange(10) * 2)
+
+
+def test_grid_sync_through_the_device_runtime_is_a_clear_fault():
+    """numba-cuda's grid.sync() calls libcudadevrt (cudaCGGetIntrinsicHandle), which ptxvm lacks."""
+    @cuda.jit
+    def k(a):
+        g = cuda.cg.this_grid()
+        a[cuda.grid(1)] = 1
+        g.sync()
+
+    a = np.zeros(64, np.int32)
+    with pytest.raises(ptxvm.KernelFault, match="device runtime.*cooperative groups"):
+        pn.run(k, 2, 32, a)
+    assert not a.any()
