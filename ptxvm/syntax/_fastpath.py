@@ -256,24 +256,30 @@ class FastPathParser(DeclParser):
         for piece in pieces:
             node = get(piece.strip(_BLANKS))
             if node is None:
-                return self._resolve(pieces, offset)
+                return self._resolve(pieces, operands, offset)
             append(node)
         return tuple(operands)
 
-    def _resolve(self, pieces: list[str], offset: int) -> Optional[tuple]:
+    def _resolve(self, pieces: list[str], operands: list, offset: int) -> Optional[tuple]:
         """The operands whose texts are `pieces`, the first at `offset`, when the cache lacks
-        some of them; None when one does not parse."""
+        some of them (`operands`: those before the first it lacks); None when one does not parse."""
         if len(pieces) == 1 and not pieces[0].strip(_BLANKS):
             return ()  # no operands, only blanks
+        for piece in pieces[: len(operands)]:
+            offset += len(piece) + 1
         cache = self.scopes.operand_cache
-        operands = []
-        for piece in pieces:
+        is_register = self.scopes.is_register
+        Register = ast.Register
+        for piece in pieces[len(operands) :]:
             key = piece.strip(_BLANKS)
-            node = cache.get(key)
+            node = cache.get(key)  # an earlier operand of this instruction may have added it
             if node is None:
-                node = self._operand_from_piece(piece, key, offset)
-                if node is None:
-                    return None
+                if key[:1] == "%" and key[1:].isalnum() and key.isascii():  # a register, most likely
+                    node = Register(key) if is_register(key) else ast.Immediate(ast.SymbolRef(key))
+                else:
+                    node = self._operand_from_piece(piece, key, offset)
+                    if node is None:
+                        return None
                 cache[key] = node
             operands.append(node)
             offset += len(piece) + 1
