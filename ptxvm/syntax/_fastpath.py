@@ -137,6 +137,9 @@ class FastPathParser(DeclParser):
         opcodes = self._opcodes
         operands_of = self._operands
         span = self.span
+        file = self.file
+        count = text.count
+        rfind = text.rfind
         Instruction, Label, Loc, Guard = ast.Instruction, ast.Label, ast.Loc, ast.Guard
         loc_start = None  # where the last .loc began, until known not to go on
         while True:
@@ -157,7 +160,17 @@ class FastPathParser(DeclParser):
                             if predicate is not None:
                                 guard = Guard(predicate, negation == "!", span(m.start(1), m.end(3)))
                             start = m.start(4)
-                            node = Instruction(opcode, modifiers, operands, guard, span(start, start + len(name)))
+                            span_pos = self._span_pos
+                            if start >= span_pos:  # span(start, start + len(name)), inlined
+                                newlines = count("\n", span_pos, start)
+                                if newlines:
+                                    self._span_line += newlines
+                                    self._span_line_start = rfind("\n", span_pos, start) + 1
+                                self._span_pos = start
+                                where = Span(file, self._span_line + 1, start - self._span_line_start + 1, len(name))
+                            else:
+                                where = span(start, start + len(name))
+                            node = Instruction(opcode, modifiers, operands, guard, where)
                 elif kind == _IS_LABEL:
                     node = Label(m.group(7), span(m.start(7), m.end(7)))
                 elif kind == _IS_LOC:
