@@ -1,9 +1,11 @@
 """Whole-statement fast paths for the shapes that make up most compiler output.
 
-Inside a block, `fast_statements` matches one regular expression per line at a text position,
-with no tokens lexed: instructions `[@[!]p] opcode.mods operands;` on one line, labels, and
-`.loc f l c`; inside a `.section`, `fast_section_entries` does the same for `.bN 1, 2, 3` data
-lines and labels. Whatever does not fit is left to the general parser at the returned position.
+Inside a block, `fast_statements` matches one regular expression per statement at a text
+position (`_STATEMENT`, whose alternatives are the shapes), with no tokens lexed: instructions
+`[@[!]p] opcode.mods operands;` on one line, labels, `.loc f l c` and simple declarations;
+inside a `.section`, `fast_section_entries` does the same for `.bN 1, 2, 3` data lines,
+`.bN symbol[+N]` lines and labels. Whatever does not fit is left to the general parser at the
+returned position. tests/syntax/test_fast_shapes.py holds the shapes at the edges.
 
 Operands are resolved through `scopes.operand_cache` (text -> node); a miss is parsed by the
 simple-operand pattern or, failing that, by the general `parse_operand` on the operand's text.
