@@ -60,7 +60,9 @@ class Scopes:
 
     def is_register(self, name: str) -> bool:
         self.used.add(name)
-        prefix, number = split_number(name)
+        prefix = name.rstrip(_DIGITS)  # split_number(name), inlined: the parser's hottest call
+        digits = name[len(prefix) :]
+        number = None if not digits or not prefix or (digits[0] == "0" and len(digits) > 1) else int(digits)
         if number is None:
             for scope in reversed(self.stack):
                 found = scope.names.get(name)
@@ -68,7 +70,7 @@ class Scopes:
                     return found
             return name.startswith("%")
         self.used_prefixes.add(prefix)
-        for scope in reversed(self.stack):  # Scope.lookup, inlined: the parser's hottest call
+        for scope in reversed(self.stack):  # Scope.lookup, inlined
             found = scope.names.get(name)
             if found is not None:
                 return found
