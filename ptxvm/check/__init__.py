@@ -29,11 +29,17 @@ produces a traceback.
 from __future__ import annotations
 
 from ..errors import Diagnostic, Span
+from ..syntax.gcpause import paused_gc
 from .context import Context
 
 
 def verify(tree, source: str = "") -> list[Diagnostic]:
     """Every problem in `tree` as a list of Diagnostics (empty when the module is valid)."""
+    with paused_gc():  # see syntax/gcpause.py
+        return _verify(tree, source)
+
+
+def _verify(tree, source: str) -> list[Diagnostic]:
     file = getattr(tree, "file", "<string>")
     try:
         ctx = Context(tree, source)

@@ -43,33 +43,40 @@ class ParserBase:
         self.text = text
         self.file = file
         self.diagnostics: list[Diagnostic] = []
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self._line_hint = 0
+        self._line_starts: list[int] | None = None
+        # span() moves forward from the last position it was asked for, counting newlines:
+        # the offset, its 0-based line, and where that line starts.
+        self._span_pos = 0
+        self._span_line = 0
+        self._span_line_start = 0
         self.lex = Lexer(text)
 
     # ------------------------------------------------------------------ positions
 
+    @property
+    def line_starts(self) -> list[int]:
+        """Offsets where each line begins (built on first use: the forward path needs none)."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return self._line_starts
+
     def line_index(self, pos: int) -> int:
         """0-based line of text offset `pos`."""
-        starts = self.line_starts
-        i = self._line_hint
-        if starts[i] <= pos:
-            # the parser moves forward: try the hinted line and the few after it first
-            last = min(i + 4, len(starts))
-            for j in range(i + 1, last):
-                if pos < starts[j]:
-                    self._line_hint = j - 1
-                    return j - 1
-            if last == len(starts):
-                self._line_hint = last - 1
-                return last - 1
-        i = bisect_right(starts, pos) - 1
-        self._line_hint = i
-        return i
+        return bisect_right(self.line_starts, pos) - 1
 
     def span(self, start: int, end: int) -> Span:
-        i = self.line_index(start)
-        return Span(self.file, i + 1, start - self.line_starts[i] + 1, max(1, end - start))
+        pos = self._span_pos
+        text = self.text
+        if start < pos:  # behind the last span asked for (a header's name, error recovery)
+            line = self._span_line - text.count("\n", start, pos)
+            line_start = self._span_line_start if line == self._span_line else text.rfind("\n", 0, start) + 1
+            return Span(self.file, line + 1, start - line_start + 1, max(1, end - start))
+        newlines = text.count("\n", pos, start)
+        if newlines:
+            self._span_line += newlines
+            self._span_line_start = text.rfind("\n", pos, start) + 1
+        self._span_pos = start
+        return Span(self.file, self._span_line + 1, start - self._span_line_start + 1, max(1, end - start))
 
     def token_span(self) -> Span:
         return self.span(self.lex.start, self.lex.end)

@@ -18,6 +18,7 @@ from . import ast
 from ._base import ParseError, TooManyErrors
 from ._debug import DebugParser
 from ._decls import LINKAGES, STATE_SPACES
+from .gcpause import paused_gc
 from .lexer import DIRECTIVE, DWARF, EOF, FLOAT, IDENT
 from .scope import Scopes
 
@@ -29,7 +30,8 @@ MODULE_STARTS = frozenset(
 
 def parse(text: str, file: str = "<string>") -> ast.Module:
     """Parse a whole PTX module. Raises PtxSyntaxError listing every syntax error found."""
-    return parse_with(Parser(text, file))
+    with paused_gc():
+        return parse_with(Parser(text, file))
 
 
 def parse_with(parser: "Parser") -> ast.Module:

@@ -60,14 +60,24 @@ class Scopes:
 
     def is_register(self, name: str) -> bool:
         self.used.add(name)
-        prefix, number = split_number(name)
-        if number is not None:
-            self.used_prefixes.add(prefix)
-        for scope in reversed(self.stack):
-            found = scope.lookup(name, prefix, number)
+        prefix = name.rstrip(_DIGITS)  # split_number(name), inlined: the parser's hottest call
+        digits = name[len(prefix) :]
+        number = None if not digits or not prefix or (digits[0] == "0" and len(digits) > 1) else int(digits)
+        if number is None:
+            for scope in reversed(self.stack):
+                found = scope.names.get(name)
+                if found is not None:
+                    return found
+            return name.startswith("%")
+        self.used_prefixes.add(prefix)
+        for scope in reversed(self.stack):  # Scope.lookup, inlined
+            found = scope.names.get(name)
             if found is not None:
                 return found
-        return _default(name)
+            entry = scope.ranges.get(prefix)
+            if entry is not None and number < entry[0]:
+                return entry[1]
+        return name.startswith("%")
 
     def _classify(self, name: str) -> bool:
         prefix, number = split_number(name)
