@@ -150,3 +150,14 @@ def test_compile_errors_are_tritons_own():
 
     with pytest.raises(triton.compiler.errors.CompilationError):
         pt.run(broken, (1,), np.zeros(16, np.float32), BLOCK=16)
+
+
+def test_bf16_torch_tensors_give_the_numpy_bits():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    case = C.BY_NAME["matmul_bf16"]
+    args = C.inputs(case)
+    ta, tb = (torch.from_numpy(a.view(np.uint16).copy()).view(torch.bfloat16) for a in args[:2])
+    tc = torch.zeros(args[2].shape, dtype=torch.bfloat16)
+    pt.jit(case.kernel)[case.grid](ta, tb, tc, *args[3:], **C.launch_meta(case))
+    pt.jit(case.kernel)[case.grid](*args, **C.launch_meta(case))
+    assert np.array_equal(tc.view(torch.uint16).numpy(), args[2].view(np.uint16))
