@@ -352,7 +352,8 @@ def lower_isspacep(lowerer, instr, m, scope):
     own_cta_only = code == 1 and space != "shared::cluster"  # .shared is .shared::cta
 
     def run(ctx, lanes):
-        a = np.atleast_1d(np.asarray(src(ctx, lanes)).astype(np.uint64))
+        n = ctx.n if lanes is None else lanes.size
+        a = np.broadcast_to(np.asarray(src(ctx, lanes)).astype(np.uint64), (n,))  # an immediate is one value
         hit = classify_generic(a) == code
         if own_cta_only:  # another CTA's shared memory (mapa) is not in this CTA's window
             sel = ((a - np.uint64(SHARED_WINDOW)) >> np.uint64(CLUSTER_RANK_SHIFT)).astype(np.int64)
