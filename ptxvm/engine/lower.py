@@ -452,7 +452,8 @@ class Lowerer:
                 writers.extend(self.writer(el, part, scope) for el in node.elements)
                 continue
             if spec.role is Role.SRC:
-                readers.append(self.reader(node, t, scope))
+                r = self.reader(node, t, scope)
+                readers.append(_over_lanes(r) if isinstance(node, ast.Immediate) else r)
             elif spec.role is Role.DST:
                 writers.append(self.writer(node, t, scope))
             else:
@@ -493,6 +494,16 @@ def _carry_writer(ctx, lanes, v):
 def _first_result(fn):
     """setp's lane function returns (p, q); a form without the q destination keeps p."""
     return lambda *srcs: fn(*srcs)[0]
+
+
+def _over_lanes(reader):
+    """An immediate's reader that gives the value once per lane, as a register's does: lane
+    functions index and mask their operands (an all-immediate fma or cvt.rni got a NumPy scalar)."""
+    def read(ctx, lanes):
+        v = np.asarray(reader(ctx, lanes))
+        return v if v.ndim else np.full(ctx.n if lanes is None else lanes.size, v, dtype=v.dtype)
+
+    return read
 
 
 def _alu_runner(fn, readers, writers):
