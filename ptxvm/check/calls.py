@@ -18,6 +18,7 @@ from typing import Optional
 
 from ..isa.types import TYPES, operand_type_ok
 from ..syntax import ast
+from ..syntax.constexpr import ConstExprError, evaluate
 from .decls import params_agree
 from .names import label_kind
 
@@ -163,5 +164,9 @@ def _argument(walker, op, formal: ast.VarDecl, index: int, ret: bool) -> list[tu
     if isinstance(op, ast.Immediate):
         if ret:
             return [(index, "a call's return values must be .param variables or registers", "error")]
+        try:  # ptxas: "syntax error" for `(+ a)`, `(a + 4)`
+            evaluate(op.expr)
+        except ConstExprError as e:
+            return [(index, f"a call argument must be a .param variable, a register or a constant ({e})", "error")]
         return []
     return [(index, f"unexpected call {what}", "error")]
