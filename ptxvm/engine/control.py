@@ -268,8 +268,8 @@ def lower_call(lowerer, instr, m, scope):
             return
         base = ctx.frame_base[lanes]
         if caller.save_offset >= 0 and caller.reg_slots:
-            saved = np.stack([ctx.regs[slot][lanes].astype(np.uint64) for slot in caller.reg_slots], axis=1)
-            ctx.local.store(base + np.uint64(caller.save_offset), lanes, saved, U64, len(caller.reg_slots), align=8)
+            saved = _register_words(ctx, lanes, caller.reg_slots)
+            ctx.local.store(base + np.uint64(caller.save_offset), lanes, saved, U64, saved.shape[1], align=8)
         for fi, group in callee_of(ctx, lanes).items():
             callee = functions[fi]
             gbase = ctx.frame_base[group]
@@ -310,14 +310,34 @@ def lower_call(lowerer, instr, m, scope):
                 elif kind == "reg":
                     _load_value(ctx, lowerer, group, dst, src, ret)
         if caller.save_offset >= 0 and caller.reg_slots:
-            saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, len(caller.reg_slots), align=8)
-            for k, slot in enumerate(caller.reg_slots):
-                ctx.regs[slot][lanes] = saved[:, k].astype(ctx.regs[slot].dtype)
+            words = sum(_words_of(ctx.regs[slot]) for slot in caller.reg_slots)
+            saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, words, align=8)
+            k = 0
+            for slot in caller.reg_slots:
+                reg, n = ctx.regs[slot], _words_of(ctx.regs[slot])
+                part = saved[:, k:k + n]
+                reg[lanes] = np.ascontiguousarray(part).view(reg.dtype).reshape(-1) if n == 2 else part[:, 0].astype(reg.dtype)
+                k += n
         ctx.pc[lanes] = pc + 1
 
     call_op.run = run_call
     back_op.run = run_back
     return [call_op, back_op]
+
+
+def _words_of(reg: np.ndarray) -> int:
+    """64-bit words a register takes in a frame's save area: two for .b128, one for the rest."""
+    return 2 if reg.dtype.itemsize == 16 else 1
+
+
+def _register_words(ctx, lanes, slots) -> np.ndarray:
+    """The registers `slots` of `lanes` as rows of 64-bit words (a .b128 register as its two halves)."""
+    cols = []
+    for slot in slots:
+        v = ctx.regs[slot][lanes]
+        cols.append(np.ascontiguousarray(v).view(np.uint64).reshape(-1, 2) if _words_of(ctx.regs[slot]) == 2
+                    else v.astype(np.uint64)[:, None])
+    return np.concatenate(cols, axis=1)
 
 
 def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):

@@ -139,7 +139,8 @@ class Lowerer:
         recursive = self._recursive_functions()
         for info in self.functions.values():
             if info.name in recursive or any(c in recursive for c in info.callees):
-                info.save_offset = info.frame.place(8 * len(info.reg_slots), 8)
+                words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
+                info.save_offset = info.frame.place(8 * words, 8)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
                        self.uses_alloca)

@@ -78,3 +78,22 @@ def test_verifier_never_fails_internally_on_parsed_mutants():
             continue
         bad = [d.format() for d in verify(tree, text) if "internal verifier error" in d.message]
         assert not bad, "\n".join(bad) + "\n--- module ---\n" + text
+
+
+def test_recursive_call_keeps_b128_registers():
+    """The regression input above, checked for values: each activation's .b128 register survives
+    the recursive call (helper(x) = x + 1 from x = 3 on, else helper(x + 1) + x)."""
+    import numpy as np
+
+    import ptxvm
+
+    path = Path(__file__).parent / "fuzz_regressions" / "recursive_call_saves_b128.ptx"
+    out = np.zeros((32, 3), np.uint64)
+    ptxvm.load(path)["k"].launch(1, 32, [out])
+
+    def helper(x):
+        return x + 1 if x >= 3 else helper(x + 1) + x
+
+    lane = np.arange(32) % 4
+    assert (out[:, 0] == lane).all() and (out[:, 1] == lane + 0x1122334455667788).all()
+    assert list(out[:, 2]) == [helper(int(x)) for x in lane]
