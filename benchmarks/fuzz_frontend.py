@@ -74,6 +74,9 @@ def main(argv=None) -> int:
         for out, cr in pool.imap_unordered(work, jobs):
             outcomes.update(out)
             for k, v in cr.items():
+                if k not in crashes:
+                    print(f"\nnew crash {k[0]} at {k[1]}:{k[2]} (--seed {args.seed} --start {v[0]}): {v[2][:160]}",
+                          file=sys.stderr, flush=True)
                 if k not in crashes or v[0] < crashes[k][0]:
                     crashes[k] = v[:4] + [crashes.get(k, [0] * 5)[4] + v[4]]
                 else:

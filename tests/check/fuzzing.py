@@ -504,22 +504,70 @@ PROLOGUE = """\
 """
 
 
-def generated(rng: random.Random) -> str:
-    """A kernel of 1-12 instructions from the ISA table, between labels, after a prologue that
-    declares and fills the registers."""
-    labels = rng.randrange(1, 4)
+CALL = """\
+	{{
+	.param .b32 arg;
+	.param .b32 res;
+	st.param.b32 [arg], {value};
+	call{uni} (res), helper, (arg);
+	ld.param.b32 {dst}, [res];
+	}}"""
+
+HELPER = """\
+.func (.param .b32 fret) helper(.param .b32 fa)
+{{
+{decls}	mov.u64 %rd15, gbuf;
+	cvta.global.u64 %rd15, %rd15;
+	ld.param.b32 %r1, [fa];
+	setp.lt.u32 %p1, %r1, 3;
+	add.u32 %r2, %r1, 1;
+{body}
+	@!%p1 bra L_done;
+	{{
+	.param .b32 arg;
+	.param .b32 res;
+	st.param.b32 [arg], %r2;
+	call (res), helper, (arg);
+	ld.param.b32 %r2, [res];
+	}}
+L_done:
+	st.param.b32 [fret], %r2;
+	ret;
+}}
+
+"""
+
+
+def _stream(rng: random.Random, labels: int, calls: bool) -> list[str]:
     body = []
     while len(body) < rng.randrange(1, 13):
+        if calls and rng.random() < 0.1:
+            body.append(CALL.format(value=rng.choice(("%r1", "%r2", "0", "5")), uni=rng.choice(("", ".uni")),
+                                    dst=f"%r{rng.randrange(REG_COUNT)}"))
+            continue
         ins = instruction(rng, labels)
         if ins is not None:
             body.append("\t" + ins)
     for k in range(labels):
         body.insert(rng.randrange(len(body) + 1), f"L{k}:")
+    return body
+
+
+def generated(rng: random.Random) -> str:
+    """A kernel of 1-12 instructions from the ISA table, between labels, after a prologue that
+    declares and fills the registers; sometimes with calls of a recursive helper function that
+    runs instructions of its own."""
+    labels = rng.randrange(1, 4)
+    calls = rng.random() < 0.3
+    prologue = PROLOGUE.format(n=REG_COUNT)
+    decls = "".join(line + "\n" for line in prologue.split("\n") if line.strip().startswith("."))
+    helper = HELPER.format(decls=decls, body="\n".join(_stream(rng, 2, False))) if calls else ""
+    body = _stream(rng, labels, calls)
     return (f".version {VERSION}\n.target {TARGET}\n.address_size 64\n\n"
             ".global .align 16 .b8 gbuf[1024];\n.shared .align 16 .b8 sbuf[1024];\n"
-            ".const .align 16 .b8 cbuf[256] = {1, 2, 3};\n\n"
+            ".const .align 16 .b8 cbuf[256] = {1, 2, 3};\n\n" + helper +
             ".visible .entry fuzz(.param .u64 p0, .param .u64 p1, .param .u32 p2)\n{\n"
-            + PROLOGUE.format(n=REG_COUNT) + "\n".join(body) + "\n\tret;\n}\n")
+            + prologue + "\n".join(body) + "\n\tret;\n}\n")
 
 
 # ------------------------------------------------------------------------------- minimizing
