@@ -349,7 +349,11 @@ def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
     else:
         from .operands import literal
 
-        v = np.full(lanes.size, np.asarray(literal(src.expr, param.type)).view(dt))
+        try:  # the callee (an indirect call's) is known only now
+            value = literal(src.expr, param.type)
+        except LoweringError as e:  # ptxas takes `call f, (0d...)` for a .b32 parameter; what it passes is not known
+            raise Fault(f"unsupported call argument for parameter {param.name} (.{param.type}): {e}", int(lanes[0])) from None
+        v = np.full(lanes.size, np.asarray(value).view(dt))
     ctx.local.store(dst_addr, lanes, v, dt)
 
 
