@@ -154,6 +154,9 @@ def _argument(walker, op, formal: ast.VarDecl, index: int, ret: bool) -> list[tu
         shape = walker.shape(op)
         if shape[0] == "undef":
             return [(index, f"'{op.name}' is not declared", "error")]
+        if shape[0] == "sreg":  # ptxas: "Call argument '%smid' has illegal state space"
+            return [(index, f"call {what} '{op.name}' is a special register; copy it into a register first",
+                     "error")]
         if shape[0] == "reg":
             rt = shape[1].ptype
             ft = TYPES.get(formal.type)

@@ -190,6 +190,8 @@ def _call_operands(lowerer, scope, sources):
             plans.append(("mem", sym))
         elif isinstance(node, ast.Register):
             sym = lowerer.register(node, scope)
+            if sym.space != "reg":
+                raise LoweringError(f"call argument {node.name} is a special register")
             plans.append(("reg", sym))
         else:
             plans.append(("imm", node))
