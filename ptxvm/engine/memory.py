@@ -94,7 +94,8 @@ class GlobalMemory:
         offset = -(-(self.top + GUARD) // ALLOC_ALIGN) * ALLOC_ALIGN
         end = offset + size
         if end > self.arena.size:
-            grown = np.zeros(max(end + GUARD, 2 * self.arena.size), dtype=np.uint8)
+            # a whole number of ALLOC_ALIGN blocks: the arena is viewed as u16/u32/u64/V16 words
+            grown = np.zeros(-(-max(end + GUARD, 2 * self.arena.size) // ALLOC_ALIGN) * ALLOC_ALIGN, dtype=np.uint8)
             grown[: self.top] = self.arena[: self.top]
             self.arena = grown
         self.top = end

@@ -97,3 +97,18 @@ def test_recursive_call_keeps_b128_registers():
     lane = np.arange(32) % 4
     assert (out[:, 0] == lane).all() and (out[:, 1] == lane + 0x1122334455667788).all()
     assert list(out[:, 2]) == [helper(int(x)) for x in lane]
+
+
+def test_global_arena_grows_by_whole_words():
+    """Found by the long run (seed 3): once an allocation of odd size grew the global arena to
+    `end + guard` bytes, every later 4-byte access in the process failed with NumPy's 'When
+    changing to a larger dtype...' ValueError (the arena is viewed as u32, u64...)."""
+    import numpy as np
+
+    from ptxvm.engine.memory import GlobalMemory
+
+    mem = GlobalMemory(capacity=1024)
+    a = mem.allocate(3001)
+    assert mem.arena.size % 16 == 0
+    mem.store(np.array([a.base], np.uint64), np.array([7], np.uint32), np.dtype(np.uint32))
+    assert mem.load(np.array([a.base], np.uint64), np.dtype(np.uint64))[0] == 7
