@@ -18,6 +18,7 @@ from typing import Optional
 
 from ..isa.types import TYPES, operand_type_ok
 from ..syntax import ast
+from ..syntax.constexpr import ConstExprError, evaluate
 from .decls import params_agree
 from .names import label_kind
 
@@ -153,6 +154,9 @@ def _argument(walker, op, formal: ast.VarDecl, index: int, ret: bool) -> list[tu
         shape = walker.shape(op)
         if shape[0] == "undef":
             return [(index, f"'{op.name}' is not declared", "error")]
+        if shape[0] == "sreg":  # ptxas: "Call argument '%smid' has illegal state space"
+            return [(index, f"call {what} '{op.name}' is a special register; copy it into a register first",
+                     "error")]
         if formal.array and formal.space == "param":
             # ptxas 13.0/13.5: "Inconsistent state space for parameter"
             return [(index, f"a register cannot stand for the aggregate .param parameter '{formal.name}' "
@@ -187,5 +191,9 @@ def _argument(walker, op, formal: ast.VarDecl, index: int, ret: bool) -> list[tu
     if isinstance(op, ast.Immediate):
         if ret:
             return [(index, "a call's return values must be .param variables or registers", "error")]
+        try:  # ptxas: "syntax error" for `(+ a)`, `(a + 4)`
+            evaluate(op.expr)
+        except ConstExprError as e:
+            return [(index, f"a call argument must be a .param variable, a register or a constant ({e})", "error")]
         return []
     return [(index, f"unexpected call {what}", "error")]

@@ -116,9 +116,15 @@ def _read_bulk(acc, ctx, lane, addr, size):
     """`size` bytes (a multiple of 16) at `addr` for one lane, in 16-byte pieces (each piece
     checked for bounds and 16-byte alignment)."""
     pieces = size // BULK_ALIGN
-    lanes = np.full(pieces, lane)
-    a = np.uint64(addr) + np.arange(pieces, dtype=np.uint64) * np.uint64(BULK_ALIGN)
-    return acc.load(ctx, lanes, a, U8, BULK_ALIGN).reshape(-1)
+    parts = [np.zeros(0, np.uint8)]
+    for first in range(0, pieces, BULK_CHUNK):  # a copy out of bounds faults before it reads gigabytes
+        n = min(BULK_CHUNK, pieces - first)
+        a = np.uint64(addr) + np.arange(first, first + n, dtype=np.uint64) * np.uint64(BULK_ALIGN)
+        parts.append(acc.load(ctx, np.full(n, lane), a, U8, BULK_ALIGN).reshape(-1))
+    return np.concatenate(parts)
+
+
+BULK_CHUNK = 1 << 14  # 16-byte pieces read per step (256 KiB, more than a CTA's shared memory)
 
 
 def _copy_ignoring_ends(ctx, lane, src_acc, src, dst_acc, dst, size, left, right):

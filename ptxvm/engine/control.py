@@ -199,6 +199,8 @@ def _call_operands(lowerer, scope, sources):
             plans.append(("mem", sym))
         elif isinstance(node, ast.Register):
             sym = lowerer.register(node, scope)
+            if sym.space != "reg":
+                raise LoweringError(f"call argument {node.name} is a special register")
             plans.append(("reg", sym))
         else:
             plans.append(("imm", node))
@@ -289,8 +291,8 @@ def lower_call(lowerer, instr, m, scope):
             return
         base = ctx.frame_base[lanes]
         if caller.save_offset >= 0 and caller.reg_slots:
-            saved = np.stack([ctx.regs[slot][lanes].astype(np.uint64) for slot in caller.reg_slots], axis=1)
-            ctx.local.store(base + np.uint64(caller.save_offset), lanes, saved, U64, len(caller.reg_slots), align=8)
+            saved = _register_words(ctx, lanes, caller.reg_slots)
+            ctx.local.store(base + np.uint64(caller.save_offset), lanes, saved, U64, saved.shape[1], align=8)
         for fi, group in callee_of(ctx, lanes).items():
             callee = functions[fi]
             gbase = ctx.frame_base[group]
@@ -351,9 +353,14 @@ def lower_call(lowerer, instr, m, scope):
                         v = ctx.local.load(src + np.uint64(k * dt.itemsize), group, dt)
                         to_registers.append((d.offset, group, v.astype(ctx.regs[d.offset].dtype)))
         if caller.save_offset >= 0 and caller.reg_slots:
-            saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, len(caller.reg_slots), align=8)
-            for k, slot in enumerate(caller.reg_slots):
-                ctx.regs[slot][lanes] = saved[:, k].astype(ctx.regs[slot].dtype)
+            words = sum(_words_of(ctx.regs[slot]) for slot in caller.reg_slots)
+            saved = ctx.local.load(base + np.uint64(caller.save_offset), lanes, U64, words, align=8)
+            k = 0
+            for slot in caller.reg_slots:
+                reg, n = ctx.regs[slot], _words_of(ctx.regs[slot])
+                part = saved[:, k:k + n]
+                reg[lanes] = np.ascontiguousarray(part).view(reg.dtype).reshape(-1) if n == 2 else part[:, 0].astype(reg.dtype)
+                k += n
         for slot, group, values in to_registers:
             ctx.regs[slot][group] = values
         ctx.pc[lanes] = pc + 1
@@ -361,6 +368,21 @@ def lower_call(lowerer, instr, m, scope):
     call_op.run = run_call
     back_op.run = run_back
     return [call_op, back_op]
+
+
+def _words_of(reg: np.ndarray) -> int:
+    """64-bit words a register takes in a frame's save area: two for .b128, one for the rest."""
+    return 2 if reg.dtype.itemsize == 16 else 1
+
+
+def _register_words(ctx, lanes, slots) -> np.ndarray:
+    """The registers `slots` of `lanes` as rows of 64-bit words (a .b128 register as its two halves)."""
+    cols = []
+    for slot in slots:
+        v = ctx.regs[slot][lanes]
+        cols.append(np.ascontiguousarray(v).view(np.uint64).reshape(-1, 2) if _words_of(ctx.regs[slot]) == 2
+                    else v.astype(np.uint64)[:, None])
+    return np.concatenate(cols, axis=1)
 
 
 def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
@@ -377,7 +399,11 @@ def _store_value(ctx, lowerer, lanes, kind, src, dst_addr, param):
     else:
         from .operands import literal
 
-        v = np.full(lanes.size, np.asarray(literal(src.expr, param.type)).view(dt))
+        try:  # the callee (an indirect call's) is known only now
+            value = literal(src.expr, param.type)
+        except LoweringError as e:  # ptxas takes `call f, (0d...)` for a .b32 parameter; what it passes is not known
+            raise Fault(f"unsupported call argument for parameter {param.name} (.{param.type}): {e}", int(lanes[0])) from None
+        v = np.full(lanes.size, np.asarray(value).view(dt))
     ctx.local.store(dst_addr, lanes, v, dt)
 
 

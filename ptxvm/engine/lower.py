@@ -185,7 +185,8 @@ class Lowerer:
         recursive = self._recursive_functions()
         for info in self.functions.values():
             if info.name in recursive or any(c in recursive for c in info.callees):
-                info.save_offset = info.frame.place(8 * len(info.reg_slots), 8)
+                words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
+                info.save_offset = info.frame.place(8 * words, 8)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
                        self.uses_alloca)
@@ -606,7 +607,8 @@ class Lowerer:
                 writers.extend(self.writer(el, part, scope) for el in node.elements)
                 continue
             if spec.role is Role.SRC:
-                readers.append(self.reader(node, t, scope))
+                r = self.reader(node, t, scope)
+                readers.append(_over_lanes(r) if isinstance(node, ast.Immediate) else r)
             elif spec.role is Role.DST:
                 writers.append(self.writer(node, t, scope))
             else:
@@ -664,6 +666,16 @@ def _carry_writer(ctx, lanes, v):
 def _first_result(fn):
     """setp's lane function returns (p, q); a form without the q destination keeps p."""
     return lambda *srcs: fn(*srcs)[0]
+
+
+def _over_lanes(reader):
+    """An immediate's reader that gives the value once per lane, as a register's does: lane
+    functions index and mask their operands (an all-immediate fma or cvt.rni got a NumPy scalar)."""
+    def read(ctx, lanes):
+        v = np.asarray(reader(ctx, lanes))
+        return v if v.ndim else np.full(ctx.n if lanes is None else lanes.size, v, dtype=v.dtype)
+
+    return read
 
 
 def _alu_runner(fn, readers, writers):

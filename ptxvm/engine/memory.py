@@ -127,7 +127,9 @@ class GlobalMemory:
         if end + GUARD > self.arena.size:
             # double, as far as the budget could ever need, so that a run of allocations copies rarely
             try:
-                grown = np.zeros(max(end + GUARD, min(2 * self.arena.size, end + GUARD + self.budget.free)), dtype=np.uint8)
+                want = max(end + GUARD, min(2 * self.arena.size, end + GUARD + self.budget.free))
+                # a whole number of ALLOC_ALIGN blocks: the arena is viewed as u16/u32/u64/V16 words
+                grown = np.zeros(-(-want // ALLOC_ALIGN) * ALLOC_ALIGN, dtype=np.uint8)
             except MemoryError:  # the budget said yes, the host says no (its memory went elsewhere since)
                 self.budget.release(size)
                 raise host_refused(size, what or label) from None

@@ -374,7 +374,8 @@ def lower_isspacep(lowerer, instr, m, scope):
     own_cta_only = code == 1 and space != "shared::cluster"  # .shared is .shared::cta
 
     def run(ctx, lanes):
-        a = np.atleast_1d(np.asarray(src(ctx, lanes)).astype(np.uint64))
+        n = ctx.n if lanes is None else lanes.size
+        a = np.broadcast_to(np.asarray(src(ctx, lanes)).astype(np.uint64), (n,))  # an immediate is one value
         hit = classify_generic(a) == code
         if own_cta_only:  # another CTA's shared memory (mapa) is not in this CTA's window
             sel = ((a - np.uint64(SHARED_WINDOW)) >> np.uint64(CLUSTER_RANK_SHIFT)).astype(np.int64)
@@ -418,7 +419,8 @@ def lower_atom(lowerer, instr, m, scope):
     dst = _atomic_writer(lowerer, operands.pop(0), t, scope) if returns else None
     hint, addr_of = address_reader(lowerer, operands.pop(0), scope)
     acc = access_for(lowerer, m, hint)
-    srcs = [_atomic_reader(lowerer, o, t, scope) for o in operands[:2]]
+    # the values: b, and c for cas; an operand after them is the .L2::cache_hint policy (a hint)
+    srcs = [_atomic_reader(lowerer, o, t, scope) for o in operands[:2 if op == "cas" else 1]]
     value_dt = np.dtype(np.uint64) if t == "b128" else numpy_dtype(t)
     width = 16 if t == "b128" else value_dt.itemsize
     by_space = t in ("f32", "f64") and op == "add"  # global and shared memory round differently
