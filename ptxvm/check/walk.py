@@ -403,31 +403,19 @@ class Walker:
         key = id(node)
         s = self.shapes.get(key)
         if s is None:
-            if type(node) is _Register:  # the common case, with register_shape and depend inlined
+            sym = self.scope.lookup(node.name) if type(node) is _Register and node.offset is None else None
+            if sym is not None and sym.kind == "reg" and not sym.info.vector:
+                # the common case, a plain scalar register: register_shape and depend inlined
                 name = node.name
                 dependency = range_key(name)
                 self._deps = [name if dependency is None else dependency]
-                sym = self.scope.lookup(name)
-                if sym is not None and sym.kind == "reg":
-                    shape = ("reg", sym.info, node.component, "-" if node.minus else node.negated)
-                else:
-                    shape = self._unusual_register_shape(name, sym, node)
-            else:
+                shape = ("reg", sym.info, node.component, "-" if node.minus else node.negated)
+            else:  # vector registers, `%r + 4`, special registers, undeclared names, everything else
                 self._deps = []
                 shape = self._shape(node)
             s = self.intern(shape)
             self.remember(key, s)
         return s
-
-    def _unusual_register_shape(self, name: str, sym, node) -> tuple:
-        """register_shape for a register operand that is not a declared register."""
-        component, negated = node.component, "-" if node.minus else node.negated
-        if sym is None:
-            sreg = SREGS.get(name)
-            if sreg is not None:
-                return ("sreg", sreg, component, negated)
-            return ("undef", name, self.scope.nearest_range(name))
-        return ("sym", sym.info or sym, False)
 
     def remember(self, key, s: int) -> None:
         self.shapes[key] = s

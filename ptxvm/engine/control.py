@@ -199,7 +199,7 @@ def _call_operands(lowerer, scope, sources):
             plans.append(("mem", sym))
         elif isinstance(node, ast.Register):
             sym = lowerer.register(node, scope)
-            if sym.space != "reg":
+            if sym.space not in ("reg", "regvec"):  # a whole vector register passes as its elements
                 raise LoweringError(f"call argument {node.name} is a special register")
             plans.append(("reg", sym))
         else:
