@@ -7,7 +7,7 @@ duplicated, swapped, moved); and kernels of random instruction forms of the ISA 
 modifiers and operands of the right kinds. Each case is parsed, verified, loaded and every kernel
 launched on a small grid with an instruction budget, under a wall-time limit. Hypothesis runs are
 derandomized so CI sees the same cases every time; `python benchmarks/fuzz_frontend.py` is the
-long run. Constructs whose crashes are owned by other work are listed in `fuzzing.owned`.
+long run.
 """
 from __future__ import annotations
 
