@@ -323,8 +323,11 @@ class Walker:
             elif t is _Label:
                 continue
             elif t is _VarDecl:
-                decls.check_var(ctx, st, "body", self.var_memo)
+                names = decls.check_var(ctx, st, "body", self.var_memo)
                 self.declare(st, "body")
+                for name in names or ():  # a function-scoped .global/.const initializer's names
+                    if name not in constexpr.PREDEFINED and self.scope.lookup(name) is None:
+                        ctx.error(st.span, f"invalid initial value: '{name}' is not declared")
                 if st.space != "reg":
                     self.limits.body_variable(st)
             elif t is _Block:
