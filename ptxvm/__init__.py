@@ -166,10 +166,11 @@ def texture_object(array, *, address_mode="clamp", filter_mode="point", normaliz
     clamp, mirror or border, or one per dimension; filter_mode and mipmap_filter_mode: point or
     linear; read_mode: element or normalized_float; the other settings as cudaTextureDesc's.
     sRGB textures are not supported."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
+    from .engine.texture.objects import TextureObject
 
-    return default_device().texture_object(
-        array, address_mode=address_mode, filter_mode=filter_mode, normalized_coords=normalized_coords,
+    return TextureObject(
+        default_device(), array, address_mode=address_mode, filter_mode=filter_mode, normalized_coords=normalized_coords,
         read_mode=read_mode, border_color=border_color, srgb=srgb, dims=dims, layered=layered, cubemap=cubemap,
         mipmap_filter_mode=mipmap_filter_mode, mipmap_level_bias=mipmap_level_bias,
         min_mipmap_level_clamp=min_mipmap_level_clamp, max_mipmap_level_clamp=max_mipmap_level_clamp,
@@ -181,9 +182,10 @@ def surface_object(array, *, dims=None, layered=False, cubemap=False, normalized
     """A surface object over `array` itself (a writeable C-contiguous NumPy array, read and written in
     place by suld/sust/sured); same layouts as texture_object. `normalized=True`: 8/16-bit integer
     samples are UNORM/SNORM for formatted stores (sust.p)."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
+    from .engine.texture.objects import SurfaceObject
 
-    return default_device().surface_object(array, dims=dims, layered=layered, cubemap=cubemap, normalized=normalized)
+    return SurfaceObject(default_device(), array, dims=dims, layered=layered, cubemap=cubemap, normalized=normalized)
 
 
 def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="none", oob_fill="none",
@@ -191,8 +193,8 @@ def tensor_map(array, box, *, element_strides=None, swizzle="none", interleave="
     """A tiled tensor map (CUtensorMap, as cuTensorMapEncodeTiled makes one) over `array` (NumPy,
     copied to the device, or a DeviceArray), for cp.async.bulk.tensor: pass it as a
     `.param .align 64 .b8 [128]` argument (__grid_constant__) or copy it to global memory.
-    Shapes, boxes and strides in NumPy order; see ptxvm/engine/tensor_map.py."""
-    from .engine.tensor_map import tensor_map as _tm
+    Shapes, boxes and strides in NumPy order; see ptxvm/engine/async_copy/tensor_map.py."""
+    from .engine.async_copy.tensor_map import tensor_map as _tm
 
     return _tm(array, box, element_strides=element_strides, swizzle=swizzle, interleave=interleave,
                oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
@@ -202,8 +204,8 @@ def tensor_map_im2col(array, *, lower, upper, channels, pixels, swizzle="none", 
                       l2_promotion="none", dtype=None, shape=None, strides=None):
     """An im2col tensor map (as cuTensorMapEncodeIm2col makes one) over an N[D][H]WC `array`, for
     cp.async.bulk.tensor .im2col loads: bounding-box corners `lower`/`upper` (W first), `channels`
-    per pixel, `pixels` per column. See ptxvm/engine/tensor_map.py."""
-    from .engine.tensor_map import tensor_map_im2col as _tm
+    per pixel, `pixels` per column. See ptxvm/engine/async_copy/tensor_map.py."""
+    from .engine.async_copy.tensor_map import tensor_map_im2col as _tm
 
     return _tm(array, lower=lower, upper=upper, channels=channels, pixels=pixels, swizzle=swizzle,
                oob_fill=oob_fill, l2_promotion=l2_promotion, dtype=dtype, shape=shape, strides=strides)
@@ -211,14 +213,14 @@ def tensor_map_im2col(array, *, lower, upper, channels, pixels, swizzle="none", 
 
 def to_device(a):
     """Copy a NumPy array to the virtual device; pass the result as a pointer argument."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
 
     return default_device().to_device(a)
 
 
 def device_array(shape, dtype):
     """An uninitialised (zeroed) array on the virtual device."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
 
     return default_device().device_array(shape, dtype)
 
@@ -229,14 +231,14 @@ def set_device_memory_limit(nbytes: int) -> None:
     allocations raise OutOfDeviceMemory (device malloc returns NULL). Default: the environment
     variable PTXVM_DEVICE_MEMORY (bytes, or 512M, 8G, ...), else half the machine's available
     memory, at most the H200's 143771 MiB."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
 
     default_device().set_memory_limit(nbytes)
 
 
 def device_memory_info() -> tuple:
     """(free, total) bytes of the virtual device's memory budget, as cudaMemGetInfo gives them."""
-    from .engine.device import default_device
+    from .engine.core.device import default_device
 
     return default_device().memory_info()
 
@@ -255,11 +257,11 @@ def __getattr__(name):
 
         return LaunchStats
     if name == "TensorMap":
-        from .engine.tensor_map import TensorMap
+        from .engine.async_copy.tensor_map import TensorMap
 
         return TensorMap
     if name == "DeviceArray":
-        from .engine.device import DeviceArray
+        from .engine.core.device import DeviceArray
 
         return DeviceArray
     if name in ("compile_cuda", "CudaCompileError"):

@@ -14,7 +14,7 @@ from relocatable code (`nvcc -rdc=true`).
   a name of another module renames the later one to `name$N` (N: its position in the link).
 - An `.extern` function that no module defines is left unresolved (nvlink would stop with
   "Undefined reference"): the program loads, a warning says so, and a launch that reaches a call
-  to it faults naming it (engine/control.py). An initializer cannot wait for a launch: one that
+  to it faults naming it (engine/control/flow.py). An initializer cannot wait for a launch: one that
   takes the address of an unresolved function is an error. A sized `.extern` variable that no
   module defines gets storage of its own, zero-initialised, as ptxas gives it in whole-program
   mode (engine/lower.py `storage_variables`), with a warning; an unsized one (ptxas: fatal) has
@@ -34,7 +34,7 @@ from typing import Optional, Sequence
 from .errors import Diagnostic, PtxError, Span
 from .syntax import ast
 
-from .engine.control import is_dynamic_parallelism
+from .engine.control.flow import is_dynamic_parallelism
 
 SYSTEM_CALLS = frozenset(("vprintf", "malloc", "free", "__assertfail"))  # the engine provides these
 
@@ -260,7 +260,7 @@ def _head(tree: ast.Module) -> Span:
 
 
 def _var_size(d: ast.VarDecl) -> int:
-    from .engine.layout import var_size
+    from .engine.core.layout import var_size
 
     return var_size(d)
 

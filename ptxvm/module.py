@@ -6,11 +6,11 @@ from typing import Optional
 
 import numpy as np
 
-from .engine.device import Device, default_device
+from .engine.core.device import Device, default_device
 from .engine.launch import Launch, LaunchStats
-from .engine.layout import var_align, var_size
+from .engine.core.layout import var_align, var_size
 from .engine.lower import Lowerer, Program, storage_variables
-from .engine.memory import GLOBAL_BASE
+from .engine.core.memory import GLOBAL_BASE
 from .errors import Diagnostic, LaunchError, OutOfDeviceMemory
 from .syntax import ast
 
@@ -60,8 +60,8 @@ class Module:
     def program(self) -> Program:
         """The lowered program, built on first use (a module that only gets printed never pays)."""
         if self._program is None:
-            from .engine import syscalls  # noqa: F401  (registers vprintf & co)
-            from .engine.initializers import write_initializer
+            from .engine.control import syscalls  # noqa: F401  (registers vprintf & co)
+            from .engine.core.initializers import write_initializer
 
             addrs = {name: a.base for name, a in self._globals.items()}
             scoped = {key: a.base for key, (_, _, a) in self._scoped.items()}
@@ -175,12 +175,12 @@ class Module:
         initializer fields are the defaults). In independent mode the sampler state comes from the
         .samplerref the instruction names. Returns the texture object (what cudaBindTexture did)."""
         decl = self._reference(name, "texref")
-        from .engine.texture import TextureObject
+        from .engine.texture.objects import TextureObject
 
         if not isinstance(texture, TextureObject):
             kw = dict(self._texref_defaults(decl))
             kw.update(settings)
-            texture = self.device.texture_object(texture, **kw)
+            texture = TextureObject(self.device, texture, **kw)
         elif settings:
             raise TypeError("settings apply when binding an array, not a texture object")
         self._write_handle(name, texture)
@@ -191,7 +191,7 @@ class Module:
         """Set a .samplerref's state (independent texture mode): address_mode (wrap, clamp, mirror,
         border, or one per dimension), filter_mode (point or linear), force_unnormalized_coords."""
         self._reference(name, "samplerref")
-        from .engine.texture import SamplerObject
+        from .engine.texture.objects import SamplerObject
 
         smp = SamplerObject(self.device, address_mode=address_mode, filter_mode=filter_mode,
                             force_unnormalized_coords=force_unnormalized_coords)
@@ -201,10 +201,10 @@ class Module:
     def bind_surface(self, name: str, surface, **settings):
         """Bind a .surfref to a SurfaceObject or an array (ptxvm.surface_object's keywords)."""
         self._reference(name, "surfref")
-        from .engine.texture import SurfaceObject
+        from .engine.texture.objects import SurfaceObject
 
         if not isinstance(surface, SurfaceObject):
-            surface = self.device.surface_object(surface, **settings)
+            surface = SurfaceObject(self.device, surface, **settings)
         self._write_handle(name, surface)
         return surface
 
@@ -215,7 +215,7 @@ class Module:
             kw["filter_mode"] = {"nearest": "point", "linear": "linear"}.get(f["filter_mode"], f["filter_mode"])
         modes = [f.get(f"addr_mode_{i}") for i in range(3)]
         if any(modes):
-            from .engine.texture import _SAMPLER_ADDR
+            from .engine.texture.objects import _SAMPLER_ADDR
 
             kw["address_mode"] = tuple(_SAMPLER_ADDR.get(m or "clamp_to_edge", m) for m in modes)
         if "normalized_coords" in f:
@@ -225,7 +225,7 @@ class Module:
     def _init_reference(self, decl) -> None:
         """A .samplerref initializer makes the sampler it describes; other references start unbound."""
         if decl.type == "samplerref" and decl.init is not None:
-            from .engine.texture import SamplerObject
+            from .engine.texture.objects import SamplerObject
 
             self._bound[decl.name] = smp = SamplerObject.from_fields(self.device, _fields(decl))
             raw = self.device.memory.view(self._globals[decl.name])

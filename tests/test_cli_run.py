@@ -43,7 +43,7 @@ def test_run_reports_limits_without_traceback(tmp_path, monkeypatch):
     r = CliRunner().invoke(main, ["run", str(trivial), "-k", "k", "-g", "1,65536", "-b", "1"])
     assert r.exit_code == 1 and "grid dimension y is 65536" in r.output
     # a module variable beyond the device's budget: located at its declaration (a fresh device reads the variable)
-    from ptxvm.engine import device
+    from ptxvm.engine.core import device
 
     monkeypatch.setenv("PTXVM_DEVICE_MEMORY", "1G")
     monkeypatch.setattr(device, "_DEFAULT", None)

@@ -19,10 +19,10 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from ..engine.device import DeviceArray
-from ..engine.tensor_map import TensorMap
-from ..engine.tensor_map_layout import put_u64
-from ..engine.texture import SurfaceObject
+from ..engine.core.device import DeviceArray
+from ..engine.async_copy.tensor_map import TensorMap
+from ..engine.async_copy.tensor_map_layout import put_u64
+from ..engine.texture.objects import SurfaceObject
 from ..errors import KernelFault
 
 __all__ = ["compare", "compare_arrays", "CompareReport", "ArrayDiff", "Mismatch"]

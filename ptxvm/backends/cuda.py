@@ -27,12 +27,12 @@ from typing import Optional
 
 import numpy as np
 
-from ..engine.device import DeviceArray
+from ..engine.core.device import DeviceArray
 from ..engine.launch import _scalar_bytes, dim3
-from ..engine.layout import var_size
-from ..engine.tensor_map import TensorMap
-from ..engine.tensor_map_layout import put_u64
-from ..engine.texture import SurfaceObject, TextureObject
+from ..engine.core.layout import var_size
+from ..engine.async_copy.tensor_map import TensorMap
+from ..engine.async_copy.tensor_map_layout import put_u64
+from ..engine.texture.objects import SurfaceObject, TextureObject
 from ..errors import FaultSite, KernelFault, LaunchError
 from ..semantics.dtypes import bits_of
 from .cuda_driver import CudaContextLost, CudaError, CudaUnavailableError, runtime

@@ -462,8 +462,8 @@ def lower_fused(lowerer, instr: ast.Instruction, fusion: Fusion, scope) -> list:
     """The Op for an add/sub ptxas fused with its product: FMA(x, y, c) with the signs."""
     from ..isa import match as isa_match
     from ..semantics import lane_function
-    from .lower import _alu_runner
-    from .machine import Op
+    from .core.operands import alu_runner
+    from .core.machine import Op
 
     prod, t = fusion.product, fusion.product.type
     mods = _mods(instr)
@@ -488,7 +488,7 @@ def lower_fused(lowerer, instr: ast.Instruction, fusion: Fusion, scope) -> list:
         return fma(neg(x) if negate_product else x, y, neg(c) if negate_addend else c)
 
     writer = lowerer.writer(instr.operands[0], t, scope)
-    return [Op(_alu_runner(lanes, readers, [writer]))]
+    return [Op(alu_runner(lanes, readers, [writer]))]
 
 
 def _stash_slots(lowerer, prod: Product) -> list[int]:
@@ -501,7 +501,7 @@ def _stash_slots(lowerer, prod: Product) -> list[int]:
 
 
 def stash_reader(lowerer, prod: Product, k: int):
-    from .operands import register_reader
+    from .core.operands import register_reader
 
     slot = _stash_slots(lowerer, prod)[k]
     t = prod.type if prod.kind == "mul" else "f32"
@@ -511,7 +511,7 @@ def stash_reader(lowerer, prod: Product, k: int):
 def wrap_stash(lowerer, instr: ast.Instruction, prod: Product, ops: list, scope) -> list:
     """The product's op, and in the same op its sources (as read before it runs) saved for the
     fused adds."""
-    from .operands import register_writer
+    from .core.operands import register_writer
 
     t = prod.type if prod.kind == "mul" else "f32"
     slots = _stash_slots(lowerer, prod)

@@ -10,11 +10,13 @@ import numpy as np
 
 from ..errors import FaultSite, KernelFault, LaunchError, OutOfDeviceMemory
 from ..semantics.dtypes import bits_of, numpy_dtype
-from . import cluster_ops, launch_limits, sregs
-from .budget import human
-from .device import DeviceArray, default_device
-from .machine import EXITED, Context, Fault, run
-from .memory import FlatMemory, WindowedMemory, host_refused
+from .control import cluster as cluster_ops
+from . import launch_limits
+from .core import sregs
+from .core.budget import human
+from .core.device import DeviceArray, default_device
+from .core.machine import EXITED, Context, Fault, run
+from .core.memory import FlatMemory, WindowedMemory, host_refused
 
 SMS = 132  # H100 SXM / H200
 THREADS_PER_SM = 2048
@@ -64,7 +66,7 @@ class Launch:
     def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
                  tracer=None, only_ctas=None, hooks=None):
         self.kernel = kernel
-        self.hooks = hooks  # a LaunchHooks (engine/hooks.py) when a tool observes the launch
+        self.hooks = hooks  # a LaunchHooks (engine/core/hooks.py) when a tool observes the launch
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
         self.only_ctas = only_ctas  # run just these CTA ids (a profile that samples CTAs), None: all
         self.progress = progress  # called with the number of CTAs finished after each wave
@@ -369,7 +371,7 @@ def _kernel_slots(prog, kernel: str) -> list[int]:
 
 
 def _on_stuck(ctx) -> bool:
-    from .sync_ops import release_barriers
+    from .control.barriers import release_barriers
 
     progressed = release_barriers(ctx) | cluster_ops.release_cluster_barriers(ctx)
     if not progressed and ctx.hooks is not None:

@@ -22,15 +22,14 @@ from ..semantics import Spec, lane_function
 from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from ..syntax.constexpr import evaluate
-from .layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
-                     var_size, vector_register)
-from .machine import Context, Fault, Op
+from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
+    var_size, vector_register)
+from .core.machine import Context, Fault, Op
 from ..isa.sregs import SREGS
-from .operands import (LoweringError, UnresolvedReference, constant_reader, literal, register_reader, register_writer,
-                       sink_writer)
+from .core.operands import (FUNC_ADDRESS_BASE, alu_runner, symbol_plus_offset, LoweringError, UnresolvedReference,
+    constant_reader, literal, register_reader, register_writer, sink_writer)
 
 FRAME_HEADER = 32  # return pc, caller frame base, callee id, caller alloca pointer: see control.py
-FUNC_ADDRESS_BASE = 0x7A00_0000_0000  # function "addresses" for indirect calls
 
 _DEBUG = bool(os.environ.get("PTXVM_DEBUG_LOWERING"))
 _PARAM_FAMILY = re.compile(r"^(.*?)(\d+)$")
@@ -178,7 +177,7 @@ class Lowerer:
             if info.decl.body is not None:
                 self.lower_function(info)
         const_image = np.zeros(max(self.const.size, 1), dtype=np.uint8)
-        from .initializers import write_initializer
+        from .core.initializers import write_initializer
 
         for off, decl in self.const_inits:
             write_initializer(const_image, off, decl, self.symbol_address_static)
@@ -316,7 +315,7 @@ class Lowerer:
 
             self.contraction = contraction.plan(info.decl.body)
         self.lower_block(info.decl.body, scope)
-        from .control import lower_implicit_return
+        from .control.flow import lower_implicit_return
 
         self.code.append(lower_implicit_return(self, info))
 
@@ -404,7 +403,7 @@ class Lowerer:
                 raise LoweringError(f"{name}: no element .{reg.component} in a .v{len(sym.parts)} register")
             return self._materialize(sym.parts[k])
         if sym is None:
-            from . import sregs
+            from .core import sregs
 
             if sregs.is_special(reg.name):
                 return Symbol(name, "sreg", sregs.type_of(reg.name))
@@ -424,7 +423,7 @@ class Lowerer:
         if isinstance(operand, ast.Register):
             sym = self.register(operand, scope)
             if sym.space == "sreg":
-                from . import sregs
+                from .core import sregs
 
                 return sregs.reader(operand.name, operand.component, ptx_type)
             if sym.space != "reg":
@@ -463,7 +462,7 @@ class Lowerer:
         return read
 
     def immediate_reader(self, expr, ptx_type: str, scope: Scope):
-        sym_name, offset = _symbol_plus_offset(expr)
+        sym_name, offset = symbol_plus_offset(expr)
         if sym_name is not None:
             sym = self.lookup(sym_name, scope)
             if sym is None:
@@ -628,7 +627,7 @@ class Lowerer:
                 from ..semantics.families.move import unpack
 
                 return unpack(np.asarray(whole(*srcs)), bits, unpack_parts)
-        return [Op(_alu_runner(fn, readers, writers))]
+        return [Op(alu_runner(fn, readers, writers))]
 
 
 def _declares_vector_registers(module: ast.Module) -> bool:
@@ -678,28 +677,6 @@ def _over_lanes(reader):
     return read
 
 
-def _alu_runner(fn, readers, writers):
-    if len(writers) == 1:
-        w = writers[0]
-        if len(readers) == 1:
-            r0 = readers[0]
-            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes)))
-        if len(readers) == 2:
-            r0, r1 = readers
-            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes), r1(ctx, lanes)))
-        if len(readers) == 3:
-            r0, r1, r2 = readers
-            return lambda ctx, lanes: w(ctx, lanes, fn(r0(ctx, lanes), r1(ctx, lanes), r2(ctx, lanes)))
-        return lambda ctx, lanes: w(ctx, lanes, fn(*[r(ctx, lanes) for r in readers]))
-
-    def run(ctx, lanes):
-        out = fn(*[r(ctx, lanes) for r in readers])
-        for w, v in zip(writers, out):
-            w(ctx, lanes, v)
-
-    return run
-
-
 ENGINE_TARGET = "sm_90a"  # what the virtual GPU is: an H200
 
 
@@ -723,19 +700,6 @@ def _faulting(message: str) -> Op:
         raise Fault(message)
 
     return Op(run, side_effects=True)
-
-
-def _symbol_plus_offset(expr) -> tuple[Optional[str], int]:
-    """`sym`, `sym+4`, `sym-8`, `4+sym` -> ("sym", offset); plain constants -> (None, 0)."""
-    if isinstance(expr, ast.SymbolRef):
-        return expr.name, 0
-    if isinstance(expr, ast.Binary) and expr.op in "+-":
-        if isinstance(expr.left, ast.SymbolRef):
-            off = int(evaluate(expr.right))
-            return expr.left.name, off if expr.op == "+" else -off
-        if isinstance(expr.right, ast.SymbolRef) and expr.op == "+":
-            return expr.right.name, int(evaluate(expr.left))
-    return None, 0
 
 
 def _instruction_text(instr: ast.Instruction) -> str:

@@ -21,7 +21,7 @@ _DTYPES = {
     "e4m3x2": np.uint16, "e5m2x2": np.uint16, "e2m1x2": np.uint8, "e2m3x2": np.uint16,
     "e3m2x2": np.uint16, "ue8m0x2": np.uint16, "f32x2": np.uint64,
     "texref": np.uint64, "samplerref": np.uint64, "surfref": np.uint64,
-    "b128": "V16",  # 16 raw bytes, least significant first; engine/wide.py splits them into u64 pairs
+    "b128": "V16",  # 16 raw bytes, least significant first; engine/memory/wide.py splits them into u64 pairs
 }
 
 # The unsigned storage dtype of a register of each bit width.

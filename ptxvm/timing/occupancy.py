@@ -88,7 +88,7 @@ def static_shared_bytes(module, kernel: str) -> int:
     got = _ptxas_info(module).get(kernel)
     if got is not None:
         return got[1]
-    from ..engine.layout import var_size
+    from ..engine.core.layout import var_size
 
     total = sum(var_size(v) for v in module.ast.variables() if v.space.split("::")[0] == "shared"
                 and not (v.linkage == "extern"))

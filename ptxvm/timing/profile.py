@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from ..engine.launch import dim3
-from ..engine.trace import Footprint, Tracer
+from ..engine.trace.events import Footprint, Tracer
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes

@@ -21,8 +21,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..engine.trace import Trace
-from ..engine.trace_info import SPACE_CODES, InstrInfo, MemInfo
+from ..engine.trace.events import Trace
+from ..engine.trace.info import SPACE_CODES, InstrInfo, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
                  MK_TEX, SmWork)

@@ -1,1 +1,1 @@
-"""Tools that observe a launch through the engine's hooks (engine/hooks.py): the sanitizer."""
+"""Tools that observe a launch through the engine's hooks (engine/core/hooks.py): the sanitizer."""

@@ -171,7 +171,7 @@ def test_a_differing_surface_is_reported():
 def tensor_store_launch():
     """A recorded TMA store case: its kernel and arguments, the map over a DeviceArray."""
     from ptxvm.conformance import golden as G
-    from ptxvm.engine.device import default_device
+    from ptxvm.engine.core.device import default_device
 
     if "tensor" not in G.families_present(G.default_dir()):
         pytest.skip("tensor goldens not recorded")

@@ -105,7 +105,7 @@ def test_global_arena_grows_by_whole_words():
     changing to a larger dtype...' ValueError (the arena is viewed as u32, u64...)."""
     import numpy as np
 
-    from ptxvm.engine.memory import GlobalMemory
+    from ptxvm.engine.core.memory import GlobalMemory
 
     mem = GlobalMemory(capacity=1024)
     a = mem.allocate(3001)

@@ -12,7 +12,7 @@ import pytest
 
 import async_cases as A
 import ptxvm
-from ptxvm.engine import mbarrier as MB
+from ptxvm.engine.async_copy import mbarrier as MB
 from ptxvm.errors import KernelFault
 
 # the verifier (ptxvm.check) does not yet take a predicate for cp.async's ignore-src operand,

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine.budget import MemoryBudget, parse_size
-from ptxvm.engine.device import Device
+from ptxvm.engine.core.budget import MemoryBudget, parse_size
+from ptxvm.engine.core.device import Device
 from ptxvm.frontend import parse
 from ptxvm.module import Module
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine.matrix_ops import from_matrix, to_matrix
+from ptxvm.engine.matrix.mma import from_matrix, to_matrix
 from ptxvm.numerics import mma as MM
 from ptxvm.semantics.families import matrix as L
 

@@ -86,7 +86,7 @@ def test_sparse_product_is_the_dense_product_of_the_expanded_a(shape, at, ct):
     nib = L.sparse_encode(pos, meta, bits)
     for sel in range(meta.selectors):
         e = L.sparse_registers(nib, meta, sel, rng.integers(0, 1 << 32, (1, 32), dtype=np.uint64))
-        from ptxvm.engine.matrix_ops import from_matrix, to_matrix
+        from ptxvm.engine.matrix.mma import from_matrix, to_matrix
         ra, rb, rc = (from_matrix(x[:, None], F, np.uint32) for x, F in ((a, A), (b, B), (c, C)))
         packed = np.concatenate([ra[0], rb[0], rc[0], e[0][:, None]], axis=1).astype(np.uint32)
         out = np.zeros((32, D.nregs), np.uint32)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine import tensor_map as TM
+from ptxvm.engine.async_copy import tensor_map as TM
 
 
 def kernel(edits: str, via_shared: bool = True) -> str:

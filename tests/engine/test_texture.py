@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine.texture import TextureError
+from ptxvm.engine.texture.objects import TextureError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDENS = ROOT / "tests" / "goldens" / "kernels"
@@ -266,14 +266,14 @@ def test_tex1d_s32_is_a_buffer_fetch():
 
 
 def test_cube_zero_direction_is_the_centre_of_face_pz():
-    from ptxvm.engine.texture_sample import cube_coords
+    from ptxvm.engine.texture.sample import cube_coords
 
     face, (s, t) = cube_coords(np.float32([0, -0.0]), np.float32([-0.0, 0]), np.float32([0, 0]))
     assert face.tolist() == [4, 4] and s.tolist() == t.tolist() == [0.5, 0.5]
 
 
 def test_normalized_wrap_of_nonfinite_and_huge_coordinates_is_zero():
-    from ptxvm.engine.texture_sample import normalized_to_texels
+    from ptxvm.engine.texture.sample import normalized_to_texels
 
     u = np.float32([np.nan, np.inf, -np.inf, 2.0 ** 31, -3.4e38, 1e30, -0.25])
     assert normalized_to_texels(u, 7, 1).tolist() == [0] * 6 + [5.25]
@@ -313,7 +313,7 @@ def test_texture_kernel_case_matches_gpu(case):
 def test_srgb_point_reads_convert_colour_channels_only():
     """sRGB u8 RGBA texels: colour channels through the measured table (0 -> 0, 255 -> 1, f16
     values near the sRGB curve), alpha as v / 255; other formats and element reads ignore the flag."""
-    from ptxvm.engine.texture_filter import SRGB_TABLE
+    from ptxvm.engine.texture.filter import SRGB_TABLE
 
     v = np.arange(256, dtype=np.uint8)
     t = ptxvm.texture_object(np.stack([v, v, v, v], -1)[None], read_mode="normalized_float", srgb=True)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine.texture import GEOMETRIES
+from ptxvm.engine.texture.objects import GEOMETRIES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))

@@ -2,7 +2,7 @@
 (samples from tests/goldens/conformance/surface.npz, docs/hardware-notes.md)."""
 import numpy as np
 
-from ptxvm.engine.texture_format import convert
+from ptxvm.engine.texture.format import convert
 
 # (f32 bits, the byte the H200 stored)
 H200 = [

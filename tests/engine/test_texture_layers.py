@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.engine.texture import TextureError
+from ptxvm.engine.texture.objects import TextureError
 
 HEAD = """.version 8.1
 .target sm_90

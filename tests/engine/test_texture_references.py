@@ -107,7 +107,7 @@ def test_independent_mode_samplers():
     mod.bind_texture("tex_ref", IMG)
     mod.bind_sampler("samp_bound", filter_mode="linear", address_mode="border")
     other = ptxvm.texture_object(IMG + 100)
-    smp = ptxvm.engine.texture.SamplerObject(ptxvm.engine.device.default_device(), filter_mode="linear")
+    smp = ptxvm.engine.texture.objects.SamplerObject(ptxvm.engine.core.device.default_device(), filter_mode="linear")
     xs = np.array([1.0, 0.25, 3.0], np.float32)
     out = np.zeros((3, 8), np.uint32)
     mod["k"].launch(1, 3, [out, xs, other, smp])

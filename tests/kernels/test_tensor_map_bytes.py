@@ -11,8 +11,8 @@ import pytest
 
 import ptxvm
 import tma_cases as T
-from ptxvm.engine import tensor_map as TM
-from ptxvm.engine import tensor_map_layout as L
+from ptxvm.engine.async_copy import tensor_map as TM
+from ptxvm.engine.async_copy import tensor_map_layout as L
 
 GOLDEN = Path(__file__).resolve().parent.parent / "goldens" / "tma"
 

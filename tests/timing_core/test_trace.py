@@ -2,7 +2,7 @@
 import numpy as np
 
 import ptxvm
-from ptxvm.engine.trace import LOCAL_REGION, Tracer
+from ptxvm.engine.trace.events import LOCAL_REGION, Tracer
 
 from .ptx_cases import HEADER
 

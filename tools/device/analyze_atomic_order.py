@@ -33,7 +33,7 @@ import probe_atomic_order as P  # noqa: E402
 
 def adder(t: str, space: str):
     """fn(old_bits, b_bits) -> new bits over arrays, as single atomic adds of type t round them."""
-    from ptxvm.engine import atomics
+    from ptxvm.engine.memory import atomics
 
     comb = atomics.element_combiner("add", t, global_memory=(space == "global"))
     if t == "u32":

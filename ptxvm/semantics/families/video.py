@@ -1,6 +1,6 @@
 """Video instructions (PTX ISA 9.7.17): scalar vadd ... vset, vmad; SIMD vadd2/4 ... vset2/4.
 
-Operand selectors are not modifiers: the engine (`engine/video_ops.py`) reads them from the
+Operand selectors are not modifiers: the engine (`engine/misc/video.py`) reads them from the
 operands (`a.b1`, `d.h10`) and adds them to the Spec's values as `asel`, `bsel`, `dsel` (scalar
 merge) or `mask` (SIMD), without the dot. The lane functions take (a, b) or (a, b, c).
 

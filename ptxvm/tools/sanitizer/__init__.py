@@ -4,7 +4,7 @@
     print(report)            # compute-sanitizer's wording
     report.ok, report.errors, report.to_json()
 
-The checkers observe the launch through the engine's hooks (ptxvm/engine/hooks.py) and keep their
+The checkers observe the launch through the engine's hooks (ptxvm/engine/core/hooks.py) and keep their
 shadow state (valid allocations, initialized bytes, last writer and reader of every shared and
 global byte with its barrier epoch) as NumPy arrays; nothing runs per thread in Python except the
 making of a record for an error found.

@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...engine.memory import (CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW,
+from ...engine.core.memory import (CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW,
                               SHARED_WINDOW, classify_generic, cluster_target)
 
 SPACE_CODES = {"global": 0, "shared": 1, "shared::cta": 1, "shared::cluster": 1, "local": 2, "fparam": 2,

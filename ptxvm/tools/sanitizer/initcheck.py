@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine.memory import GLOBAL_BASE
+from ...engine.core.memory import GLOBAL_BASE
 from .checker import SPACE_NAMES, Checker, global_bytes, local_bytes, shared_bytes, spaces_of
 
 # opcodes that write shared memory outside ld/st/atom/red (their writes are not observed)

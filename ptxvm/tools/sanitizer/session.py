@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine.hooks import LaunchHooks
+from ...engine.core.hooks import LaunchHooks
 from .initcheck import InitCheck
 from .memcheck import MemCheck
 from .racecheck import RaceCheck

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engine.machine import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNABLE
+from ...engine.core.machine import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNABLE
 from .checker import Checker
 
 DIVERGENT = "Barrier error detected. Divergent thread(s) in warp."

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import ptxvm
 from ptxvm.cli import main
-from ptxvm.engine.machine import Context
+from ptxvm.engine.core.machine import Context
 
 PTX = Path(__file__).parent / "planted.ptx"
 

@@ -1,0 +1,150 @@
+"""CTA barriers (bar, barrier: sync, arrive, red) and memory fences.
+
+Each CTA slot has 16 named barriers. A thread that reaches a waiting barrier stops (AT_BARRIER)
+until the barrier's expected count has arrived: the operand's thread count, or every thread of
+the CTA that has not exited. Uniform groups that hold the whole CTA pass straight through.
+Fences and membar order memory; the engine's interleavings are already sequentially consistent,
+so they have no further effect.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...syntax import ast
+from ..core.machine import AT_BARRIER, EXITED, RUNNABLE, Fault, Op
+from ..core.operands import LoweringError
+
+N_BARRIERS = 16
+
+
+def _barrier_state(ctx):
+    st = ctx.extra.get("barriers")
+    if st is None:
+        ncta = int(ctx.cta_slot.max()) + 1 if ctx.n else 1
+        st = ctx.extra["barriers"] = {
+            "arrived": np.zeros((ncta, N_BARRIERS), dtype=np.int64),
+            "expected": np.zeros((ncta, N_BARRIERS), dtype=np.int64),  # 0: all live threads
+            "bar_of": np.full(ctx.n, -1, dtype=np.int64),
+            "pred": np.zeros(ctx.n, dtype=bool),
+            "red": {},  # (cta, bar) -> (op kind, writer)
+        }
+    return st
+
+
+def lower_bar(lowerer, instr, m, scope):
+    mods = set(instr.modifiers)
+    if "warp" in mods:
+        from .warp import lower_warp_sync
+
+        return lower_warp_sync(lowerer, instr, m, scope)
+    if "cluster" in mods:
+        from .cluster import lower_barrier_cluster
+
+        return lower_barrier_cluster(lowerer, instr, m, scope)
+    arrive = "arrive" in mods
+    red_kind = next((k for k in ("popc", "and", "or") if k in mods), None) if "red" in mods else None
+    operands = list(instr.operands)
+    dst = None
+    if red_kind is not None:
+        dst = lowerer.writer(operands.pop(0), "u32" if red_kind == "popc" else "pred", scope)
+    bar_id = lowerer.reader(operands[0], "u32", scope) if operands else (lambda ctx, lanes: np.uint32(0))
+    count = None
+    pred = None
+    rest = operands[1:]
+    if red_kind is not None:
+        pred = lowerer.reader(rest[-1], "pred", scope)
+        rest = rest[:-1]
+    if rest:
+        count = lowerer.reader(rest[0], "u32", scope)
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        g = None
+        if op.guard is not None:
+            slot, neg = op.guard
+            g = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            g = ~g if neg else g
+        if lanes is None and g is None and count is None and not arrive:
+            if red_kind is None:
+                if ctx.hooks is not None:
+                    ctx.hooks.barrier_complete(ctx, None)
+                ctx.upc = pc + 1
+                return
+        ctx.materialize_pcs()
+        group = ctx.lanes_or_live(lanes)
+        if g is not None:
+            if lanes is None and ctx.live_lanes() is not None:
+                g = g[ctx.live_lanes()]
+            ctx.pc[group[~g]] = pc + 1
+            group = group[g]
+        if group.size == 0:
+            return
+        st = _barrier_state(ctx)
+        b = np.broadcast_to(np.asarray(bar_id(ctx, group)).astype(np.int64), (group.size,))
+        if (b >= N_BARRIERS).any():
+            raise Fault(f"barrier number {int(b.max())} out of range 0..15", int(group[int(np.argmax(b >= N_BARRIERS))]))
+        cta = ctx.cta_slot[group]
+        c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,)) if count is not None else None
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_arrive(ctx, group, pc, b, c, st["expected"][cta, b], arrive)
+        np.add.at(st["arrived"], (cta, b), 1)
+        if c is not None:
+            st["expected"][cta, b] = c
+        if arrive:
+            ctx.pc[group] = pc + 1
+        else:
+            ctx.status[group] = AT_BARRIER
+            ctx.pc[group] = pc
+            st["bar_of"][group] = b
+            if red_kind is not None:
+                st["pred"][group] = np.broadcast_to(np.asarray(pred(ctx, group)), (group.size,))
+                for key in set(zip(cta.tolist(), b.tolist())):
+                    st["red"][key] = (red_kind, dst)
+        release_barriers(ctx, set(zip(cta.tolist(), b.tolist())))
+
+    op.run = run
+    return [op]
+
+
+def release_barriers(ctx, keys=None) -> bool:
+    """Complete every barrier among `keys` (None: all) whose count has arrived."""
+    st = ctx.extra.get("barriers")
+    if st is None:
+        return False
+    live = np.bincount(ctx.cta_slot[ctx.status != EXITED], minlength=st["arrived"].shape[0])
+    if keys is None:
+        keys = set(zip(*np.nonzero(st["arrived"])))
+    progressed = False
+    for cta, b in keys:
+        cta, b = int(cta), int(b)
+        expected = st["expected"][cta, b] or live[cta]
+        if st["arrived"][cta, b] < expected or st["arrived"][cta, b] == 0:
+            continue
+        waiting = np.flatnonzero((ctx.status == AT_BARRIER) & (ctx.cta_slot == cta) & (st["bar_of"] == b))
+        st["arrived"][cta, b] = 0
+        st["expected"][cta, b] = 0
+        red = st["red"].pop((cta, b), None)
+        if red is not None:
+            kind, dst = red
+            p = st["pred"][waiting]
+            value = {"popc": np.uint32(np.count_nonzero(p)), "and": np.bool_(p.all()), "or": np.bool_(p.any())}[kind]
+            dst(ctx, waiting, np.broadcast_to(value, (waiting.size,)))
+        if ctx.hooks is not None:
+            ctx.hooks.barrier_complete(ctx, np.array([cta]))
+        ctx.status[waiting] = RUNNABLE
+        ctx.pc[waiting] += 1
+        st["bar_of"][waiting] = -1
+        progressed = True
+    return progressed
+
+
+def lower_fence(lowerer, instr, m, scope):
+    return [Op(lambda ctx, lanes: None)]
+
+
+LOWERINGS = {
+    "bar": lower_bar,
+    "barrier": lower_bar,
+    "membar": lower_fence,
+    "fence": lower_fence,
+}

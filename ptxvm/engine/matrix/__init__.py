@@ -1,0 +1,1 @@
+"""Tensor cores: mma, wmma, ldmatrix/stmatrix/movmatrix (mma) and wgmma."""

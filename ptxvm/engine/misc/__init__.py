@@ -1,0 +1,1 @@
+"""Video instructions (video) and brkpt/pmevent/setmaxnreg (special)."""

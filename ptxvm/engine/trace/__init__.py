@@ -1,0 +1,1 @@
+"""The event trace of a launch that the timing model reads (events, info)."""

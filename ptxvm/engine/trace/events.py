@@ -1,0 +1,268 @@
+"""The event trace of a launch, for the timing model (ptxvm.timing).
+
+Tracing is off unless a launch is given a `Tracer`. Then, for the CTAs the tracer was asked to
+follow, every scheduler step that involves one of their warps becomes a `TraceStep`: the PC, the
+warps that issue the instruction, each warp's mask of lanes that execute it (guard included), and
+for memory instructions each lane's address in its state space. Records are NumPy arrays over the
+traced warps of the step, never per thread. Static facts about each instruction (op class,
+registers, cache qualifiers) are in `Trace.info(pc)` (engine/trace/info.py).
+
+Addresses: global addresses are the virtual device's; shared addresses are offsets in the CTA's
+shared window; local (and function .param) addresses are laid out as the hardware interleaves
+local memory, 4-byte words of the 32 lanes of a warp side by side, in a region of their own;
+constant and kernel-parameter addresses are offsets in their banks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..core.machine import EXITED
+from ..core.memory import CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
+from .info import SPACE_CODES, InstrInfo, describe
+
+LOCAL_REGION = 1 << 56  # where interleaved local-memory addresses are placed in the trace
+_WINDOW_OF_CODE = np.array([0, SHARED_WINDOW, LOCAL_WINDOW, CONST_WINDOW, PARAM_WINDOW], dtype=np.uint64)
+
+
+@dataclass
+class TraceStep:
+    pc: int
+    warps: np.ndarray  # int64: rows of Trace.warp_cta / warp_index that issue this instruction
+    active: np.ndarray  # uint32 per warp: the lanes that execute it (guard true)
+    addr: Optional[np.ndarray] = None  # uint64 (warps, 32): per-lane address; 0 where not active
+    space: Optional[np.ndarray] = None  # uint8 per warp: SPACE_CODES of a generic access
+
+
+@dataclass
+class Trace:
+    """What the traced warps executed, in the engine's order (the order the caches see)."""
+
+    program: object
+    threads_per_cta: int
+    steps: list[TraceStep] = field(default_factory=list)
+    warp_cta: list[np.ndarray] = field(default_factory=list)  # per wave: CTA id of each traced warp
+    warp_index: list[np.ndarray] = field(default_factory=list)  # per wave: warp index within its CTA
+    warp_lanes: list[np.ndarray] = field(default_factory=list)  # per wave: threads in each traced warp
+    _info: dict = field(default_factory=dict)
+
+    def info(self, pc: int) -> InstrInfo:
+        got = self._info.get(pc)
+        if got is None:
+            got = self._info[pc] = describe(self.program.code[pc], pc)
+        return got
+
+    def warps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(CTA id, warp index in the CTA, threads) of every traced warp, by row."""
+        if not self.warp_cta:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z
+        return np.concatenate(self.warp_cta), np.concatenate(self.warp_index), np.concatenate(self.warp_lanes)
+
+
+class Footprint:
+    """The 32-byte sectors of global memory that any thread of the launch loaded (every CTA, not
+    only the followed ones): how much distinct data the whole grid reads."""
+
+    def __init__(self):
+        self.seen = np.zeros(0, dtype=bool)
+        self.written = np.zeros(0, dtype=bool)  # sectors stored to
+        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> warp requests on it
+        self._loads: dict[int, str] = {}
+
+    @property
+    def sectors(self) -> int:
+        """Distinct sectors loaded."""
+        return int(np.count_nonzero(self.seen))
+
+    @property
+    def all_sectors(self) -> int:
+        """Distinct sectors loaded or stored."""
+        n = min(self.seen.size, self.written.size)
+        both = int(np.count_nonzero(self.seen[:n] & self.written[:n]))
+        return self.sectors + int(np.count_nonzero(self.written)) - both
+
+    def _kind(self, op) -> str:
+        """"load" or "atomic" for global loads / atomics, "" for anything else."""
+        got = self._loads.get(id(op))
+        if got is None:
+            origin = getattr(op, "origin", None)
+            got = ""
+            if op.addr is not None and op.space in (None, "global") and origin is not None:
+                got = {"ld": "load", "ldu": "load", "st": "store", "atom": "atomic",
+                       "red": "atomic"}.get(origin[0].opcode, "")
+            self._loads[id(op)] = got
+        return got
+
+    def record(self, ctx, op, lanes: Optional[np.ndarray]) -> None:
+        kind = self._kind(op)
+        if not kind:
+            return
+        addr = np.asarray(op.addr(ctx, lanes)).astype(np.uint64, copy=False)
+        n = ctx.n if lanes is None else lanes.size
+        addr = np.broadcast_to(addr, (n,))
+        keep = None
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            keep = ~p if negated else p
+        if lanes is None and ctx.n_live != ctx.n:
+            live = ctx.status != EXITED
+            keep = live if keep is None else keep & live
+        warp = ctx.warp_of if lanes is None else ctx.warp_of[lanes]
+        if keep is not None:
+            addr, warp = addr[keep], warp[keep]
+        valid = addr >= np.uint64(GLOBAL_BASE)
+        if op.space is None:
+            valid &= classify_generic(addr) == 0
+        addr, warp = addr[valid], warp[valid]
+        if kind == "atomic":  # requests per line: each warp's atomics on one line go together
+            pairs = np.unique(np.stack([warp.astype(np.uint64), addr >> np.uint64(7)]), axis=1)
+            lines, counts = np.unique(pairs[1], return_counts=True)
+            got = self.atomic_lines
+            for line, k in zip(lines.tolist(), counts.tolist()):
+                got[line] = got.get(line, 0) + k
+            return
+        sec = ((addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+        limit = ctx.gmem.arena.size // 32 + 1
+        sec = sec[sec < limit]
+        name = "written" if kind == "store" else "seen"
+        bitmap = getattr(self, name)
+        if bitmap.size < limit:
+            grown = np.zeros(limit, dtype=bool)
+            grown[: bitmap.size] = bitmap
+            bitmap = grown
+            setattr(self, name, bitmap)
+        bitmap[sec] = True
+
+
+class Tracer:
+    """Follows the CTAs whose linear ids are in `ctas` (all of them when None); with a
+    `footprint`, also records which global sectors every CTA loads."""
+
+    def __init__(self, program, threads_per_cta: int, ctas: Optional[np.ndarray] = None,
+                 footprint: Optional[Footprint] = None):
+        self.trace = Trace(program, threads_per_cta)
+        self.ctas = None if ctas is None else np.unique(np.asarray(ctas, dtype=np.int64))
+        self.rows = 0
+        self.footprint = footprint
+
+    def wave(self, ctx, ctas: np.ndarray) -> Optional["WaveTracer"]:
+        """The recorder for a wave that runs CTAs `ctas` (by slot), or None if it has nothing to do."""
+        ctas = np.asarray(ctas, dtype=np.int64)
+        slots = np.arange(ctas.size) if self.ctas is None else np.flatnonzero(np.isin(ctas, self.ctas))
+        if slots.size == 0 and self.footprint is None:
+            return None
+        w = WaveTracer(self, ctx, ctas, slots)
+        self.rows += w.n_warps
+        return w
+
+
+class WaveTracer:
+    def __init__(self, tracer: Tracer, ctx, ctas: np.ndarray, slots: np.ndarray):
+        T = tracer.trace.threads_per_cta
+        wpc = -(-T // 32)
+        self.trace = tracer.trace
+        self.footprint = tracer.footprint
+        self.base = tracer.rows
+        self.n_warps = slots.size * wpc
+        t = np.arange(T)
+        self.ts = (slots[:, None] * T + t).ravel()  # traced thread slots, in slot order
+        row = (np.arange(slots.size)[:, None] * wpc + t // 32).ravel()
+        self.flat = row * 32 + np.tile(t % 32, slots.size)
+        self.dense = T % 32 == 0
+        self.all_slots = self.ts.size == ctx.n
+        if not slots.size:
+            return
+        self.trace.warp_cta.append(np.repeat(ctas[slots], wpc))
+        self.trace.warp_index.append(np.tile(np.arange(wpc), slots.size))
+        self.trace.warp_lanes.append(np.tile(np.minimum(32, T - np.arange(wpc) * 32), slots.size))
+        self.local_stride = getattr(getattr(ctx, "local", None), "stride", 0)
+        self.gwarp = self.base + row  # trace row of each traced thread's warp
+
+    def _matrix(self, values: np.ndarray, fill=0) -> np.ndarray:
+        """Per traced thread -> (warps, 32)."""
+        if self.dense:
+            return values.reshape(self.n_warps, 32)
+        out = np.full(self.n_warps * 32, fill, dtype=values.dtype)
+        out[self.flat] = values
+        return out.reshape(self.n_warps, 32)
+
+    def step(self, ctx, pc: int, op, lanes: Optional[np.ndarray], mask: Optional[np.ndarray]) -> None:
+        if self.footprint is not None and op.addr is not None:
+            self.footprint.record(ctx, op, lanes)
+        if not self.n_warps:
+            return
+        ts = self.ts
+        if lanes is None:
+            group = None if ctx.n_live == ctx.n else ctx.status[ts] != EXITED
+        elif mask is not None and mask.size == ctx.n:
+            group = mask[ts]
+        else:
+            pos = np.minimum(np.searchsorted(lanes, ts), lanes.size - 1)
+            group = lanes[pos] == ts
+        if group is not None and not group.any():
+            return
+        act = group
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot][ts]
+            p = ~p if negated else p
+            act = p if group is None else (group & p)
+        if group is None:
+            warps = np.arange(self.n_warps)
+            g_matrix = None
+        else:
+            g_matrix = self._matrix(group, False)
+            warps = np.flatnonzero(g_matrix.any(axis=1))
+        if act is None:
+            a_matrix = None
+            active = np.full(warps.size, 0xFFFFFFFF, dtype=np.uint32) if self.dense else \
+                _pack(self._matrix(np.ones(ts.size, bool), False))[warps]
+        else:
+            a_matrix = self._matrix(act, False)
+            active = _pack(a_matrix)[warps]
+        rec = TraceStep(pc, warps + self.base, active)
+        if op.addr is not None:
+            self._addresses(ctx, op, rec, warps, a_matrix)
+        self.trace.steps.append(rec)
+
+    def _addresses(self, ctx, op, rec: TraceStep, warps: np.ndarray, a_matrix) -> None:
+        ts = self.ts
+        addr = np.asarray(op.addr(ctx, None if self.all_slots else ts))
+        addr = np.broadcast_to(addr, ts.shape).astype(np.uint64)
+        space = op.space
+        codes = None
+        if space is None:  # generic: each lane's window says its space
+            lane_codes = classify_generic(addr)
+            addr = addr - _WINDOW_OF_CODE[lane_codes]
+            codes = self._matrix(lane_codes, 0)
+            space_rows = codes[np.arange(codes.shape[0]), np.argmax(a_matrix, axis=1) if a_matrix is not None else 0]
+            rec.space = space_rows[warps]
+            lane_local = lane_codes == SPACE_CODES["local"]
+            if lane_local.any():
+                addr = np.where(lane_local, self._interleave(addr), addr)
+        elif space in ("local", "fparam"):
+            addr = self._interleave(addr)
+        m = self._matrix(addr, 0)[warps]
+        if a_matrix is not None:
+            m = np.where(a_matrix[warps], m, np.uint64(0))
+        rec.addr = m
+
+    def _interleave(self, offset: np.ndarray) -> np.ndarray:
+        """Per-thread local offsets -> the hardware's layout: word i of lane l of warp w at
+        w * stride * 32 + i * 128 + l * 4."""
+        lane = np.tile(np.arange(32, dtype=np.uint64), -(-offset.size // 32))[: offset.size]
+        if not self.dense:
+            lane = (self.flat % 32).astype(np.uint64)
+        warp = self.gwarp.astype(np.uint64)
+        stride = np.uint64(max(self.local_stride, 16) * 32)
+        word = offset >> np.uint64(2)
+        return np.uint64(LOCAL_REGION) + warp * stride + word * np.uint64(128) + lane * np.uint64(4) + (offset & np.uint64(3))
+
+
+def _pack(matrix: np.ndarray) -> np.ndarray:
+    """(warps, 32) bool -> uint32 lane masks (lane 0 = bit 0)."""
+    return np.packbits(matrix, axis=1, bitorder="little").view("<u4").ravel()

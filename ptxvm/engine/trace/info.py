@@ -1,0 +1,330 @@
+"""What the timing model needs to know about one instruction, read off its PTX form once.
+
+`describe(op, pc)` turns a lowered `Op` (through the instruction and ISA match it came from) into
+an `InstrInfo`: the op class (which functional unit issues it), how many machine instructions it
+expands to, the registers it reads and writes (names, for a scoreboard), its floating-point work,
+and for memory instructions a `MemInfo` with the state space, access size, vector width and cache
+qualifiers. Built lazily, only when a launch is traced.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ...syntax import ast
+
+# Op classes. The first ten are GpuSpec pipe names; the others map onto pipes in ptxvm.timing.
+OP_CLASSES = ("fp32", "int", "fp64", "sfu", "tensor", "lsu", "branch", "half", "conv", "uniform",
+              "barrier", "sync", "tex", "shfl", "sleep", "nop")
+
+SPACE_CODES = {"global": 0, "shared": 1, "local": 2, "const": 3, "param": 4}
+CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "wb", "wt")
+EVICT = {"L1::evict_normal": "normal", "L1::evict_first": "first", "L1::evict_last": "last",
+         "L1::evict_unchanged": "unchanged", "L1::no_allocate": "no_allocate"}
+L2_EVICT = {"L2::evict_normal": "normal", "L2::evict_first": "first", "L2::evict_last": "last"}
+PREFETCH = {"L2::64B": 64, "L2::128B": 128, "L2::256B": 256}
+
+
+@dataclass(frozen=True)
+class MemInfo:
+    space: str  # "global" "shared" "local" "const" "param", or "generic" (resolved per lane)
+    size: int  # bytes per element
+    vector: int  # elements per lane (v2, v4)
+    load: bool
+    store: bool
+    atomic: bool = False
+    cache_op: str = ""  # ca cg cs lu cv wb wt, "" for the default
+    l1_evict: str = "normal"  # normal first last unchanged no_allocate
+    l2_evict: str = "normal"
+    nc: bool = False  # ld.global.nc: the read-only (texture) path
+    prefetch: int = 0  # L2::64B/128B/256B prefetch size
+
+    @property
+    def bytes_per_lane(self) -> int:
+        return self.size * self.vector
+
+
+@dataclass(frozen=True)
+class InstrInfo:
+    pc: int
+    line: int
+    text: str
+    opcode: str
+    op_class: str
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    mem: Optional[MemInfo] = None
+    sass: int = 1  # machine instructions it expands to (issue slots on its pipe)
+    flops: float = 0.0  # floating-point operations per active thread
+    flop_kind: str = ""  # "fp32" "fp64" "fp16" "tensor"
+    sleep_ns: int = 0  # nanosleep: the requested duration
+    sreg: bool = False  # reads a special register (%tid, %ctaid, %clock...): S2R latency
+
+    @property
+    def is_barrier(self) -> bool:
+        return self.op_class == "barrier"
+
+
+_TYPE_BITS = {"8": 8, "16": 16, "32": 32, "64": 64, "128": 128}
+_SFU = {"rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh"}
+_BRANCH = {"bra", "brx", "call", "ret", "exit", "trap", "brkpt"}
+_TENSOR = {"mma", "wmma", "wgmma", "tcgen05"}
+_TEX = {"tex", "tld4", "txq", "suld", "sust", "sured", "suq"}
+_SHFL = {"shfl"}
+_SYNC = {"membar", "fence", "griddepcontrol", "elect"}
+_BARRIER = {"bar", "barrier"}
+_MEM = {"ld", "ldu", "st", "atom", "red"}
+_LSU_OTHER = {"cp", "prefetch", "prefetchu", "mbarrier", "ldmatrix", "stmatrix", "applypriority", "discard",
+              "cvta", "isspacep", "createpolicy", "getctarank", "mapa", "multimem", "st.async", "red.async", "tensormap"}
+_FLOAT_FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2}
+_NO_DST = {"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu",
+           "trap", "brkpt", "nanosleep", "sust", "sured", "pmevent", "cp", "discard", "applypriority",
+           "griddepcontrol", "stmatrix", "setmaxnreg", "wgmma", "tensormap"}
+
+
+def describe(op, pc: int) -> InstrInfo:
+    """The timing-relevant facts of the instruction `op` (a lowered engine Op) at `pc`."""
+    origin = getattr(op, "origin", None)
+    if origin is None:  # the implicit return the lowerer appends at a function's end
+        return InstrInfo(pc, op.line, op.text or "ret", "ret", "branch")
+    instr, m = origin
+    opcode = instr.opcode
+    mods = instr.modifiers
+    types = _types(mods)
+    op_class, sass = _classify(opcode, mods, types, m)
+    flops, flop_kind = _flops(opcode, mods, types, op_class)
+    reads, writes = _registers(instr, m)
+    mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
+    if mem is not None and mem.space == "param" and getattr(op, "space", None) == "kparam" and mem.load:
+        op_class = "uniform"  # kernel parameters are constant-bank operands in the machine code
+    sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
+    sreg = any(_reads_special(node) for node in instr.operands)
+    return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
+                     sreg)
+
+
+def _reads_special(node) -> bool:
+    from ..core.sregs import is_special
+
+    if isinstance(node, ast.Register):
+        return is_special(node.name)
+    if isinstance(node, ast.VectorOperand):
+        return any(_reads_special(e) for e in node.elements)
+    return False
+
+
+def _types(mods: tuple[str, ...]) -> list[str]:
+    out = []
+    for x in mods:
+        if x in ("pred",):
+            out.append(x)
+        elif len(x) >= 2 and x[0] in "usbf" and (x[1:] in _TYPE_BITS or x in ("f16x2", "bf16", "bf16x2", "e4m3", "e5m2")):
+            out.append(x)
+        elif x in ("bf16", "bf16x2", "f16x2", "tf32", "e4m3x2", "e5m2x2"):
+            out.append(x)
+    return out
+
+
+def _is_half(t: str) -> bool:
+    return t in ("f16", "f16x2", "bf16", "bf16x2")
+
+
+def _bits(t: str) -> int:
+    digits = "".join(c for c in t if c.isdigit())
+    return int(digits[:3]) if digits else 32
+
+
+def _classify(opcode: str, mods, types: list[str], m) -> tuple[str, int]:
+    """(op class, machine instructions per PTX instruction)."""
+    last = types[-1] if types else ""
+    if opcode in _MEM:
+        return "lsu", 1
+    if opcode in _BRANCH:
+        return "branch", 1
+    if opcode in _BARRIER:
+        return ("barrier", 1) if "warp" not in mods else ("int", 1)
+    if opcode in _TENSOR:
+        return "tensor", _mma_issues(mods, opcode)
+    if opcode in _TEX:
+        return "tex", 1
+    if opcode in _SHFL:
+        return "shfl", 1
+    if opcode in _SYNC:
+        return "sync", 1
+    if opcode == "nanosleep":
+        return "sleep", 1
+    if opcode in _LSU_OTHER:
+        return ("int", 1) if opcode in ("cvta", "isspacep", "createpolicy", "mapa", "getctarank") else ("lsu", 1)
+    if opcode == "cvt":
+        return _classify_cvt(mods, types)
+    if any(t == "f64" for t in types):
+        if opcode in ("div", "rcp", "sqrt", "rsqrt"):
+            return "fp64", 12 if "approx" not in mods else 2
+        return "fp64", 1
+    if any(_is_half(t) for t in types):
+        return ("sfu", 1) if opcode in _SFU else ("half", 1)
+    if last == "f32" or "f32" in types:
+        if opcode in _SFU:
+            if "approx" in mods or opcode in ("sin", "cos", "lg2", "ex2", "tanh", "rsqrt"):
+                return "sfu", 1 + (1 if "ftz" not in mods and opcode in ("lg2", "ex2", "rsqrt") else 0)
+            return "fp32", 6 if opcode == "rcp" else 8  # IEEE rcp/sqrt: MUFU seed plus Newton steps
+        if opcode == "div":
+            return ("fp32", 2) if ("approx" in mods or "full" in mods) else ("fp32", 10)
+        return "fp32", 1
+    # integer and bit instructions
+    wide64 = any(_bits(t) == 64 for t in types)
+    if opcode in ("div", "rem"):
+        return "int", 60 if wide64 else 18
+    if opcode in ("mul", "mad") and wide64 and "wide" not in mods:
+        return "int", 3
+    if opcode in ("add", "sub", "addc", "subc", "min", "max", "abs", "neg", "setp", "shl", "shr", "and", "or",
+                  "xor", "not", "selp", "slct", "shf") and wide64:
+        return "int", 2
+    if opcode in ("mov",) and m is None:
+        return "int", 1
+    return "int", 1
+
+
+def _classify_cvt(mods, types: list[str]) -> tuple[str, int]:
+    if len(types) < 2:
+        return "int", 1
+    d, s = types[0], types[1]
+    fd, fs = d[0] == "f" or _is_half(d), s[0] == "f" or _is_half(s)
+    if not fd and not fs:
+        return "int", 1  # integer width changes: a move or a sign extension
+    if "f64" in (d, s):
+        return "fp64", 1
+    if fd and fs and d == s:
+        return "fp32", 1  # cvt.rni.f32.f32 and friends: FRND
+    return "conv", 1
+
+
+def _mma_issues(mods, opcode: str) -> int:
+    """Tensor-pipe issues of one mma: shapes larger than the m16n8k16 step take several."""
+    for x in mods:
+        if x.startswith("m") and "n" in x and "k" in x:
+            try:
+                mm, rest = x[1:].split("n")
+                nn, kk = rest.split("k")
+                work = int(mm) * int(nn) * int(kk)
+            except ValueError:
+                continue
+            if opcode == "wgmma":
+                return max(1, work // (64 * 8 * 16))
+            return max(1, work // (16 * 8 * 16))
+    return 1
+
+
+def _mma_flops_per_thread(mods, opcode: str) -> float:
+    for x in mods:
+        if x.startswith("m") and "n" in x and "k" in x:
+            try:
+                mm, rest = x[1:].split("n")
+                nn, kk = rest.split("k")
+                threads = 128 if opcode == "wgmma" else 32
+                return 2.0 * int(mm) * int(nn) * int(kk) / threads
+            except ValueError:
+                continue
+    return 0.0
+
+
+def _flops(opcode: str, mods, types: list[str], op_class: str) -> tuple[float, str]:
+    if op_class == "tensor":
+        return _mma_flops_per_thread(mods, opcode), "tensor"
+    n = _FLOAT_FLOPS.get(opcode)
+    if n is None or not types:
+        return 0.0, ""
+    t = types[-1]
+    if t == "f32":
+        return float(n), "fp32"
+    if t == "f64":
+        return float(n), "fp64"
+    if t in ("f16", "bf16"):
+        return float(n), "fp16"
+    if t in ("f16x2", "bf16x2"):
+        return 2.0 * n, "fp16"
+    return 0.0, ""
+
+
+def _mem_info(op, opcode: str, mods, types: list[str]) -> MemInfo:
+    space = _space(getattr(op, "space", None), mods)
+    t = types[-1] if types else "b32"
+    size = max(1, _bits(t) // 8)
+    vector = 1
+    for x in mods:
+        if x in ("v2", "v4", "v8"):
+            vector = int(x[1])
+    cache_op = next((x for x in mods if x in CACHE_OPS), "")
+    l1 = next((EVICT[x] for x in mods if x in EVICT), "normal")
+    l2 = next((L2_EVICT[x] for x in mods if x in L2_EVICT), "normal")
+    prefetch = next((PREFETCH[x] for x in mods if x in PREFETCH), 0)
+    store = opcode in ("st", "red")
+    atomic = opcode in ("atom", "red")
+    load = opcode in ("ld", "ldu", "atom")
+    return MemInfo(space, size, vector, load, store, atomic, cache_op, l1, l2, "nc" in mods or opcode == "ldu", prefetch)
+
+
+def _space(engine_space: Optional[str], mods) -> str:
+    if engine_space is None:
+        return "generic"
+    if engine_space.startswith("shared"):
+        return "shared"
+    if engine_space in ("kparam",):
+        return "param"
+    if engine_space in ("fparam", "local", "slocal"):
+        return "local"
+    return engine_space
+
+
+def _immediate(node) -> Optional[int]:
+    if isinstance(node, ast.Immediate):
+        from ...syntax.constexpr import evaluate
+
+        try:
+            return int(evaluate(node.expr))
+        except Exception:  # noqa: BLE001 - a symbolic duration: unknown
+            return None
+    return None
+
+
+# ---------------------------------------------------------------------------- registers
+
+
+def _registers(instr: ast.Instruction, m) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    reads: list[str] = []
+    writes: list[str] = []
+    if instr.guard is not None:
+        reads.append(instr.guard.register)
+    specs = m.operands if m is not None else None
+    for i, node in enumerate(instr.operands):
+        if specs is not None and i < len(specs):
+            role = specs[i].role.value
+        else:
+            role = "src" if (i > 0 or instr.opcode in _NO_DST or isinstance(node, ast.Address)) else "dst"
+        if isinstance(node, ast.Address):
+            _names(node.base, reads)
+            continue
+        if role == "dst":
+            _names(node, writes)
+        elif role == "src":
+            _names(node, reads)
+        else:
+            _names(node, reads)
+            _names(node, writes)
+    return tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes))
+
+
+def _names(node, out: list[str]) -> None:
+    from ..core.sregs import is_special
+
+    if isinstance(node, ast.Register):
+        if not is_special(node.name):
+            out.append(node.name if node.component is None else f"{node.name}.{node.component}")
+    elif isinstance(node, ast.PredPair):
+        _names(node.first, out)
+        _names(node.second, out)
+    elif isinstance(node, (ast.VectorOperand, ast.BracketList, ast.ParamList)):
+        for e in node.elements:
+            _names(e, out)
+    elif isinstance(node, ast.Address):
+        _names(node.base, out)
