@@ -88,8 +88,19 @@ class GpuModule:
         self.host = host  # the ptxvm.Module: AST, source, kernel signatures
         self.ast = host.ast
         self.file = host.file
+        # A linked program (ptxvm.link) goes to the driver as the one module ptxvm's linker made of
+        # it (printed): the GPU then runs the program the CPU engine runs, resolved by the same rules
+        # (weak/strong, private names), and the driver's JIT compiles it as a whole program.
         parts = getattr(host, "parts", None)
-        self.source = "\n".join(text for text, _ in parts) if parts else host.source or host.to_ptx()
+        defined = {f.name for f in host.ast.functions() if f.body is not None}
+        unresolved = sorted({f.name for f in host.ast.functions() if f.body is None and f.name not in defined})
+        if unresolved:  # the CPU engine faults only where a call is reached; the driver's JIT needs them all
+            from ..errors import LaunchError
+
+            raise LaunchError(f"the GPU cannot load this program: it calls .extern functions no module defines "
+                              f"({', '.join(unresolved)}); the driver's JIT, like nvlink, needs every one resolved "
+                              f"(the CPU engine faults only where a call to one is reached)")
+        self.source = host.to_ptx() if parts else host.source or host.to_ptx()
         self.runtime = runtime(ordinal, api)
         self.device = f"cuda:{ordinal}"
         self._loaded = None
@@ -101,9 +112,7 @@ class GpuModule:
         rt = self.runtime
         rt.make_current()
         if self._loaded is None:
-            parts = getattr(self.host, "parts", None)
-            # a linked program (ptxvm.link) goes through the driver's linker, module by module
-            self._loaded = rt.load_linked(parts) if parts else rt.load(self.source, self.file)
+            self._loaded = rt.load(self.source, self.file)
         return self._loaded
 
     def kernel(self, name: str) -> "GpuKernel":

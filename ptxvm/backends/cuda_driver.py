@@ -197,30 +197,6 @@ class Runtime:
         module = self.check(d.cuModuleLoadDataEx(image, 0, [], []), "cuModuleLoadDataEx")
         return Loaded(module)
 
-    def load_linked(self, parts: list[tuple[str, str]]) -> Loaded:
-        """A program linked from several PTX modules (relocatable code) by the driver's linker:
-        cuLinkCreate, cuLinkAddData (each PTX), cuLinkComplete, then the cubin is loaded. Not
-        tried on a GPU by the tests (none where they run)."""
-        import ctypes
-
-        d = self.driver
-        self.make_current()
-        state = self.check(d.cuLinkCreate(0, [], []), "cuLinkCreate")
-        try:
-            for text, name in parts:
-                data = text.encode() + b"\0"
-                self.check(d.cuLinkAddData(state, d.CUjitInputType.CU_JIT_INPUT_PTX, data, len(data), name.encode(),
-                                           0, [], []), f"cuLinkAddData({name})")
-            cubin, size = self.check(d.cuLinkComplete(state), "cuLinkComplete")
-            image = ctypes.string_at(int(cubin), int(size))  # the linker owns its buffer: copy it first
-        finally:
-            d.cuLinkDestroy(state)
-        if self.core is not None and hasattr(self.core.ObjectCode, "from_cubin"):
-            oc = self._wrap(lambda: self.core.ObjectCode.from_cubin(image), "ObjectCode.from_cubin")
-            return Loaded(None, object_code=oc)
-        module = self.check(d.cuModuleLoadData(image), "cuModuleLoadData")
-        return Loaded(module)
-
     def library(self, loaded: Loaded):
         """The CUlibrary (cuda.core >= 0.2) or CUmodule holding the module's code."""
         if loaded.library is None:
