@@ -21,6 +21,7 @@ import click
 import numpy as np
 
 from .cli import main
+from .cli_options import launch_options
 
 SCALARS = {"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "f32", "f64", "pred"}
 
@@ -83,14 +84,7 @@ def parse_arg(text: str):
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--kernel", "-k", required=True, help="The .entry to launch.")
-@click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
-@click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
-@click.option("--shared", default=0, show_default=True, help="Dynamic shared memory per CTA, bytes.")
-@click.option("--arg", "-a", "args", multiple=True, help="A kernel argument (see `ptxvm run --help`).")
-@click.option("--max-instructions", type=int, default=None, help="Fault past this many thread-instructions.")
-@click.option("--cluster", default=None, help="Cluster size X[,Y[,Z]] (CTAs per cluster).")
+@launch_options()
 @click.option("--json", "as_json", is_flag=True, help="Print the launch statistics (or the comparison) as JSON.")
 @click.option("--device", default="cpu", show_default=True, help="Where to run: cpu (the engine), cuda or cuda:N (a GPU).")
 @click.option("--compare", "compare_", is_flag=True,

@@ -14,6 +14,7 @@ import sys
 import click
 
 from .cli import main
+from .cli_options import launch_options
 
 
 def _parse(text: str):
@@ -32,21 +33,15 @@ def _parse(text: str):
 
 
 @main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@launch_options("A kernel argument (see `ptxvm run --help`; dev:DTYPE:COUNT too).")
 @click.option("--tool", type=click.Choice(["memcheck", "racecheck", "initcheck", "synccheck"]), default="memcheck",
               show_default=True, help="The checker (compute-sanitizer's --tool).")
 @click.option("--leak-check", type=click.Choice(["no", "full"]), default="no", show_default=True,
               help="memcheck: report device-heap allocations the kernel did not free.")
-@click.option("--kernel", "-k", required=True, help="The .entry to launch.")
-@click.option("--grid", "-g", default="1", show_default=True, help="Grid size X[,Y[,Z]].")
-@click.option("--block", "-b", default="1", show_default=True, help="Block size X[,Y[,Z]].")
-@click.option("--shared", default=0, show_default=True, help="Dynamic shared memory per CTA, bytes.")
-@click.option("--arg", "-a", "args", multiple=True, help="A kernel argument (see `ptxvm run --help`; dev:DTYPE:COUNT too).")
-@click.option("--max-instructions", type=int, default=None, help="Fault past this many thread-instructions.")
-@click.option("--cluster", default=None, help="Cluster size X[,Y[,Z]] (CTAs per cluster).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def sanitize(file, tool, leak_check, kernel, grid, block, shared, args, max_instructions, cluster, as_json):
-    """Run KERNEL of the PTX FILE under a sanitizer checker; exit 1 when it finds errors."""
+def sanitize(files, kernel, grid, block, shared, args, max_instructions, cluster, tool, leak_check, as_json):
+    """Run KERNEL of the PTX FILES (several are linked) under a sanitizer checker; exit 1 when it
+    finds errors."""
     import numpy as np
 
     import ptxvm
@@ -54,7 +49,7 @@ def sanitize(file, tool, leak_check, kernel, grid, block, shared, args, max_inst
 
     try:
         values, back = zip(*[_parse(a) for a in args]) if args else ((), ())
-        k = ptxvm.load(file).kernel(kernel)
+        k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         report = k.sanitize(_dims(grid), _dims(block), list(values), tool=tool, leak_check=leak_check == "full",
                             shared_mem=shared, cluster=_dims(cluster) if cluster else None,
                             max_instructions=max_instructions)
