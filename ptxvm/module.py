@@ -309,6 +309,17 @@ class Kernel:
         return sanitize(self, grid, block, list(args), tool=tool, leak_check=leak_check, shared_mem=shared_mem,
                         cluster=cluster, max_instructions=max_instructions)
 
+    def trace(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None, ctas=None,
+              warps=None, pc_range=None, opcodes=None):
+        """Run the kernel and return a ptxvm.tools.tracer.Trace: one record per executed instruction
+        per warp (CTA, warp, active mask, PC, PTX text and line, source line, registers written,
+        memory addresses), filtered by `ctas` ((x, y, z) or linear ids), `warps` (within the CTA),
+        `pc_range` ([a, b)) and `opcodes` ("ld", "st", ...). `trace.to_jsonl(path)` writes it."""
+        from .tools.tracer import trace
+
+        return trace(self, grid, block, list(args), shared_mem=shared_mem, cluster=cluster,
+                     max_instructions=max_instructions, ctas=ctas, warps=warps, pc_range=pc_range, opcodes=opcodes)
+
     def profile(self, grid, block, args=(), shared_mem: int = 0, gpu="h200", policy: str = "gto", **options):
         """Run the kernel and predict its time on `gpu` with the timing model (ptxvm.timing):
         returns a ptxvm.timing.Profile. See docs/timing-model.md for `options`."""
