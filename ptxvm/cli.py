@@ -168,6 +168,7 @@ def check(files: tuple[str, ...], as_json: bool, no_warnings: bool, quiet: bool,
 from . import cli_run  # noqa: E402,F401
 from . import cli_profile  # noqa: E402,F401  (`ptxvm profile`)
 from . import cli_sanitize  # noqa: E402,F401  (`ptxvm sanitize`)
+from . import cli_trace  # noqa: E402,F401  (`ptxvm trace`)
 
 if __name__ == "__main__":  # pragma: no cover
     # `python -m ptxvm.cli`: run the group of the imported module, on which cli_run registered `run`
