@@ -19,6 +19,16 @@ from .cli import main
 from .cli_options import launch_options
 
 
+def _cta(text: str) -> tuple:
+    try:
+        c = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        c = ()
+    if not 1 <= len(c) <= 3 or min(c) < 0:
+        raise click.BadParameter(f"--cta {text!r} is not X[,Y[,Z]] of CTA indices")
+    return (c + (0, 0))[:3]
+
+
 def _pc_range(text):
     if text is None:
         return None
@@ -45,7 +55,7 @@ def trace(files, kernel, grid, block, shared, args, max_instructions, cluster, c
 
     try:
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
-        cta_list = [(_dims(c) + (0, 0))[:3] for c in ctas] or None
+        cta_list = [_cta(c) for c in ctas] or None
         ops = [o for spec in opcodes for o in spec.split(",") if o] or None
         k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         t = k.trace(_dims(grid), _dims(block), list(values), shared_mem=shared,
