@@ -43,7 +43,7 @@ class TraceRecord:
     ptx_file: str
     ptx_line: int
     source: Optional[tuple]  # (file, line) from .file/.loc, None without one
-    writes: dict = field(default_factory=dict)  # register name -> np.uint64[32] (raw bits; lanes off mask undefined)
+    writes: dict = field(default_factory=dict)  # register name -> raw bits per lane, np.uint64[32] (16-byte items for .b128); lanes off the mask: 0
     space: Optional[str] = None  # memory instructions: the state space ("generic" for generic addressing)
     size: int = 0  # bytes per lane accessed
     addresses: Optional[np.ndarray] = None  # np.uint64[32]
@@ -65,8 +65,22 @@ class TraceRecord:
         return np.flatnonzero((self.mask >> np.arange(WARP)) & 1)
 
 
+def _raw(v: np.ndarray) -> np.ndarray:
+    """Register values as raw bits: uint64, or the storage's own dtype for registers wider than
+    64 bits (.b128, kept as 16 bytes)."""
+    if v.dtype == np.bool_:
+        return v.astype(np.uint64)
+    if v.dtype.itemsize <= 8 and v.dtype.kind in "iuf":
+        return v.view(f"u{v.dtype.itemsize}").astype(np.uint64)
+    return v
+
+
 def _lanes_hex(values: np.ndarray, mask: int) -> list:
-    return [hex(int(v)) if (mask >> i) & 1 else None for i, v in enumerate(values.tolist())]
+    if values.dtype == np.uint64:
+        vals = values.tolist()
+    else:  # wider than 64 bits: little-endian bytes
+        vals = [int.from_bytes(np.asarray(v).tobytes(), "little") for v in values]
+    return [hex(int(v)) if (mask >> i) & 1 else None for i, v in enumerate(vals)]
 
 
 class Trace(list):
@@ -188,8 +202,9 @@ class Tracer(LaunchHooks):
         writes = []
         if active.size:
             for name, slot in self._dest_slots(pc, op):
-                m = np.zeros((nw, WARP), dtype=np.uint64)
-                m[rows, lane[active]] = ctx.regs[slot][active].astype(np.uint64)
+                v = _raw(ctx.regs[slot][active])
+                m = np.zeros((nw, WARP), dtype=v.dtype)
+                m[rows, lane[active]] = v
                 writes.append((name, m))
         space = size = None
         amat = amask = None

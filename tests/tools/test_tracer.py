@@ -173,3 +173,26 @@ def test_cli(tmp_path):
     assert run.exit_code == 1 and "nope" in run.output
     run = CliRunner().invoke(main, base + ["--pc-range", "x"])
     assert run.exit_code == 2
+
+
+def test_b128_and_float_registers_as_raw_bits():
+    src = """.version 8.3
+.target sm_90
+.address_size 64
+.visible .entry w(.param .u64 p)
+{
+    .reg .b128 %q<2>;
+    .reg .b64 %rd<4>;
+    .reg .f32 %f<2>;
+    mov.u64 %rd1, 0x1122334455667788;
+    mov.u64 %rd2, 0x99aabbccddeeff00;
+    mov.b128 %q1, {%rd1, %rd2};
+    mov.f32 %f1, 0f3F800000;
+    ret;
+}
+"""
+    t = ptxvm.loads(src).kernel("w").trace(1, 32, [np.zeros(4, np.uint64)])
+    q = next(r for r in t if r.text.startswith("mov.b128")).to_dict()["writes"]["%q1"]
+    assert q == ["0x99aabbccddeeff001122334455667788"] * 32
+    f = next(r for r in t if r.text.startswith("mov.f32")).to_dict()["writes"]["%f1"]
+    assert f == ["0x3f800000"] * 32
