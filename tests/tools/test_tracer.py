@@ -173,6 +173,10 @@ def test_cli(tmp_path):
     assert run.exit_code == 1 and "nope" in run.output
     run = CliRunner().invoke(main, base + ["--pc-range", "x"])
     assert run.exit_code == 2
+    # a fault: the records before it are written, the exit status is 1
+    run = CliRunner().invoke(main, ["trace", str(PTX), "-k", "k", "-b", "32", "-a", "u64:0", "-a", "u64:0", "-o", str(out)])
+    assert run.exit_code == 1 and "out-of-bounds global access" in run.output
+    assert [json.loads(line)["pc"] for line in out.read_text().splitlines()] == [0, 1, 2, 3, 4]
 
 
 def test_b128_and_float_registers_as_raw_bits():
