@@ -14,7 +14,6 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -57,11 +56,7 @@ def main():
             status[case.name] = f"failed: {e!r}"[:500]
         print(case.name, status[case.name], flush=True)
 
-    def sh(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
-        except Exception as e:  # noqa: BLE001
-            return f"unavailable ({e})"
+    from record import sh  # the conformance recorder's (tools/device/record.py, beside this file)
 
     import importlib.metadata as md
 
