@@ -22,7 +22,7 @@ __all__ = [
     "PtxVerifyError", "PtxLinkError", "KernelFault", "LaunchError", "OutOfDeviceMemory", "Diagnostic", "Span",
     "to_device", "device_array", "set_device_memory_limit", "device_memory_info",
     "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
-    "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError",
+    "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError", "Debugger", "DebuggerError",
 ]
 
 
@@ -272,6 +272,10 @@ def __getattr__(name):
         from .frontdoor import inline_asm
 
         return getattr(inline_asm, name)
+    if name in ("Debugger", "DebuggerError"):
+        from .tools import debugger
+
+        return getattr(debugger, name)
     if name in ("compare", "CompareReport"):
         from .backends import compare
 

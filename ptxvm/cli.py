@@ -169,6 +169,7 @@ from . import cli_run  # noqa: E402,F401
 from . import cli_profile  # noqa: E402,F401  (`ptxvm profile`)
 from . import cli_sanitize  # noqa: E402,F401  (`ptxvm sanitize`)
 from . import cli_trace  # noqa: E402,F401  (`ptxvm trace`)
+from . import cli_debug  # noqa: E402,F401  (`ptxvm debug`)
 
 if __name__ == "__main__":  # pragma: no cover
     # `python -m ptxvm.cli`: run the group of the imported module, on which cli_run registered `run`

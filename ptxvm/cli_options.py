@@ -1,11 +1,11 @@
-"""Command-line options shared by the commands that launch a kernel (`ptxvm run`, `ptxvm sanitize`, `ptxvm trace`)."""
+"""Command-line options shared by the commands that launch a kernel (`ptxvm run`, `ptxvm sanitize`, `ptxvm trace`, `ptxvm debug`)."""
 from __future__ import annotations
 
 import click
 
 
 def launch_options(arg_help: str = "A kernel argument (see `ptxvm run --help`)."):
-    """The options every command that launches a kernel takes (run, sanitize, trace): the PTX FILES
+    """The options every command that launches a kernel takes (run, sanitize, trace, debug): the PTX FILES
     (several are linked), -k KERNEL, -g/-b, --shared, -a ARG..., --max-instructions, --cluster."""
     options = [
         click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),

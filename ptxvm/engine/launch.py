@@ -209,7 +209,10 @@ class Launch:
                     with np.errstate(all="ignore"):  # masked lanes may compute on garbage
                         run(ctx, code, _on_stuck)
                 except Fault as f:
-                    raise self._kernel_fault(ctx, f, code) from None
+                    fault = self._kernel_fault(ctx, f, code)
+                    if self.hooks is not None:  # post-mortem: the wave's state is still whole
+                        self.hooks.fault(ctx, fault)
+                    raise fault from None
                 if self.hooks is not None:
                     self.hooks.end_wave(ctx)
                 stats.thread_instructions = ctx.thread_instructions
@@ -355,7 +358,9 @@ class Launch:
             instruction=op.text if op is not None else None,
             address=f.address,
         )
-        return KernelFault(f.reason, site)
+        fault = KernelFault(f.reason, site)
+        fault.slot, fault.pc = lane, pc  # for tools (hooks.fault): the thread slot and PC in the wave
+        return fault
 
 
 def _kernel_slots(prog, kernel: str) -> list[int]:

@@ -49,6 +49,7 @@ class FunctionInfo:
     save_offset: int = -1  # where the register save area starts in the frame (recursive calls)
     callees: set = field(default_factory=set)
     kparam_size: int = 0
+    variables: dict = field(default_factory=dict)  # name -> Symbol of the body's non-register variables (debugger)
 
     @property
     def address(self) -> int:
@@ -345,6 +346,12 @@ class Lowerer:
                 self.lower_block(s, scope)
 
     def declare_local(self, decl: ast.VarDecl, scope: Scope) -> None:
+        self._declare_local(decl, scope)
+        sym = scope.names.get(decl.name)
+        if isinstance(sym, Symbol) and sym.space not in ("reg", "regvec"):
+            self.current.variables.setdefault(decl.name, sym)  # the first of a name in nested blocks
+
+    def _declare_local(self, decl: ast.VarDecl, scope: Scope) -> None:
         space = decl.space.split("::")[0]
         if space == "reg":
             if decl.count is not None:
