@@ -211,7 +211,7 @@ class Launch:
                 except Fault as f:
                     fault = self._kernel_fault(ctx, f, code)
                     if self.hooks is not None:  # post-mortem: the wave's state is still whole
-                        self.hooks.fault(ctx, fault)
+                        self.hooks.wave_fault(ctx, fault)
                     raise fault from None
                 if self.hooks is not None:
                     self.hooks.end_wave(ctx)
@@ -359,7 +359,7 @@ class Launch:
             address=f.address,
         )
         fault = KernelFault(f.reason, site)
-        fault.slot, fault.pc = lane, pc  # for tools (hooks.fault): the thread slot and PC in the wave
+        fault.slot, fault.pc = lane, pc  # for tools (hooks.wave_fault): the thread slot and PC in the wave
         return fault
 
 

@@ -16,7 +16,7 @@ Hook points (the engine module that calls each):
   warp_sync_missing          warp_ops.py   a .sync collective's membermask names lanes that exited
   stuck                      launch.py     no thread can run; return True if the hook made progress
   heap_alloc / heap_free     syscalls.py   device malloc / free; heap_free may veto a bad free
-  fault                      launch.py     the wave faulted; its state is still whole (post-mortem)
+  wave_fault                 launch.py     the wave faulted; its state is still whole (post-mortem)
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class LaunchHooks:
         True to skip it instead of faulting."""
         return False
 
-    def fault(self, ctx, fault) -> None:
+    def wave_fault(self, ctx, fault) -> None:
         """The wave faulted: `fault` is the KernelFault about to be raised (kernel, CTA, thread,
         PTX line, address; `fault.slot` is the faulting thread slot, `fault.pc` its PC). `ctx` and
         the launch's memory are still as the faulting instruction left them, for post-mortem

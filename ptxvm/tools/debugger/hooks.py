@@ -12,7 +12,7 @@ Stops, all decided here with one cheap test per instruction while nothing is arm
            lanes), stepping of the focus warp, an interrupt (Ctrl-C), a watchpoint hit by the
            previous instruction (reported once it has written);
   access   watchpoints (write and atomic accesses overlapping a watched range);
-  fault    the launch faulted (post-mortem at the faulting instruction);
+  wave_fault the launch faulted (post-mortem at the faulting instruction);
   any hook a sanitizer checker (when the session has one) recorded an error.
 """
 from __future__ import annotations
@@ -153,6 +153,6 @@ class DebugHooks(LaunchHooks):
         self._checked(ctx)
         return skip
 
-    def fault(self, ctx, fault) -> None:
+    def wave_fault(self, ctx, fault) -> None:
         self.s._fault_stop(ctx, fault)
 
