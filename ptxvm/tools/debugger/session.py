@@ -333,7 +333,8 @@ class Debugger:
         """A breakpoint at `location` (see `resolve`), for the threads of `cta`/`thread`/`lane` only
         when given, and only where `condition` (an expression over registers) holds."""
         pcs, where = self.resolve(location)
-        bp = Breakpoint(self._next_number(), where, pcs, Expression(condition) if condition else None,
+        expr = Expression(condition) if condition else None
+        bp = Breakpoint(self._next_number(), where, pcs, expr,
                         None if cta is None else self._linear(cta, self.grid, "block"),
                         None if thread is None else self._linear(thread, self.block, "thread"),
                         None if lane is None else int(lane), temporary)
