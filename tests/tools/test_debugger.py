@@ -336,3 +336,18 @@ def test_bad_arguments_raise_before_anything_runs(recursion):
     d = Debugger(recursion, 1, N, _recursion_args())
     with pytest.raises(DebuggerError, match="outside the launch"):
         d.break_at(16, thread=(99, 0, 0))
+
+
+def test_post_mortem_of_a_deadlock_shows_the_barrier_waits():
+    k = ptxvm.load(str(Path(__file__).with_name("debugger_deadlock.ptx"))).kernel("deadlock")
+    out = np.zeros(1, np.uint32)
+    with Debugger(k, 1, 64, [out]) as d:
+        stop = d.run()
+        assert stop.reason == "fault" and "deadlock" in stop.fault.reason
+        w0, w1 = d.warps()
+        assert (w0.barrier, w1.barrier) == (0xFFFFFFFF, 0xFFFFFFFF) and w0.active == w1.active == 0
+        assert d.info.code[w0.pc].text == "bar.sync 0;" and d.info.code[w1.pc].text == "bar.sync 1;"
+        assert d.ctas()[0].at_barrier == 64
+        assert {state for _, _, state, _ in d.lanes()} == {"waiting"}
+        assert d.cont().reason == "faulted"
+    assert out[0] == 0
