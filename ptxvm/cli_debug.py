@@ -28,30 +28,39 @@ PROMPT = "(ptxvm) "
 
 
 def _lines(interactive: bool):
-    """Command lines from the user: prompt_toolkit, else input() (with readline), else stdin."""
+    """Command lines from the user: prompt_toolkit or input() at a terminal, else stdin."""
     if not interactive:
         for line in sys.stdin:
             line = line.rstrip("\n")
             click.echo(PROMPT + line)
             yield line
         return
+    yield from prompted(reader())
+
+
+def reader(**session_options):
+    """A function that reads one line at the prompt: prompt_toolkit's (line editing, history in
+    ~/.ptxvm_debug_history) when it is installed, else input() with the stdlib's readline."""
     try:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
-
-        path = os.path.expanduser("~/.ptxvm_debug_history")
-        try:
-            history = FileHistory(path)
-        except OSError:
-            history = InMemoryHistory()
-        session = PromptSession(history=history)
-        read = lambda: session.prompt(PROMPT)  # noqa: E731
     except ImportError:
         try:
             import readline  # noqa: F401  (line editing and history for input())
         except ImportError:
             pass
-        read = lambda: input(PROMPT)  # noqa: E731
+        return lambda: input(PROMPT)
+    try:
+        history = FileHistory(os.path.expanduser("~/.ptxvm_debug_history"))
+    except OSError:
+        history = InMemoryHistory()
+    session = PromptSession(history=session_options.pop("history", history), **session_options)
+    return lambda: session.prompt(PROMPT)
+
+
+def prompted(read):
+    """Lines from `read()` until end of input; Ctrl-C abandons the line; an empty line repeats the
+    last command, as in gdb."""
     previous = ""
     while True:
         try:
@@ -60,7 +69,7 @@ def _lines(interactive: bool):
             return
         except KeyboardInterrupt:
             continue
-        if not line.strip():  # gdb: an empty line repeats the last command
+        if not line.strip():
             line = previous
         previous = line
         yield line

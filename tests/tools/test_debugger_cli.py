@@ -194,3 +194,33 @@ def test_real_process_with_stdin_redirected(tmp_path):
     assert "Temporary breakpoint 1, vector_add_f32 at vector_add.sm_90-lineinfo.ptx:" in r.stdout
     assert "[the launch was killed; host arrays were left untouched]" in r.stdout
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_interactive_prompt_through_prompt_toolkit():
+    """At a terminal the lines come from prompt_toolkit (here through a pipe): an empty line
+    repeats the last command, Ctrl-D ends the input."""
+    pytest.importorskip("prompt_toolkit", reason="prompt_toolkit is not installed (pip install 'ptxvm[debug]')")
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from ptxvm.cli_debug import prompted, reader
+
+    with create_pipe_input() as pipe:
+        pipe.send_text("break 12\r\r   \rinfo cuda warps\r\x04")
+        lines = list(prompted(reader(input=pipe, output=DummyOutput(), history=InMemoryHistory())))
+    assert lines == ["break 12", "break 12", "break 12", "info cuda warps"]
+
+
+def test_input_without_prompt_toolkit():
+    from ptxvm.cli_debug import prompted
+
+    script = iter(["stepi", "", KeyboardInterrupt, "next", EOFError])
+
+    def read():
+        item = next(script)
+        if isinstance(item, type):
+            raise item()
+        return item
+
+    assert list(prompted(read)) == ["stepi", "stepi", "next"]

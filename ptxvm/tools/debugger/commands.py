@@ -11,7 +11,7 @@ import re
 from typing import Callable
 
 from .program import DebuggerError
-from .session import Debugger, Stop, WARP
+from .session import WARP, Debugger, Stop, _is_name
 from .values import FORMATS, SPACES, elements
 
 HELP = """Commands (cuda-gdb's names where they overlap; abbreviations as in gdb):
@@ -281,7 +281,7 @@ class Commands:
         target = " ".join(parts)
         d = self.d
         slot = d._slot()
-        if target.lstrip("&").isidentifier() and not target.startswith("%"):
+        if _is_name(target.lstrip("&")) and not target.startswith("%"):
             space, address, _ = d.symbol_address(target.lstrip("&"), slot)
         else:
             address = d._address_value(target, slot)

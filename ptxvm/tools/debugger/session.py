@@ -483,6 +483,8 @@ class Debugger:
             except KeyboardInterrupt:
                 self._interrupt = True
         self.stop = stop
+        if stop.finished:
+            self.ctx = None  # the wave's arrays go
         if stop.thread is not None and not stop.finished:
             self.focus_cta = self._linear(stop.cta, self.grid, "block")
             self.focus_thread = self._linear(stop.thread, self.block, "thread")
