@@ -351,3 +351,30 @@ def test_post_mortem_of_a_deadlock_shows_the_barrier_waits():
         assert {state for _, _, state, _ in d.lanes()} == {"waiting"}
         assert d.cont().reason == "faulted"
     assert out[0] == 0
+
+
+def test_racecheck_stops_at_the_first_hazard_of_each_pair():
+    planted = ptxvm.load(str(Path(__file__).with_name("sanitizer") / "planted.ptx"))
+    with Debugger(planted["race_raw"], 1, 64, [np.zeros(128, np.int32), np.arange(64, dtype=np.int32)],
+                  sanitize="racecheck") as d:
+        stop = d.run()
+        assert stop.reason == "sanitizer" and stop.records[0].access == "RAW"
+        assert stop.records[0].lines()[0] == "Error: Race reported between Write access at race_raw+539 in planted.cu:85"
+        assert d.info.code[d.pc].text.startswith("ld.shared")  # the second access of the pair
+        assert d.cont().reason == "exited"
+        assert d.report.summary() == "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+    with Debugger(planted["race_raw_ok"], 1, 64, [np.zeros(128, np.int32), np.arange(64, dtype=np.int32)],
+                  sanitize="racecheck") as d:
+        assert d.run().reason == "exited" and d.report.ok and d.results_written
+
+
+def test_synccheck_stops_at_a_divergent_barrier():
+    planted = ptxvm.load(str(Path(__file__).with_name("sanitizer") / "planted.ptx"))
+    with Debugger(planted["divergent_barrier"], 1, 32, [np.zeros(128, np.int32)], sanitize="synccheck") as d:
+        stop = d.run()
+        assert stop.reason == "sanitizer"
+        assert stop.records[0].headline == "Barrier error detected. Divergent thread(s) in warp."
+        assert d.info.where(d.pc)[2] == ("planted.cu", 167)
+        (w,) = d.warps()
+        assert (w.barrier, w.exited) == (0x0000FFFF, 0xFFFF0000)  # lanes 0-15 wait, 16-31 exited
+        assert d.cont().reason == "exited"

@@ -33,6 +33,7 @@ class DebugHooks(LaunchHooks):
         self.s = session
         self.sanitizer = sanitizer
         self.seen = 0  # sanitizer records already reported
+        self.races = 0  # racecheck: pairs of instructions already reported
         self.issue_pc = None  # the instruction being issued (for stops inside access)
         self.tracks_initialization = getattr(sanitizer, "tracks_initialization", False)
 
@@ -82,7 +83,24 @@ class DebugHooks(LaunchHooks):
             self._watch(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, keep)
         if self.sanitizer is not None:
             self._checked(ctx)
+            self._new_race(ctx, lanes)
         return keep
+
+    def _new_race(self, ctx, lanes) -> None:
+        """racecheck makes its records at the end (one per pair of instructions, with the hazard
+        count); the debugger stops at the first hazard of each new pair, as it is found."""
+        hazards = getattr(self.sanitizer.checker, "hazards", None)
+        if not hazards or len(hazards) <= self.races:
+            return
+        from ..sanitizer.report import Record
+
+        new = list(hazards)[self.races:]
+        self.races = len(hazards)
+        san = self.sanitizer
+        records = [Record(san.tool, "race", f"Race ({kind})", san.location(second), space=space,
+                          other=san.location(first), access=kind, hazards=hazards[(space, kind, first, second)])
+                   for space, kind, first, second in new]
+        self.s._sanitizer_stop(ctx, records, self.issue_pc, int(lanes[0]) if len(lanes) else None)
 
     def _watch(self, ctx, lanes, addr, size, acc, keep) -> None:
         s = self.s

@@ -619,17 +619,16 @@ class Debugger:
         if self.stop_on_fault:
             self._stop_at(ctx, "fault", fault.pc, fault.slot, fault=fault, message=f"kernel fault: {fault.reason}")
 
-    def _sanitizer_stop(self, ctx, records, pc: int) -> None:
+    def _sanitizer_stop(self, ctx, records, pc: int, slot: Optional[int] = None) -> None:
         r = records[0]
-        slot = None
-        if r.cta is not None and r.thread is not None:
+        if slot is None and r.cta is not None and r.thread is not None:
             c = self._cta_slot(ctx, self._linear(r.cta, self.grid, "block"))
             if c is not None:
                 slot = c * self.T + self._linear(r.thread, self.block, "thread")
         if slot is None:
             slot = int(ctx.lanes_or_live(None)[0]) if ctx.n_live else 0
         self._stop_at(ctx, "sanitizer", pc if pc is not None else self._thread_pc(ctx, slot), slot, records=list(records),
-                      message=f"{self.sanitizer.tool} error: {r.headline}")
+                      message=f"{self.sanitizer.tool} {r.severity}: {r.headline}")
 
     def _watch_note(self, ctx, w: Watchpoint, slot: int) -> None:
         """A write to watched bytes is about to happen: keep the old value, stop once written."""
