@@ -378,3 +378,23 @@ def test_synccheck_stops_at_a_divergent_barrier():
         (w,) = d.warps()
         assert (w.barrier, w.exited) == (0x0000FFFF, 0xFFFF0000)  # lanes 0-15 wait, 16-31 exited
         assert d.cont().reason == "exited"
+
+
+def test_const_and_local_memory_by_name():
+    k = _load("constant_mem", "conv1d_const")
+    taps = np.array([0.02, 0.05, 0.09, 0.12, 0.44, 0.12, 0.09, 0.05, 0.02], np.float32)
+    with Debugger(k, 1, 32, [np.ones(32, np.float32), np.zeros(32, np.float32), 32]) as d:
+        d.start()
+        np.testing.assert_array_equal(np.frombuffer(d.read_memory("c_taps", 36), np.float32), taps)
+        from ptxvm.tools.debugger.commands import Commands
+
+        out = []
+        Commands(d, out.append).execute("x/2fw &c_taps")
+        assert out == ["0x0:\t0.02\t0.05"]
+    with Debugger(_load("recursion", "recursion_kernel"), 1, N, _recursion_args()) as d:
+        d.break_at("recursion.cu:52", thread=(7, 0, 0))  # after `local[k] = n * k + i` for k < 12
+        d.run()
+        local = np.frombuffer(d.read_memory("__local_depot4", 48), np.int32)
+        np.testing.assert_array_equal(local, 7 * np.arange(12) + 7)  # n = i = 7
+        d.set_focus(thread=(8, 0, 0))
+        np.testing.assert_array_equal(np.frombuffer(d.read_memory("__local_depot4", 48), np.int32), 8 * np.arange(12) + 8)
