@@ -100,6 +100,13 @@ def test_conditional_breakpoint_over_registers(recursion):
         assert d.evaluate("%r8 * 2 + 1") == 15
         with pytest.raises(DebuggerError, match="cannot parse"):
             d.break_at(16, condition="%r8 ==")
+        with pytest.raises(DebuggerError, match="no register %r99 in _Z9fibonaccii, where the breakpoint is"):
+            d.break_at("recursion.cu:16", condition="%r99 > 1")
+        # a condition that cannot be evaluated where it is reached stops there, saying why
+        d.delete()
+        d.break_at("recursion.cu:16", condition="%r8 / 0 > 1")
+        stop = d.cont()
+        assert stop.reason == "breakpoint" and "division by zero" in stop.message
 
 
 def test_print_typed_per_lane_and_memory(recursion):

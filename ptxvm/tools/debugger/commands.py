@@ -119,6 +119,8 @@ class Commands:
             self.write(self._focus_line())
         where = d.info.describe(stop.pc)
         if stop.reason == "breakpoint":
+            if stop.message:
+                self.write(f"error: {stop.message}")
             self.write(f"\n{'Temporary breakpoint' if stop.breakpoint.temporary else 'Breakpoint'} {stop.breakpoint.number}, {where}")
         elif stop.reason == "watchpoint":
             w = stop.watchpoint

@@ -48,6 +48,7 @@ class Breakpoint:
     temporary: bool = False
     enabled: bool = True
     hits: int = 0
+    error: str = ""  # what went wrong evaluating the condition at the last stop
 
 
 @dataclass
@@ -334,6 +335,8 @@ class Debugger:
         when given, and only where `condition` (an expression over registers) holds."""
         pcs, where = self.resolve(location)
         expr = Expression(condition) if condition else None
+        if expr is not None:
+            self._check_names(expr, pcs)
         bp = Breakpoint(self._next_number(), where, pcs, expr,
                         None if cta is None else self._linear(cta, self.grid, "block"),
                         None if thread is None else self._linear(thread, self.block, "thread"),
@@ -344,6 +347,18 @@ class Debugger:
         for pc in pcs:
             self._bp_pcs.setdefault(pc, []).append(bp)
         return bp
+
+    def _check_names(self, expr: Expression, pcs: list) -> None:
+        """Every register a condition reads exists where the breakpoint is (else a typo would
+        surface only when the breakpoint is reached)."""
+        from ...engine.core import sregs
+
+        for pc in pcs:
+            func = self.info.function_at(pc)
+            regs = self.info.registers(func)
+            for name in expr.names:
+                if name not in regs and not sregs.is_special(name) and not sregs.is_special(name.rsplit(".", 1)[0]):
+                    raise DebuggerError(f"no register {name} in {func.name}, where the breakpoint is")
 
     def watch(self, target: Union[int, str], size: Optional[int] = None, space: Optional[str] = None,
               ptx_type: Optional[str] = None) -> Watchpoint:
@@ -544,7 +559,8 @@ class Debugger:
                 bp.hits += 1
                 if bp.temporary:
                     self.delete(bp.number)
-                self._stop_at(ctx, "breakpoint", pc, slot, breakpoint=bp)
+                self._stop_at(ctx, "breakpoint", pc, slot, breakpoint=bp, message=bp.error)
+                bp.error = ""
                 return
         mode = self._mode
         if mode is None:
@@ -609,7 +625,11 @@ class Debugger:
             cand = cand[ctx.laneid[cand] == bp.lane]
         if cand.size and bp.condition is not None:
             func = self.info.function_at(pc)
-            ok = bp.condition.evaluate(lambda name: self._typed_lanes(ctx, name, cand, func), cand.size)
+            try:
+                ok = bp.condition.evaluate(lambda name: self._typed_lanes(ctx, name, cand, func), cand.size)
+            except DebuggerError as e:  # gdb stops, saying so
+                bp.error = f"error in the condition of breakpoint {bp.number}: {e}"
+                return self._prefer_focus(ctx, cand)
             cand = cand[np.asarray(ok, dtype=bool)]
         if not cand.size:
             return None
