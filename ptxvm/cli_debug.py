@@ -120,7 +120,7 @@ def debug(files, kernel, grid, block, shared, args, max_instructions, cluster, t
                 break
     if dbg.stopped:
         click.echo("[the launch was still stopped: killed; host arrays left untouched]")
-        dbg.kill()
+    dbg.close()
     status = 0
     if dbg.results_written:
         for value, path in zip(values, back):

@@ -340,9 +340,13 @@ def test_bad_arguments_raise_before_anything_runs(recursion):
         Debugger(recursion, 1, N, _recursion_args()[:3])
     with pytest.raises(ValueError, match="unknown sanitizer tool"):
         Debugger(recursion, 1, N, _recursion_args(), sanitize="nope")
+    free = ptxvm.device_memory_info()[0]
     d = Debugger(recursion, 1, N, _recursion_args())
+    assert ptxvm.device_memory_info()[0] < free  # the arguments' device copies
     with pytest.raises(DebuggerError, match="outside the launch"):
         d.break_at(16, thread=(99, 0, 0))
+    d.close()  # never started: the copies are freed
+    assert ptxvm.device_memory_info()[0] == free
 
 
 def test_post_mortem_of_a_deadlock_shows_the_barrier_waits():

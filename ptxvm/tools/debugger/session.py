@@ -464,8 +464,11 @@ class Debugger:
         return self._wait()
 
     def close(self) -> None:
+        """Kill a launch still stopped; free the argument copies of one never started."""
         if self.started and not self.finished:
             self.kill()
+        elif not self.started:
+            self.launch._discard()
 
     def __enter__(self):
         return self
