@@ -68,6 +68,25 @@ def test_breakpoint_at_source_line_with_thread_filter_and_backtrace(recursion):
     np.testing.assert_array_equal(args[2], [_fib(int(n) % 13) for n in args[0]])
 
 
+def test_outer_frames_of_a_recursion_show_their_own_registers_and_parameters(recursion):
+    with Debugger(recursion, 1, N, _recursion_args()) as d:
+        d.break_at("recursion.cu:16", thread=(5, 0, 0))
+        for _ in range(3):
+            d.cont() if d.started else d.run()
+        assert [f.args[0][1] for f in d.backtrace()[:3]] == ["0x00000003", "0x00000004", "0x00000005"]
+        assert d.evaluate("%r8") == 3
+        for level, n in [(1, 4), (2, 5)]:
+            d.select_frame(level)  # the caller's registers, as its call saved them in its frame
+            assert d.evaluate("%r8") == n and d.register("%r8") == n
+            assert d.print("_Z9fibonaccii_param_0") == f"0x{n:08x}"  # its .param, in its frame
+        with pytest.raises(DebuggerError, match="frame #0"):
+            d.print("%r8", warp=True)
+        with pytest.raises(DebuggerError, match="no frame #9"):
+            d.select_frame(9)
+        d.set_focus(thread=(6, 0, 0))  # a focus change selects frame 0 again
+        assert d.frame_level == 0 and d.evaluate("%r8") == 4
+
+
 def test_step_into_and_next_over_calls(recursion):
     with Debugger(recursion, 1, N, _recursion_args()) as d:
         d.break_at("recursion.cu:46", thread=(3, 0, 0))  # fact_out[i] = factorial(...)

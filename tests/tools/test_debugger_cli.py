@@ -47,6 +47,10 @@ print/d -warp %r8
 info registers %r8 %p1
 continue
 bt
+up
+p/d %r8
+down
+down
 delete 1
 finish
 next
@@ -69,6 +73,8 @@ continue
     # the second hit is one call deeper
     assert "#1  _Z9fibonaccii (_Z9fibonaccii_param_0=0x00000005)" in out
     assert "Run till exit from _Z9fibonaccii" in out
+    assert "(ptxvm) up\n#1  _Z9fibonaccii (_Z9fibonaccii_param_0=0x00000005)" in out and "$4 = 5\n" in out
+    assert "error: Initial frame selected; you cannot go down." in out
     assert "* (0,0,0)" not in out  # (a blocks table was not asked for)
     assert "  Wp  Active Mask  Divergent  Waiting    Exited      PC  Location\n*   0  " in out
     assert "[Switching focus to CUDA kernel recursion_kernel, block (0,0,0), thread (33,0,0), warp 1, lane 1]" in out

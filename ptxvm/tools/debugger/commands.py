@@ -37,6 +37,7 @@ HELP = """Commands (cuda-gdb's names where they overlap; abbreviations as in gdb
   cuda block (x,y,z) [thread (x,y,z)] | cuda thread (x,y,z) | cuda warp N | cuda lane N
                               switch focus (without arguments: show it)
   backtrace | bt | where      the focus thread's calls through .func frames
+  frame [N] | up [N] | down [N]    select a frame: print, x and info registers then look there
   list [LINE]                 PTX around the focus thread's PC (or LINE)
   kill                        end the launch (host arrays untouched)
   quit | q                    leave (kills a launch still running)"""
@@ -44,7 +45,7 @@ HELP = """Commands (cuda-gdb's names where they overlap; abbreviations as in gdb
 _ALIASES = {"r": "run", "b": "break", "br": "break", "c": "continue", "cont": "continue", "s": "step", "n": "next",
             "si": "stepi", "ni": "nexti", "p": "print", "inspect": "print", "bt": "backtrace", "where": "backtrace",
             "q": "quit", "exit": "quit", "d": "delete", "i": "info", "l": "list", "fin": "finish", "k": "kill",
-            "h": "help"}
+            "h": "help", "f": "frame"}
 _COORD = re.compile(r"\(?\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)?")
 
 
@@ -295,11 +296,33 @@ class Commands:
         for i in range(0, len(vals), per):
             self.write(f"0x{address + i * unit:x}:\t" + "\t".join(vals[i : i + per]))
 
+    def _frame_line(self, fr) -> str:
+        src = f" ({fr.source[0]}:{fr.source[1]})" if fr.source else ""
+        args = ", ".join(f"{n}={v}" for n, v in fr.args)
+        return f"#{fr.level}  {fr.function} ({args}) at {os.path.basename(fr.file)}:{fr.line}{src}"
+
     def do_backtrace(self, rest, fmt):
         for fr in self.d.backtrace():
-            src = f" ({fr.source[0]}:{fr.source[1]})" if fr.source else ""
-            args = ", ".join(f"{n}={v}" for n, v in fr.args)
-            self.write(f"#{fr.level}  {fr.function} ({args}) at {os.path.basename(fr.file)}:{fr.line}{src}")
+            self.write(self._frame_line(fr))
+
+    def do_frame(self, rest, fmt, step=None):
+        d = self.d
+        if step is not None:
+            level = d.frame_level + step * (self._count(rest) if rest else 1)
+        else:
+            level = self._count(rest) if rest else d.frame_level
+        if step is not None and not 0 <= level < len(d.backtrace()):
+            raise DebuggerError("Initial frame selected; you cannot go down." if level < 0 else
+                                "Initial frame selected; you cannot go up.")
+        fr = d.select_frame(level)
+        self.write(self._frame_line(fr))
+        self.write(self._source_line(fr.pc))
+
+    def do_up(self, rest, fmt):
+        self.do_frame(rest, fmt, +1)
+
+    def do_down(self, rest, fmt):
+        self.do_frame(rest, fmt, -1)
 
     def do_list(self, rest, fmt):
         d = self.d

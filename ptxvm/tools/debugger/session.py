@@ -94,6 +94,7 @@ class Frame:
     line: int
     source: Optional[tuple]
     args: list  # (name, text)
+    base: int = 0  # the frame's base in the thread's local memory
 
 
 @dataclass
@@ -170,6 +171,7 @@ class Debugger:
         self.wave = -1
         self._entry_base = 0
         self.focus_cta, self.focus_thread = 0, 0  # linear ids
+        self.frame_level = 0  # the focus thread's frame that print, x and info registers look at
         self.stop: Optional[Stop] = None
         self.stats = None
         self.fault: Optional[KernelFault] = None
@@ -259,6 +261,7 @@ class Debugger:
         if self.stopped and self._cta_slot(self.ctx, c) is None:
             raise DebuggerError(f"block {self.cta_of(c)} is not resident now")
         self.focus_cta, self.focus_thread = c, t
+        self.frame_level = 0
 
     def set_focus_lane(self, lane: int, warp: Optional[int] = None) -> None:
         """Focus on `lane` of `warp` (the focus warp by default) of the focus block."""
@@ -267,6 +270,7 @@ class Debugger:
         if not 0 <= lane < WARP or not 0 <= t < self.T:
             raise DebuggerError(f"warp {warp} lane {lane} is not a thread of a block of {self.T} threads")
         self.focus_thread = t
+        self.frame_level = 0
 
     @property
     def focus(self) -> tuple[tuple, tuple]:
@@ -483,6 +487,7 @@ class Debugger:
     def _go(self, mode: Optional[_Mode]) -> Stop:
         self._mode = mode
         self._pinned = None
+        self.frame_level = 0
         self.stop = None
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="ptxvm-debug-launch", daemon=True)
@@ -683,8 +688,45 @@ class Debugger:
 
     # ================================================================== registers and expressions
     def _function(self, slot: Optional[int] = None):
-        slot = self._slot() if slot is None else slot
+        """The function whose names apply: the selected frame's for the focus thread."""
+        focus = self._slot()
+        slot = focus if slot is None else slot
+        if slot == focus and self.frame_level:
+            return self.info.function(self._frame().function)
         return self.info.function_at(self._thread_pc(self.ctx, slot))
+
+    def _frame(self) -> Frame:
+        frames = self.backtrace()
+        self.frame_level = min(self.frame_level, len(frames) - 1)
+        return frames[self.frame_level]
+
+    def select_frame(self, level: int) -> Frame:
+        """gdb's `frame N`: names (registers, .param and .local variables) are then looked up in
+        frame N of the focus thread's backtrace (0: the innermost); a stop or a focus change
+        selects frame 0 again."""
+        self._require_stopped()
+        frames = self.backtrace()
+        if not 0 <= level < len(frames):
+            raise DebuggerError(f"no frame #{level} (the stack has {len(frames)} frame{'s' if len(frames) != 1 else ''})")
+        self.frame_level = level
+        return frames[level]
+
+    def _storage(self, r: int, slots: np.ndarray, func) -> np.ndarray:
+        """Register slot `r`'s storage over `slots`; in a selected outer frame of a function whose
+        calls save its registers (recursion), the values saved in that frame."""
+        if not self.frame_level or func.save_offset < 0:
+            return self.ctx.regs[r][slots]
+        frame = self._frame()
+        k = 0
+        for other in func.reg_slots:
+            if other == r:
+                break
+            k += 2 if self.ctx.regs[other].dtype.itemsize == 16 else 1
+        reg = self.ctx.regs[r]
+        words = 2 if reg.dtype.itemsize == 16 else 1
+        raw = read_memory(self.ctx, "local", frame.base + func.save_offset + 8 * k, 8 * words, int(slots[0]))
+        saved = np.frombuffer(raw, dtype=np.uint64)
+        return saved.view(reg.dtype) if words == 2 else (saved != 0 if reg.dtype == np.bool_ else saved.astype(reg.dtype))
 
     def _register_slot(self, name: str, func) -> int:
         regs = self.info.registers(func)
@@ -702,7 +744,8 @@ class Debugger:
             v = np.asarray(sreg)
             return (np.broadcast_to(v, (ctx.n,))[slots] if v.ndim == 0 else v[slots]).astype(np.int64)
         slot = self._register_slot(name, func)
-        return typed(ctx.regs[slot][slots], self.info.prog.regs.types[slot])
+        return typed(self._storage(slot, slots, func) if ctx is self.ctx else ctx.regs[slot][slots],
+                     self.info.prog.regs.types[slot])
 
     def evaluate(self, expression: str, warp: bool = False):
         """The value of `expression` (registers, special registers, C operators) for the focus
@@ -718,6 +761,8 @@ class Debugger:
     def _lanes(self, warp: bool):
         slot = self._slot()
         func = self._function(slot)
+        if warp and self.frame_level:
+            raise DebuggerError("frames are the focus thread's: a warp's lanes are shown in frame #0 (frame 0)")
         if not warp:
             return np.array([slot]), func
         lo, hi = self._warp_range(self.ctx, self.focus_cta, self.focus_warp)
@@ -737,7 +782,7 @@ class Debugger:
         r = self._register_slot(name, func)
         from .values import raw_bits
 
-        bits = raw_bits(self.ctx.regs[r][slots])
+        bits = raw_bits(self._storage(r, slots, func))
         return bits[0] if not warp else self._by_lane(slots, bits)
 
     def print(self, what: str, fmt: Optional[str] = None, warp: bool = False) -> str:
@@ -756,7 +801,7 @@ class Debugger:
                 from .values import raw_bits
 
                 t = self.info.prog.regs.types[reg]
-                texts = [format_value(b, t, fmt) for b in raw_bits(self.ctx.regs[reg][slots])]
+                texts = [format_value(b, t, fmt) for b in raw_bits(self._storage(reg, slots, func))]
                 return self._show(slots, texts, warp)
             if name in self.ctx.sreg and not what.startswith("&"):
                 pass  # a special register: an expression
@@ -799,7 +844,9 @@ class Debugger:
         if space == "kparam":
             return "param", sym.offset, sym
         if space in ("fparam", "flocal"):
-            if owner is func:
+            if owner is func and self.frame_level and slot == self._slot():
+                base = self._frame().base
+            elif owner is func:
                 base = int(self.ctx.frame_base[slot])
             else:  # the kernel's frame, below every call frame
                 base = self._entry_base
@@ -855,7 +902,7 @@ class Debugger:
         for level in range(100000):
             func = self.info.function_at(pc)
             file, line, src = self.info.where(pc)
-            frames.append(Frame(level, func.name, pc, file, line, src, self._frame_args(func, base, slot)))
+            frames.append(Frame(level, func.name, pc, file, line, src, self._frame_args(func, base, slot), base))
             if base == self._entry_base or func.kind == "entry":
                 break
             header = np.frombuffer(read_memory(ctx, "local", base, 32, slot), dtype=np.uint64)
