@@ -140,7 +140,7 @@ def test_print_typed_per_lane_and_memory(recursion):
         lanes = d.register("%r8", warp=True)
         assert len(lanes) == 32 and lanes[6] == 6
         text = d.print("%r8", fmt="d", warp=True).splitlines()
-        assert len(text) == 32 and text[6] == "lane  6 thread (6, 0, 0): 6"
+        assert len(text) == 32 and text[6] == "lane  6 thread (6,0,0): 6"
         # the kernel's parameter, by name, from inside fibonacci (the outermost frame's symbols)
         assert d.print("recursion_kernel_param_5") == "40"
         addr = int.from_bytes(d.read_memory("recursion_kernel_param_0", 8), "little")

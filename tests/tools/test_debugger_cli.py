@@ -68,7 +68,7 @@ continue
     assert "#0  _Z9fibonaccii (_Z9fibonaccii_param_0=0x00000005) at recursion.sm_90-lineinfo.ptx:96 (recursion.cu:16)" in out
     assert "#1  recursion_kernel (" in out and "recursion_kernel_param_5=40) at recursion.sm_90-lineinfo.ptx:321 (recursion.cu:47)" in out
     assert "$1 = 0x00000005\n" in out and "$2 = 6\n" in out
-    assert "lane  5 thread (5, 0, 0): 5\n" in out
+    assert "lane  5 thread (5,0,0): 5\n" in out
     assert "%r8         0x00000005\n%p1         false" in out
     # the second hit is one call deeper
     assert "#1  _Z9fibonaccii (_Z9fibonaccii_param_0=0x00000005)" in out

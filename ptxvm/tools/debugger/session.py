@@ -820,7 +820,8 @@ class Debugger:
         for s, t in zip(slots, texts):
             lane = int(self.ctx.laneid[s])
             state = " (exited)" if self.ctx.status[s] == EXITED else ""
-            lines.append(f"lane {lane:2d} thread {self.thread_of(int(self.ctx.thread_linear[s]))}: {t}{state}")
+            x, y, z = self.thread_of(int(self.ctx.thread_linear[s]))
+            lines.append(f"lane {lane:2d} thread ({x},{y},{z}): {t}{state}")
         return "\n".join(lines)
 
     # ================================================================== memory
