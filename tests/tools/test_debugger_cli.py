@@ -102,6 +102,9 @@ x/2xw 0x10
 cuda block (5,0,0)
 info cuda blocks
 info breakpoints
+print 1/0
+frame 99
+x/4xw @nowhere 0
 """)
     assert code == 0
     assert "error: The kernel is not being run (use run or start)." in out
@@ -116,6 +119,8 @@ info breakpoints
     assert "error: block (5, 0, 0) is outside the launch's block dimensions" in out
     assert "* (0,0,0) 40 40 0 0" in _words(out)
     assert "No breakpoints or watchpoints." in out
+    assert "error: division by zero" in out and "error: no frame #99 (the stack has 1 frame)" in out
+    assert "error: unknown space @nowhere (spaces: generic, global, shared, local, const, param)" in out
     assert "[the launch was still stopped: killed; host arrays left untouched]" in out
     assert "Traceback" not in out
     assert not fib.exists()  # out: arrays are written only when the launch ran to its end

@@ -196,6 +196,8 @@ class Commands:
         self._resume(self.d.nexti, self._count(rest))
 
     def do_finish(self, rest, fmt):
+        if len(self.d.backtrace()) == 1:
+            raise DebuggerError('"finish" not meaningful in the outermost frame.')
         self.write(f"Run till exit from {self.d.location()}")
         self._resume(self.d.finish)
 
@@ -330,7 +332,7 @@ class Commands:
             line = self._count(rest)
             file = d.info.where(d.info.entry.entry_pc)[0]
         else:
-            file, line, _ = d.info.where(d.pc)
+            file, line, _ = d.info.where(d.pc if d.stopped else d.info.entry.entry_pc)
         lines = d.info.ptx_text(file)
         lo = max(1, line - 5)
         for n in range(lo, min(len(lines), lo + 10) + 1):

@@ -370,7 +370,7 @@ class Debugger:
         variable's name); shared watchpoints watch the focus block's copy."""
         wtype = ptx_type or "b32"
         if isinstance(target, str) and not target.strip().lstrip("-").isdigit() and not target.strip().startswith("0x"):
-            sym = self.info.symbol(target.strip(), self._function())
+            sym = self.info.symbol(target.strip(), self._function() if self.stopped else self.info.entry)
             if sym.space not in ("global", "shared"):
                 raise DebuggerError(f"{target}: watchpoints watch .global or .shared variables (this one is .{sym.space})")
             space = sym.space
@@ -460,10 +460,7 @@ class Debugger:
 
     def kill(self) -> Stop:
         """End the launch now; host arrays are left untouched."""
-        if not self.started:
-            raise DebuggerError("The kernel is not being run.")
-        if self.finished:
-            return self.stop
+        self._require_stopped()
         self._resume.put("kill")
         return self._wait()
 
