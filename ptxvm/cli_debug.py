@@ -101,6 +101,9 @@ def debug(files, kernel, grid, block, shared, args, max_instructions, cluster, t
     except (ptxvm.LaunchError, KeyError, ValueError, DebuggerError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
+    except Exception as e:  # noqa: BLE001 - never a traceback
+        click.echo(f"error: internal error: {type(e).__name__}: {e}", err=True)
+        sys.exit(1)
     commands = Commands(dbg, click.echo)
     click.echo(f"ptxvm debugger: kernel {kernel}, grid {dbg.grid}, block {dbg.block}"
                + (f", under {tool}" if tool else "") + '. Type "help" for commands.')
