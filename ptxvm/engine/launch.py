@@ -39,6 +39,7 @@ class LaunchStats:
     max_registers: int = 0  # the largest per-thread register count a setmaxnreg set (0: none ran)
     workers: int = 1  # processes that ran the CTAs (ptxvm/parallel)
     serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
+    worker_cpu: tuple = ()  # CPU seconds each worker process spent on its shard (a split launch)
 
     @property
     def instructions_per_second(self) -> float:

@@ -87,9 +87,10 @@ def run(launch, workers=None, executor=None, on_race: str = "warn"):
             return _serial(launch, start, f"a worker failed ({failed[0].error}); the launch ran again in one process")
         conflict = merge(launch.device.memory.arena, results)
         if conflict is not None:
-            return _after_conflict(launch, start, conflict, results, on_race)
+            return _after_conflict(launch, start, conflict, shards, on_race)
         stats = _sum_stats([r.stats for r in results])
         stats.workers = len(results)
+        stats.worker_cpu = tuple(r.cpu_seconds for r in results)
         return launch.finish(stats, [], start)
     except BaseException:
         launch._discard()
@@ -155,7 +156,7 @@ def _sum_stats(parts):
     return s
 
 
-def _after_conflict(launch, start, conflict, results, on_race):
+def _after_conflict(launch, start, conflict, shards, on_race):
     if conflict.kind != "race":
         return _serial(launch, start, f"{conflict.reason}: the launch ran again in one process")
     watch = _RaceWatch([GLOBAL_BASE + o for o in conflict.offsets])
@@ -164,7 +165,7 @@ def _after_conflict(launch, start, conflict, results, on_race):
         stats, printf = launch.execute()
     finally:
         launch.hooks = None
-    message = watch.report(launch, conflict)
+    message = watch.report(launch, conflict, shards)
     if on_race == "error":
         launch._discard()
         raise DataRaceError(message)
@@ -197,21 +198,39 @@ class _RaceWatch(LaunchHooks):
                     self.writers.append((int(cta), self.op))
         return None
 
-    def report(self, launch, conflict) -> str:
+    def report(self, launch, conflict, shards) -> str:
         gx, gy, _ = launch.grid
         address = int(self.addresses[0])
         alloc = launch.device.memory.find(address)
         where = f"0x{address:x}"
         if alloc is not None:
-            where += f" ({alloc.label or 'allocation'} + {address - alloc.base})"
+            where += f" ({_argument_name(launch, alloc.base) or alloc.label or 'an allocation'} + {address - alloc.base})"
 
         def name(cta, op):
             xyz = (cta % gx, (cta // gx) % gy, cta // (gx * gy))
             line = f"{op.file}:{op.line}: {op.text}" if op is not None and op.line else "a bulk or tensor copy"
             return f"CTA {xyz} ({line})"
 
-        who = [name(c, op) for c, op in self.writers[:2]]
+        # prefer one writer from each of the two shards whose write sets collided
+        starts = [a for a, _ in shards]
+        pos = cluster_ops.cta_positions(launch.grid, launch.cluster, [c for c, _ in self.writers]) if self.writers else []
+        shard_of = [int(np.searchsorted(starts, p, side="right")) - 1 for p in pos]
+        chosen = []
+        for s in conflict.shards:
+            k = next((k for k, sh in enumerate(shard_of) if sh == s and k not in chosen), None)
+            if k is not None:
+                chosen.append(k)
+        chosen += [k for k in range(len(self.writers)) if k not in chosen]
+        who = [name(*self.writers[k]) for k in chosen[:2]]
         if len(who) < 2:
             who.append("another CTA (through a copy the watch does not see)")
         return (f"data race in kernel '{launch.info.name}': {who[0]} and {who[1]} store different values to global "
                 f"byte {where} without atomics; the result is the single-process run's")
+
+
+def _argument_name(launch, base: int):
+    """'argument i (name)' of the pointer parameter holding `base`, if one does."""
+    for i, p in enumerate(launch.info.params):
+        if p.size == 8 and not p.decl.array and int.from_bytes(launch.kparams[p.offset:p.offset + 8], "little") == base:
+            return f"argument {i} ({p.name})"
+    return None

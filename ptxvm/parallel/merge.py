@@ -40,10 +40,7 @@ def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
     view = arena.reshape(-1, BLOCK)
     for r in results:
         if r.blocks.size:
-            mask = np.unpackbits(r.masks, axis=1).astype(bool)
-            sub = view[r.blocks]
-            np.copyto(sub, r.data, where=mask)
-            view[r.blocks] = sub
+            _apply(view, r.blocks, r.masks, r.data)
     offsets, widths, values = atomics
     for w in np.unique(widths):
         sel = widths == w
@@ -51,6 +48,25 @@ def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
         for k in range(int(w)):
             arena[offsets[sel] + k] = ((v >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8)
     return None
+
+
+def _apply(view: np.ndarray, blocks: np.ndarray, masks: np.ndarray, data: np.ndarray) -> None:
+    """Copy stored bytes into `view` (blocks x BLOCK): whole blocks run by run, as slices; blocks
+    stored in part through their masks."""
+    full = (masks == 0xFF).all(axis=1)
+    fb = np.flatnonzero(full)
+    if fb.size:
+        # runs of consecutive whole blocks (consecutive in the list and in memory)
+        breaks = np.flatnonzero((np.diff(blocks[fb]) != 1) | (np.diff(fb) != 1)) + 1
+        for lo, hi in zip(np.r_[0, breaks], np.r_[breaks, fb.size]):
+            k0, k1 = fb[lo], fb[hi - 1] + 1
+            view[blocks[k0] : blocks[k0] + (k1 - k0)] = data[k0:k1]
+    part = np.flatnonzero(~full)
+    if part.size:
+        b = blocks[part]
+        sub = view[b]
+        np.copyto(sub, data[part], where=np.unpackbits(masks[part], axis=1).astype(bool))
+        view[b] = sub
 
 
 def _plain_conflict(results) -> Optional[Conflict]:

@@ -39,6 +39,7 @@ class ShardResult:
     atom_finals: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))  # final raw bits
     atom_bounds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # inc/dec bound, else -1
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}
@@ -91,7 +92,7 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     the launch began; `copy` it first unless it is this process's own) and return what they wrote."""
     from ..engine.control import cluster as cluster_ops
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     mem = launch.device.memory
     out = ShardResult(index, arena.size)
     try:
@@ -108,6 +109,7 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     except BaseException as e:  # noqa: BLE001 - any failure: the parent reruns in one process
         out.error = f"{type(e).__name__}: {e}" if str(e) else "".join(traceback.format_exception_only(type(e), e))
     out.seconds = time.perf_counter() - t0
+    out.cpu_seconds = time.process_time() - c0
     return out
 
 
@@ -129,16 +131,27 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal) -> None:
     if written is None:
         return
     words = written.view(np.uint64).reshape(-1, BLOCK // 8)
-    blocks = []
+    blocks, full = [], []
+    every = np.uint64(int.from_bytes(b"\x01" * 8, "little"))
     for c0 in range(0, words.shape[0], CHUNK // BLOCK):
-        hit = np.flatnonzero(words[c0 : c0 + CHUNK // BLOCK].any(axis=1))
+        w = words[c0 : c0 + CHUNK // BLOCK]
+        hit = np.flatnonzero(w.any(axis=1))
         if hit.size:
             blocks.append(hit + c0)
-    if blocks:
-        b = np.concatenate(blocks).astype(np.int64)
-        out.blocks = b
-        out.masks = np.packbits(written.reshape(-1, BLOCK)[b].astype(bool), axis=1)
-        out.data = arena.reshape(-1, BLOCK)[b]
+            full.append((w[hit] == every).all(axis=1))
+    if not blocks:
+        return
+    b = np.concatenate(blocks).astype(np.int64)
+    full = np.concatenate(full)
+    masks = np.full((b.size, BLOCK // 8), 0xFF, np.uint8)
+    part = np.flatnonzero(~full)
+    if part.size:
+        masks[part] = np.packbits(written.reshape(-1, BLOCK)[b[part]], axis=1)  # 0/1 bytes pack as bits
+    # the blocks' bytes, run by run of consecutive blocks (slices copy at memory speed)
+    breaks = np.flatnonzero(np.diff(b) != 1) + 1
+    rows = arena.reshape(-1, BLOCK)
+    out.data = np.concatenate([rows[b[lo] : b[hi - 1] + 1] for lo, hi in zip(np.r_[0, breaks], np.r_[breaks, b.size])])
+    out.blocks, out.masks = b, masks
 
 
 def _width(code: int) -> int:
