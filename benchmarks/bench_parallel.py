@@ -186,10 +186,11 @@ def plot(results: dict, out: pathlib.Path) -> None:
     colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
     el = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
           f'<rect width="{W}" height="{H}" fill="white"/>',
-          f'<text x="{W / 2 - 40}" y="18" font-size="14">ptxvm CTA-parallel launches: speed-up vs one worker ({results.get("machine", "")})</text>',
+          f'<text x="10" y="18" font-size="13">ptxvm CTA-parallel launches: wall-clock speed-up vs one worker</text>',
+          f'<text x="10" y="{H - 4}" font-size="10" fill="#555">{results.get("machine", "")}</text>',
           f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
           f'<line x1="{L}" y1="{H - B}" x2="{L}" y2="{T}" stroke="black"/>',
-          f'<text x="{(L + W - R) / 2 - 20}" y="{H - 12}">workers</text>',
+          f'<text x="{(L + W - R) / 2 - 20}" y="{H - B + 32}">workers</text>',
           f'<text x="14" y="{(H - B + T) / 2}" transform="rotate(-90 14 {(H - B + T) / 2})">speed-up</text>']
     for w in ws:
         el.append(f'<text x="{x(w) - 4}" y="{H - B + 16}">{w}</text>')
