@@ -169,6 +169,14 @@ def test_progress_counts_every_cta(mod):
     assert seen[-1] == 16
 
 
+def test_module_variables_merge(mod):
+    m = ptxvm.load(KERNELS)
+    m.write_symbol("step", np.array([3], np.uint32))
+    out = np.zeros(256, np.uint32)
+    st = m["modvars"].launch(8, 32, [out], workers=2)
+    assert st.workers == 2 and (out == 3).all() and m.read_symbol("total", np.uint32)[0] == 3 * 256
+
+
 def test_device_arrays_and_module_variables(mod):
     m = ptxvm.loads(KERNELS.read_text().replace(".visible .entry vadd", ".global .align 4 .u32 g[4];\n.visible .entry vadd"))
     a = ptxvm.to_device(np.arange(1024, dtype=np.float32))

@@ -56,6 +56,16 @@ def test_launch_on_ray_is_the_single_process_one(ray_session, mod):
     assert np.array_equal(out, ref)
 
 
+def test_module_variables_travel_to_ray(ray_session):
+    m = ptxvm.load(KERNELS)  # its own variables
+    m.write_symbol("step", np.array([5], np.uint32))
+    m.write_symbol("total", np.array([1000], np.uint32))
+    out = np.zeros(256, np.uint32)
+    st = m["modvars"].launch(8, 32, [out], executor="ray", workers=2)
+    assert st.workers == 2
+    assert (out == 5).all() and m.read_symbol("total", np.uint32)[0] == 1000 + 5 * 256
+
+
 def test_map_launches_on_ray(ray_session):
     path = str(KERNELS)
 
