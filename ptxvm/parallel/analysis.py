@@ -16,6 +16,9 @@ MERGEABLE_ATOMIC_TYPES = ("u32", "s32", "u64", "s64", "b32", "b64")
 MERGEABLE_ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "inc", "dec")
 _POLLING_ORDERS = ("volatile", "relaxed", "acquire")
 _LOCAL_SPACES = ("shared", "shared::cta", "shared::cluster", "local", "param", "const")
+# special registers whose values come from a CTA's place in the single process's waves
+_PLACEMENT_REGISTERS = {"%smid", "%clock", "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo",
+                        "%globaltimer_hi"}
 
 
 def facts(module, kernel: str) -> tuple[list[str], bool, int]:
@@ -39,8 +42,13 @@ def serial_reasons(module, kernel: str) -> list[str]:
     functions = _reachable(module, kernel)
     instructions = [i for f in functions for i in _instructions(f.body)]
     read = _registers_read(instructions)
+    placed: set = set()
     for ins in instructions:
         op, mods = ins.opcode, ins.modifiers
+        names: set = set()
+        for o in ins.operands:
+            _names(o, names)
+        placed |= names & _PLACEMENT_REGISTERS
         if op in ("atom", "red") and _space(mods) not in _LOCAL_SPACES:
             kind = next((m for m in mods if m in ("add", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")), "")
             types = [m for m in mods if m[:1] in "usbf" and m[1:].isdigit() or m in ("f16x2", "bf16x2", "bf16")]
@@ -64,6 +72,9 @@ def serial_reasons(module, kernel: str) -> list[str]:
             add(f"{op} (surfaces write the host array in place)")
         elif op == "cp" and mods[:3] == ("reduce", "async", "bulk") and "global" in mods:
             add("cp.reduce.async.bulk into global memory (a reduction other CTAs may share)")
+    if placed:
+        add(f"reads {', '.join(sorted(placed))} (the values depend on which CTAs share a wave and how many steps "
+            "ran before it: in a worker they would differ from the single process's)")
     return reasons
 
 

@@ -100,7 +100,12 @@ def run(launch, workers=None, executor=None, on_race: str = "warn"):
 def _plan(launch, workers, executor):
     """(shards as launch-order position ranges, or [] and why the launch runs in one process)."""
     if workers is None:
-        workers = default_workers()
+        if executor == "ray":
+            from .ray_executor import ensure_ray
+
+            workers = max(1, int(ensure_ray().cluster_resources().get("CPU", 1)))
+        else:
+            workers = default_workers()
     if workers <= 1 and executor != "ray":
         return [], ""
     if launch.hooks is not None or launch.tracer is not None:
@@ -127,7 +132,7 @@ def _plan(launch, workers, executor):
         return [], "texture and surface objects stay in this process"
     n = min(int(workers), clusters)
     if n <= 1:
-        return [], "one cluster of CTAs" if size > 1 else "one CTA"
+        return [], "one worker" if workers <= 1 else ("one cluster of CTAs" if size > 1 else "one CTA")
     bounds = [k * clusters // n * size for k in range(n + 1)]
     return [(bounds[k], bounds[k + 1]) for k in range(n)], ""
 

@@ -106,6 +106,7 @@ def test_race_is_an_error_on_request_and_arrays_stay(mod):
     ("slots", lambda: [np.zeros(1, np.uint32), np.zeros(256, np.uint32)], "returned value"),
     ("fsum", lambda: [np.linspace(0.1, 3.3, 256, dtype=np.float32), np.zeros(1, np.float32)], "floating-point"),
     ("flag", lambda: [np.zeros(1, np.uint32), np.zeros(8, np.uint32)], "ld.acquire"),
+    ("placement", lambda: [np.zeros(8 * 4, np.uint32)], "%clock64, %smid"),
 ])
 def test_order_dependent_kernels_run_in_one_process(mod, kernel, make, why):
     grid = 8 if kernel != "flag" else 8
