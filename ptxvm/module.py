@@ -299,7 +299,7 @@ class Kernel:
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
                progress=None, tracer=None, only_ctas=None, jit: bool | None = None, workers: int | None = None,
-               executor: str | None = None, on_race: str = "warn") -> LaunchStats:
+               executor: str | None = None, on_race: str | None = None) -> LaunchStats:
         """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
         `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
         `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial);
@@ -309,7 +309,7 @@ class Kernel:
         `executor` ("local": forked processes, the default; "ray": tasks of a Ray cluster,
         ptxvm.ray); the results are the single process's bit for bit (docs/parallel.md says
         which kernels run in one process and why). A data race between CTAs is a
-        DataRaceWarning, or with `on_race="error"` a DataRaceError."""
+        DataRaceWarning, or with `on_race="error"` (or PTXVM_ON_RACE=error) a DataRaceError."""
         from . import jit as jit_switch
 
         with jit_switch.override(jit):

@@ -52,10 +52,13 @@ def min_work() -> int:
     return int(env) if env else DEFAULT_MIN_WORK
 
 
-def run(launch, workers=None, executor=None, on_race: str = "warn"):
+def run(launch, workers=None, executor=None, on_race=None):
     """Run `launch` (an engine Launch, arguments already copied to the device) on `workers`
-    processes of `executor` ("local" or "ray"); returns its LaunchStats."""
+    processes of `executor` ("local" or "ray"); returns its LaunchStats. `on_race` None takes
+    PTXVM_ON_RACE, else "warn"."""
     start = time.perf_counter()
+    if on_race is None:
+        on_race = os.environ.get("PTXVM_ON_RACE", "").strip() or "warn"
     if executor not in (None, *EXECUTORS):
         raise LaunchError(f"executor must be one of {', '.join(EXECUTORS)} (or None), got {executor!r}")
     if on_race not in ("warn", "error"):

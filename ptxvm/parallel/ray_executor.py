@@ -22,19 +22,21 @@ def ray_module():
 
 
 def ensure_ray(address=None, **kwargs):
-    """Connect to Ray once: `address` (or RAY_ADDRESS) names an existing cluster, else a local one
-    starts. The workers import this ptxvm: its directory goes on their path."""
+    """Connect to Ray once: `address` (or RAY_ADDRESS) names an existing cluster, where ptxvm must
+    be installed on the nodes (or shipped with `runtime_env`); else a local instance starts, whose
+    workers import this ptxvm (its directory goes on their PYTHONPATH)."""
     ray = ray_module()
     if not ray.is_initialized():
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env = dict(kwargs.pop("runtime_env", None) or {})
-        env_vars = dict(env.get("env_vars", {}))
-        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-        env_vars.setdefault("PYTHONPATH", path)
-        env["env_vars"] = env_vars
-        kwargs.setdefault("include_dashboard", False)
-        kwargs.setdefault("log_to_driver", True)
-        ray.init(address=address, runtime_env=env, **kwargs)
+        if address is None and not os.environ.get("RAY_ADDRESS"):  # a local instance: this ptxvm on its path
+            root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            env = dict(kwargs.pop("runtime_env", None) or {})
+            env_vars = dict(env.get("env_vars", {}))
+            path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+            env_vars.setdefault("PYTHONPATH", path)
+            env["env_vars"] = env_vars
+            kwargs["runtime_env"] = env
+            kwargs.setdefault("include_dashboard", False)
+        ray.init(address=address, **kwargs)
     return ray
 
 

@@ -95,10 +95,14 @@ def test_race_warns_with_both_ctas_and_lines(mod):
     assert same_bytes(one, many) and "race" in st.serial_reason
 
 
-def test_race_is_an_error_on_request_and_arrays_stay(mod):
+def test_race_is_an_error_on_request_and_arrays_stay(mod, monkeypatch):
     out = np.full(257, 9, np.uint32)
     with pytest.raises(DataRaceError, match="racy"):
         mod["racy"].launch(8, 32, [out], workers=2, on_race="error")
+    assert (out == 9).all()
+    monkeypatch.setenv("PTXVM_ON_RACE", "error")
+    with pytest.raises(DataRaceError, match="racy"):
+        mod["racy"].launch(8, 32, [out], workers=2)
     assert (out == 9).all()
 
 
