@@ -60,6 +60,12 @@ class Journal:
     def stored(self, offsets: np.ndarray, itemsize: int, count: int) -> None:
         if self.written is None:
             self.written = np.zeros(self.size, np.uint8)
+        n, span = offsets.size, itemsize * count
+        if n > 64:  # a coalesced store: increasing addresses with no gap fill one range
+            lo, hi = int(offsets[0]), int(offsets[-1])
+            if hi - lo == (n - 1) * span and bool((offsets[1:] > offsets[:-1]).all()):
+                self.written[lo : hi + span] = 1
+                return
         if itemsize in _ONES:  # one scatter of the store's own shape
             scatter(self.written, offsets, _ONES[itemsize], np.dtype(f"u{itemsize}"), count)
         else:
