@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from ..semantics.dtypes import numpy_dtype
-from .shard import BLOCK, KINDS, MIXED, ShardResult, _width
+from .shard import BLOCK, KINDS, MIXED, ShardResult, width_of
 
 
 @dataclass
@@ -113,7 +113,7 @@ def _atomic_merge(arena, results):
     order = np.lexsort((who, offs))
     offs, codes, finals, bounds, who = offs[order], codes[order], finals[order], bounds[order], who[order]
     locs, first, inverse = np.unique(offs, return_index=True, return_inverse=True)
-    widths = np.array([_width(c) for c in codes[first]], dtype=np.int64)
+    widths = np.array([width_of(c) for c in codes[first]], dtype=np.int64)
     # one kind, one bound per location, and locations that do not overlap
     if (codes != codes[first][inverse]).any() or (bounds != bounds[first][inverse]).any():
         bad = int(offs[np.argmax((codes != codes[first][inverse]) | (bounds != bounds[first][inverse]))])

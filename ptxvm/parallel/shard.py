@@ -124,7 +124,7 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal) -> None:
     if journal.code is not None:
         offs = np.flatnonzero(journal.code).astype(np.int64)
         codes = journal.code[offs]
-        widths = np.array([_width(c) for c in codes], dtype=np.int64)
+        widths = np.array([width_of(c) for c in codes], dtype=np.int64)
         out.atom_offsets, out.atom_codes = offs, codes
         out.atom_finals = _finals(arena, offs, widths)
         bounds = np.full(offs.size, -1, np.int64)
@@ -160,7 +160,7 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal) -> None:
     out.blocks, out.masks = b, masks
 
 
-def _width(code: int) -> int:
+def width_of(code: int) -> int:
     if code == MIXED:
         return 1
     return int(KINDS[code - 1][1][1:]) // 8
