@@ -117,11 +117,6 @@ def _plan(launch, workers, executor):
         return [], "only_ctas runs a sample of CTAs"
     if launch.max_instructions is not None:
         return [], "max_instructions counts over the whole launch"
-    if executor != "ray":
-        from .local import available
-
-        if not available():
-            return [], "no fork() on this platform"
     reasons, objects, per_thread = analysis.facts(launch.module, launch.info.name)
     size = int(np.prod(launch.cluster))
     total = int(np.prod(launch.grid, dtype=object))

@@ -42,10 +42,10 @@ def map_launches(fn, items, *, executor: str = "local", workers=None) -> list:
             out.append(value)
         return out
     from .launcher import default_workers
-    from .local import available
+    from .local import start_method
 
     n = min(len(items), workers or default_workers())
-    if n <= 1 or not available():
+    if n <= 1 or start_method() != "fork":  # a spawned pool would need fn and the items to pickle
         return [_unwrap(i, _call(fn, item)) for i, item in enumerate(items)]
     _JOB.update(fn=fn, items=items)
     try:

@@ -14,12 +14,10 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.parallel import local
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "kernels"))
 import test_golden_replay as R  # noqa: E402  (its inputs and comparisons)
 
-pytestmark = pytest.mark.skipif(not local.available(), reason="the local executor needs fork() (Linux)")
 
 SPLIT = ["histogram256", "reduce_atomic_i32", "reduce_partial_f32", "jacobi2d", "stencil1d", "sgemm_tiled16",
          "transpose_tiled", "scan_add_block_offsets", "cub_radix_sort_pairs_desc", "sgemm_reg4x4",

@@ -10,9 +10,7 @@ import pytest
 
 import ptxvm
 from ptxvm.errors import DataRaceError, DataRaceWarning, KernelFault, LaunchError
-from ptxvm.parallel import local
 
-pytestmark = pytest.mark.skipif(not local.available(), reason="the local executor needs fork() (Linux)")
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 
@@ -213,3 +211,20 @@ def test_conformance_check_side_by_side():
     serial = C.check(tier="ci", families=["compare", "atomic"])
     local_ = C.check(tier="ci", families=["compare", "atomic"], executor="local", workers=2)
     assert [(r.id, r.status, r.reason) for r in serial] == [(r.id, r.status, r.reason) for r in local_]
+
+
+def test_spawned_workers_give_the_same_bytes(mod, monkeypatch):
+    """Where fork is missing (Windows, macOS) workers are spawned and get the launch as data, as
+    Ray tasks do; forced here."""
+    monkeypatch.setenv("PTXVM_START_METHOD", "spawn")
+    n = 4096
+    data = np.random.default_rng(4).integers(0, 1 << 31, n).astype(np.uint32)
+
+    def args():
+        stats = np.zeros(10, np.uint32)
+        stats[2:4] = 0xFFFFFFFF
+        stats[5] = 0xFFFFFFFF
+        return [data, np.zeros(64, np.uint32), stats, n]
+
+    one, many, st = both(mod["atomics"], n // 128, 128, args, workers=2)
+    assert st.workers == 2 and same_bytes(one, many)
