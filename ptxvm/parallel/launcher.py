@@ -126,13 +126,19 @@ def _plan(launch, workers, executor):
         return [], f"small launch (about {work} thread-instructions; splitting starts at {min_work()})"
     if reasons:
         return [], "; ".join(reasons)
-    if executor == "ray" and objects:
-        return [], "texture and surface objects stay in this process"
+    if objects and (executor == "ray" or _spawning()):
+        return [], "texture and surface objects stay in this process (workers that are not forked have no copy)"
     n = min(int(workers), clusters)
     if n <= 1:
         return [], "one worker" if workers <= 1 else ("one cluster of CTAs" if size > 1 else "one CTA")
     bounds = [k * clusters // n * size for k in range(n + 1)]
     return [(bounds[k], bounds[k + 1]) for k in range(n)], ""
+
+
+def _spawning() -> bool:
+    from .local import start_method
+
+    return start_method() == "spawn"
 
 
 def _serial(launch, start, reason, hooks=None):
