@@ -40,7 +40,7 @@ class Module:
         self._scoped: dict[int, tuple[str, ast.VarDecl, object]] = {}
         v = None
         # `placed`: the variables' addresses, in the order of `variable_bases`, already allocated in
-        # `device` (a copy of another process's device: ptxvm/parallel's Ray workers)
+        # `device` (a copy of another process's device: ptxvm/parallel's spawned and Ray workers)
         place = iter(placed) if placed is not None else None
 
         def allocate(size, label, what):
