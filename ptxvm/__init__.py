@@ -23,6 +23,7 @@ __all__ = [
     "to_device", "device_array", "set_device_memory_limit", "device_memory_info",
     "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError", "Debugger", "DebuggerError",
+    "map_launches", "DataRaceWarning", "DataRaceError",
 ]
 
 
@@ -276,6 +277,18 @@ def __getattr__(name):
         from .tools import debugger
 
         return getattr(debugger, name)
+    if name == "map_launches":
+        from .parallel.sweep import map_launches
+
+        return map_launches
+    if name in ("DataRaceWarning", "DataRaceError"):
+        from . import errors
+
+        return getattr(errors, name)
+    if name == "ray":
+        import importlib
+
+        return importlib.import_module(".ray", __name__)
     if name in ("compare", "CompareReport"):
         from .backends import compare
 

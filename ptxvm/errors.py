@@ -121,3 +121,13 @@ class OutOfDeviceMemory(LaunchError):
         super().__init__(message)
         self.needed = needed
         self.free = free
+
+
+class DataRaceWarning(UserWarning):
+    """Two CTAs of a launch split across workers stored different values to one byte of global
+    memory without atomics (ptxvm/parallel): the result returned is the single process's."""
+
+
+class DataRaceError(RuntimeError):
+    """A data race between CTAs found by a parallel launch run with `on_race="error"`; the
+    caller's arrays are left as they were."""

@@ -18,7 +18,7 @@ from .syntax import ast
 class Module:
     def __init__(self, tree: ast.Module, *, device: Optional[Device] = None, source: str = "",
                  parts: Optional[list] = None, link_warnings: Optional[list] = None,
-                 contract: Optional[bool] = None):
+                 contract: Optional[bool] = None, placed: Optional[list] = None):
         self.ast = tree
         # ptxas's floating-point contraction (engine/contraction.py): None = PTXVM_CONTRACT, on by default
         self.contract = contract
@@ -39,15 +39,21 @@ class Module:
         # visible only in their block (two blocks may each declare their own `g`); keyed by the decl
         self._scoped: dict[int, tuple[str, ast.VarDecl, object]] = {}
         v = None
+        # `placed`: the variables' addresses, in the order of `variable_bases`, already allocated in
+        # `device` (a copy of another process's device: ptxvm/parallel's spawned and Ray workers)
+        place = iter(placed) if placed is not None else None
+
+        def allocate(size, label, what):
+            return memory.allocate(size, label, what=what) if place is None else memory.find(next(place))
+
         try:
             for v in storage_variables(tree):
                 if v.space.split("::")[0] == "global":
-                    self._globals[v.name] = memory.allocate(max(var_size(v), 1), v.name,
-                                                            what=f".global variable '{v.name}'")
+                    self._globals[v.name] = allocate(max(var_size(v), 1), v.name, f".global variable '{v.name}'")
             for f in tree.functions():
                 for v in _body_globals(f.body):
-                    self._scoped[id(v)] = (f.name, v, memory.allocate(max(var_size(v), 1), f"{f.name}::{v.name}",
-                                                                      what=f".global variable '{v.name}' of {f.name}"))
+                    self._scoped[id(v)] = (f.name, v, allocate(max(var_size(v), 1), f"{f.name}::{v.name}",
+                                                               f".global variable '{v.name}' of {f.name}"))
         except OutOfDeviceMemory as e:
             for a in [*self._globals.values(), *(a for _, _, a in self._scoped.values())]:
                 memory.free(a.base)
@@ -55,6 +61,10 @@ class Module:
         # a module's variables live as long as the module (cuModuleUnload frees them)
         bases = [a.base for a in self._globals.values()] + [a.base for _, _, a in self._scoped.values()]
         weakref.finalize(self, _unload, memory, bases, self._const_reserved)
+
+    def variable_bases(self) -> list[int]:
+        """The addresses of the module's .global variables, in the order `placed` takes them."""
+        return [a.base for a in self._globals.values()] + [a.base for _, _, a in self._scoped.values()]
 
     @property
     def program(self) -> Program:
@@ -288,17 +298,28 @@ class Kernel:
         return self.module.on(device).kernel(self.name)
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
-               progress=None, tracer=None, only_ctas=None, jit: bool | None = None) -> LaunchStats:
+               progress=None, tracer=None, only_ctas=None, jit: bool | None = None, workers: int | None = None,
+               executor: str | None = None, on_race: str | None = None) -> LaunchStats:
         """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
         `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
         `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial);
         `jit` False runs the NumPy reference paths instead of the compiled ones, True the compiled
-        ones, None (default) as PTXVM_JIT says (ptxvm.jit). The results are the same bits."""
+        ones, None (default) as PTXVM_JIT says (ptxvm.jit). The results are the same bits.
+        `workers` (default PTXVM_WORKERS, else every core) splits the CTAs over processes of
+        `executor` ("local": forked processes, the default; "ray": tasks of a Ray cluster,
+        ptxvm.ray); the results are the single process's bit for bit (docs/parallel.md says
+        which kernels run in one process and why). A data race between CTAs is a
+        DataRaceWarning, or with `on_race="error"` (or PTXVM_ON_RACE=error) a DataRaceError."""
         from . import jit as jit_switch
 
         with jit_switch.override(jit):
-            return Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
-                          only_ctas).run()
+            launch = Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
+                            only_ctas)
+            if workers == 1 and executor is None:
+                return launch.run()
+            from .parallel.launcher import run as run_parallel
+
+            return run_parallel(launch, workers, executor, on_race)
 
     def sanitize(self, grid, block, args=(), tool: str = "memcheck", leak_check: bool = False, shared_mem: int = 0,
                  cluster=None, max_instructions=None):

@@ -2,7 +2,7 @@
 
     list      [--family F]                      the cases (id, instruction, inputs, lanes)
     generate  [--family F] [--out DIR] [--ptxas] write each case's PTX; --ptxas checks them
-    check     [--tier ci|full] [--family F] [--json] [--case SUBSTR]
+    check     [--tier ci|full] [--family F] [--json] [--case SUBSTR] [--executor local|ray] [--workers N]
               replay the goldens on ptxvm; --json ends with a JSON summary line. A full check of
               every family also writes tests/goldens/conformance/last_check.json.
     coverage  regenerate docs/coverage.md from the ISA table and last_check.json
@@ -78,7 +78,8 @@ def cmd_check(a) -> int:
     if not present:
         print(f"no goldens under {directory}: record them on a GPU (tools/device/record_all.sh)")
     case_filter = (lambda cid: a.case in cid) if a.case else None
-    results = C.check(directory, a.tier, fams, progress=progress, case_filter=case_filter, device=a.device)
+    results = C.check(directory, a.tier, fams, progress=progress, case_filter=case_filter, device=a.device,
+                      executor=a.executor, workers=a.workers)
     units, unmapped, from_table = build_units(results)
     s = summary(units, results, unmapped, from_table)
     s["tier"] = a.tier
@@ -132,6 +133,10 @@ def main(argv=None) -> int:
     p.add_argument("--no-save", action="store_true", help="do not write last_check.json")
     p.add_argument("--device", default="cpu",
                    help="replay on 'cpu' (ptxvm's engine) or 'cuda' (ptxvm's GPU backend, to check it; never saved)")
+    p.add_argument("--executor", choices=("local", "ray"),
+                   help="run the families side by side: forked processes, or Ray tasks (ptxvm.ray; RAY_ADDRESS "
+                        "names a cluster, else a local one starts)")
+    p.add_argument("--workers", type=int, help="processes for --executor local (default: every core)")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("coverage")
     p.add_argument("--goldens")

@@ -248,8 +248,25 @@ def iter_cases(directory: str, families: Optional[list[str]], tier: str):
 
 def check(directory: Optional[str] = None, tier: str = "full", families: Optional[list[str]] = None,
           runner: Optional[Callable] = None, progress: Optional[Callable[[CaseResult], None]] = None,
-          case_filter: Optional[Callable[[str], bool]] = None, device: str = "cpu") -> list[CaseResult]:
+          case_filter: Optional[Callable[[str], bool]] = None, device: str = "cpu", executor: Optional[str] = None,
+          workers: Optional[int] = None) -> list[CaseResult]:
+    """Replay the goldens. `executor` "local" or "ray" runs the families side by side
+    (ptxvm.map_launches: forked processes, or Ray tasks that read the goldens from `directory` on
+    their node); the results are the same, in the same order."""
     directory = directory or G.default_dir()
+    if executor is not None:
+        if runner is not None:
+            raise ValueError("a custom runner cannot go to other processes: use executor=None")
+        from ..parallel.sweep import map_launches
+
+        fams = [f for f in G.families_present(directory) if not families or f in families]
+        parts = map_launches(lambda fam: check(directory, tier, [fam], case_filter=case_filter, device=device),
+                             fams, executor=executor, workers=workers)
+        results = [r for part in parts for r in part]
+        if progress:
+            for r in results:
+                progress(r)
+        return results
     lanes_limit = CI_LANES if tier == "ci" else None
     results = []
     runner_obj = runner

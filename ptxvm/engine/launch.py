@@ -37,6 +37,9 @@ class LaunchStats:
     waves: int = 0
     pm_events: int = 0  # pmevent triggers: one per executing thread per event signalled
     max_registers: int = 0  # the largest per-thread register count a setmaxnreg set (0: none ran)
+    workers: int = 1  # processes that ran the CTAs (ptxvm/parallel)
+    serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
+    worker_cpu: tuple = ()  # CPU seconds each worker process spent on its shard (a split launch)
 
     @property
     def instructions_per_second(self) -> float:
@@ -64,7 +67,7 @@ def dim3(v, what: str) -> tuple[int, int, int]:
 
 class Launch:
     def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
-                 tracer=None, only_ctas=None, hooks=None):
+                 tracer=None, only_ctas=None, hooks=None, kparams: Optional[bytes] = None):
         self.kernel = kernel
         self.hooks = hooks  # a LaunchHooks (engine/core/hooks.py) when a tool observes the launch
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
@@ -88,7 +91,8 @@ class Launch:
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
         try:
-            self.kparams = self.marshal(args)
+            # `kparams`: the parameter buffer already marshalled (a shard of a launch in another process)
+            self.kparams = self.marshal(args) if kparams is None else bytes(kparams)
         except BaseException:  # an argument that cannot be copied: free the copies made before it
             self._discard()
             raise
@@ -154,6 +158,13 @@ class Launch:
             raise
 
     def _run(self) -> LaunchStats:
+        start = time.perf_counter()
+        stats, printf = self.execute()
+        return self.finish(stats, printf, start)
+
+    def execute(self) -> tuple[LaunchStats, list]:
+        """Run the CTAs (all, or `only_ctas`) in waves against the device's global memory; returns
+        the statistics and the printf records. Host arrays are not touched: `finish` copies back."""
         prog = self.module.program
         code = prog.code
         start = time.perf_counter()
@@ -228,6 +239,12 @@ class Launch:
             raise
         finally:
             self.device.budget.release(wave_bytes)
+        stats.seconds = time.perf_counter() - start
+        return stats, printf
+
+    def finish(self, stats: LaunchStats, printf: list, start: float) -> LaunchStats:
+        """After the CTAs ran: copy the arguments' device copies back to the host arrays, free them,
+        write the printf output in launch order."""
         if getattr(self.hooks, "faulted", False):  # a tool suppressed what would have faulted
             self._discard()
             stats.seconds = time.perf_counter() - start

@@ -86,7 +86,14 @@ class GlobalMemory:
     Every allocation draws its size on `budget` (engine/core/budget.py) first, so an allocation the
     budget cannot hold raises OutOfDeviceMemory before NumPy is asked for anything. New allocations
     go above the last live one; when the arena would have to grow, the gaps freed allocations left
-    are tried first (what cudaMalloc does: a freed address may be handed out again)."""
+    are tried first (what cudaMalloc does: a freed address may be handed out again).
+
+    `journal` is None, or (while a shard of a launch runs in a worker, ptxvm/parallel) an object
+    whose `stored(offsets, itemsize, count)` hears of every store into the arena (every global
+    write but atomics goes through `store`) and `atomic(op, type, offsets, width, values)` of every
+    atomic, so the parent can merge the workers' writes and commutative atomics exactly."""
+
+    journal = None
 
     def __init__(self, capacity: int = 1 << 20, budget=None):
         from .budget import MemoryBudget
@@ -225,7 +232,10 @@ class GlobalMemory:
         return gather(self.arena, self.offsets(addr, dtype.itemsize * count), dtype, count)
 
     def store(self, addr: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
-        scatter(self.arena, self.offsets(addr, dtype.itemsize * count), values, dtype, count)
+        offsets = self.offsets(addr, dtype.itemsize * count)
+        scatter(self.arena, offsets, values, dtype, count)
+        if self.journal is not None:  # a shard of a parallel launch notes what it wrote
+            self.journal.stored(offsets, dtype.itemsize, count)
 
 
 def host_refused(nbytes: int, what: str):

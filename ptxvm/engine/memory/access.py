@@ -433,6 +433,9 @@ def lower_atom(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _fault(e, group, ctx) from None
         vals = [s(ctx, group, n) for s in srcs]
+        journal = ctx.gmem.journal
+        if journal is not None and buf is ctx.gmem.arena:  # a shard of a parallel launch (ptxvm/parallel)
+            journal.atomic(op, t, offsets, width * count, vals)
         if t == "b128":
             old = atomics.apply128(buf.view(np.uint64), offsets // np.uint64(8), combine, vals)
         else:
