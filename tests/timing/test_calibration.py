@@ -137,3 +137,23 @@ def test_ncu_csv_rows_are_matched_to_cases_in_order(tmp_path):
     assert got["copy_stride2"]["dram__bytes_read.sum"] == 1000.0
     assert got["copy_stride8"]["dram__bytes_read.sum"] == 2000.0
     assert "copy_stride32" not in got
+
+
+def test_accuracy_report_renders_summary_pairs_and_worst_cases():
+    sys.path.insert(0, str(ROOT / "tools"))
+    acc = _load("timing_accuracy_tool", ROOT / "tools" / "timing_accuracy.py")
+    rows = []
+    for i, (a, b, _) in enumerate(acc.PAIRS[:3]):
+        for name, meas, pred in ((a, 10.0, 12.0 + i), (b, 20.0, 11.0)):
+            case = next(c for c in suite.CASES if c.name == name)
+            rows.append({"case": name, "kernel": case.kernel, "module": case.module, "family": case.family,
+                         "split": split.split_of(case), "legacy": False, "launch": "1 x 32",
+                         "pred": {"cold": pred, "warm": pred}, "explain": "memory latency"})
+    acc.attach_measurements(rows, {r["case"]: {"us": {"median": 10.0 if r["pred"]["cold"] != 11.0 else 20.0},
+                                               "us_warm": {"median": 10.0}} for r in rows}, {})
+    text = acc.render(rows, {"date": "2026-11-28", "gpu": "h200"})
+    assert "## Summary" in text and "## The 10 worst validation kernels (cold)" in text
+    # pair 0: a measured 10 < b 20, predicted 12 > 11: ranked wrong; the row says so
+    assert "**wrong**" in text
+    s = acc.summary(rows, "cold")
+    assert s["n"] == 6 and s["within_2x"] == 6
