@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Tune the timing model's global parameters (ptxvm.timing.params.ModelParams) against the
-kernel times measured on the GPU (benchmarks/timing/results/suite_<gpu>.json).
+kernel times measured on the GPU: the CALIBRATION set only (benchmarks/timing/split.py), from
+benchmarks/timing/results/calibration_<gpu>.json (written by tools/timing_accuracy.py; `us` is the
+cold convention, `us_warm` back to back) or, with --measured, another times JSON.
 
-    python tools/timing_tune.py [--gpu h200] [--only a,b] [--rounds 2] [--write]
+    python tools/timing_tune.py [--gpu h200] [--convention cold|warm] [--only a,b] [--rounds 2] [--write]
 
-Every suite case is traced once (engine + memory model, as tools/timing_accuracy.py runs it);
+Validation cases are never loaded, even when named in --only. Every calibration case is traced once (engine + memory model, as tools/timing_accuracy.py runs it);
 then only the SM model runs again for each candidate parameter set. A coordinate search over the
 parameters below minimizes the mean absolute percentage error over all measured cases; there
 are no per-kernel factors. --write prints the ModelParams defaults to paste into params.py.
@@ -58,10 +60,13 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--params", default="", help="comma-separated subset of the parameters to search")
     ap.add_argument("--gpu-file", default=None, help="a GPU description JSON to use instead of --gpu's")
-    ap.add_argument("--measured", default=None, help="suite times JSON (default benchmarks/timing/results/suite_<gpu>.json)")
+    ap.add_argument("--measured", default=None,
+                    help="times JSON (default benchmarks/timing/results/calibration_<gpu>.json)")
+    ap.add_argument("--convention", default="cold", choices=["cold", "warm"])
     args = ap.parse_args(argv)
-    suite = acc.load_suite()
-    measured = acc.read_json(args.measured or os.path.join(acc.RESULTS, f"suite_{args.gpu}.json")).get("cases", {})
+    suite, split = acc.load_suite(), acc.load_split()
+    measured = acc.read_json(args.measured or os.path.join(acc.RESULTS, f"calibration_{args.gpu}.json")).get("cases", {})
+    key = "us" if args.convention == "cold" else "us_warm"
     gpu = args.gpu
     if args.gpu_file:
         from ptxvm.timing.gpu import load_gpu_file
@@ -70,17 +75,20 @@ def main(argv=None) -> int:
     only = [s for s in args.only.split(",") if s]
     import ptxvm
 
-    mod = ptxvm.load(str(suite.PTX_PATH))
+    modules = {}
     cols = []
-    for c in suite.CASES:
-        us = (measured.get(c.name) or {}).get("us", {}).get("median")
+    for c in split.calibration_cases(suite.CASES):
+        us = (measured.get(c.name) or {}).get(key)
+        us = us.get("median") if isinstance(us, dict) else us
         if not us or (only and c.name not in only):
             continue
+        mod = modules.get(c.module) or modules.setdefault(c.module, ptxvm.load(str(suite.ptx_path(c))))
         if c.const:
             for name, arr in c.const().items():
                 mod.write_symbol(name, arr)
         t = time.time()
-        col = collect(mod[c.kernel], c.grid, c.block, suite.materialize(c, 0), c.shared, gpu)
+        col = collect(mod[c.kernel], c.grid, c.block, suite.materialize(c, 0), c.shared, gpu,
+                      warm_l2=args.convention == "warm")
         cols.append((c.name, us, col))
         print(f"traced {c.name:22s} {time.time() - t:6.1f} s", flush=True)
 

@@ -2,15 +2,24 @@
 """Time the timing kernel suite (benchmarks/timing/kernels/) on the GPU with CUDA events.
 
     python3 tools/device/timing_suite.py --out suite.json [--reps 25] [--only a,b]
-    python3 tools/device/timing_suite.py --ncu-mode [--only a,b]     # one launch per case, for ncu
+    python3 tools/device/timing_suite.py --conventions --out measured.json [--reps 30] [--new-only]
+    python3 tools/device/timing_suite.py --ncu-mode [--only a,b] [--new-only]   # one launch per case, for ncu
 
-For every case: build its arguments (seed 0), launch once on fresh data and keep a checksum of
-the outputs (and whether they match the case's NumPy check, where it has one), then 3 warm-up
-launches and two timings of `reps` launches (min / median / max in microseconds):
+Every case is loaded from its cubin (benchmarks/timing/build.py --cubins; built off the GPU, so
+the GPU only loads and times) or, without one, from its PTX. For every case: build its arguments
+(seed 0), launch once on fresh data and keep a checksum of the outputs (and whether they match the
+case's NumPy check, where it has one), then 3 warm-up launches and timings of `reps` launches
+(min / median / max in microseconds). Without --conventions (the 2026-11-22 recording):
   us         queued: a spin kernel holds the GPU while all launches and the events between them
              are enqueued, so they run back to back and each interval is the kernel's GPU time;
   us_single  each launch between its own pair of events, synchronizing after each (includes the
              host's launch latency, ~5 us with CuPy, for kernels shorter than that).
+With --conventions (issue 20; the conventions ptxvm.timing predicts):
+  us         "cold", the default convention: L2 flushed before each launch by a memset of a
+             256 MiB buffer (as triton.testing.do_bench does), then events around the one launch;
+             a spin kernel first holds the GPU so everything is queued: no host gap in the interval;
+  us_warm    "warm": back-to-back launches queued behind the spin kernel, events between them
+             (the previous launch leaves its data in L2).
 The JSON file is rewritten after every case; a failing case records its error.
 """
 from __future__ import annotations
@@ -50,21 +59,36 @@ def checksum(np, a) -> dict:
     return out
 
 
+FLUSH_BYTES = 256 << 20  # > 4x the H200's L2 (60 MiB as the driver reports it)
+
+
 class Runner:
     def __init__(self, cp, np, suite):
         self.cp, self.np, self.suite = cp, np, suite
-        self.mod = cp.RawModule(path=str(suite.PTX_PATH))
+        self.modules = {}
+        self.mod = self.module_of(suite.CASES[0])  # suite.ptx: spin
+        self.flush_buf = None
+
+    def module_of(self, case):
+        key = getattr(case, "module", "suite")
+        if key not in self.modules:
+            cubin = self.suite.cubin_path(case) if hasattr(self.suite, "cubin_path") else None
+            path = cubin if cubin is not None and os.path.exists(cubin) else (
+                self.suite.ptx_path(case) if hasattr(self.suite, "ptx_path") else self.suite.PTX_PATH)
+            self.modules[key] = self.cp.RawModule(path=str(path))
+        return self.modules[key]
 
     def prepare(self, case):
         cp, np = self.cp, self.np
         host = self.suite.materialize(case, 0)
+        mod = self.module_of(case)
         if case.const:
             for name, arr in case.const().items():
-                ptr = self.mod.get_global(name)
+                ptr = mod.get_global(name)
                 dev = cp.ndarray(arr.shape, dtype=arr.dtype, memptr=ptr)
                 dev.set(np.ascontiguousarray(arr))
         dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
-        f = self.mod.get_function(case.kernel)
+        f = mod.get_function(case.kernel)
         if case.shared > 48 * 1024:
             try:
                 f.max_dynamic_shared_size_bytes = case.shared
@@ -106,6 +130,48 @@ class Runner:
         return {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps,
                 "method": "queued behind a spin kernel, events between back-to-back launches"}
 
+    def flush(self):
+        """Evict the L2: write a buffer several times its size (on the stream, no host wait)."""
+        if self.flush_buf is None:
+            self.flush_buf = self.cp.empty(FLUSH_BYTES, dtype=self.np.uint8)
+        self.cp.cuda.runtime.memsetAsync(self.flush_buf.data.ptr, 0, FLUSH_BYTES,
+                                         self.cp.cuda.get_current_stream().ptr)
+
+    def time_cold(self, case, f, dev, reps):
+        """The default convention: L2 flushed, then events around one launch; all queued behind a
+        spin kernel so the host's submission never shows in an interval."""
+        cp, np = self.cp, self.np
+        spin = self.mod.get_function("spin")
+        pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
+        spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
+        for a, b in pairs:
+            self.flush()
+            a.record()
+            self.launch(case, f, dev)
+            b.record()
+        pairs[-1][1].synchronize()
+        times = [cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in pairs]
+        return {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps,
+                "method": "L2 flushed (256 MiB memset) before each launch; events around it; queued behind a spin kernel"}
+
+    def run_conventions(self, case, reps):
+        cp, np = self.cp, self.np
+        host, dev, f = self.prepare(case)
+        self.launch(case, f, dev)
+        cp.cuda.runtime.deviceSynchronize()
+        res = {"kernel": case.kernel, "module": getattr(case, "module", "suite"), "family": getattr(case, "family", ""),
+               "grid": list(case.grid), "block": list(case.block), "shared": case.shared, "outputs": {}}
+        for i in case.outputs:
+            res["outputs"][str(i)] = checksum(np, cp.asnumpy(dev[i]))
+        for _ in range(3):
+            self.launch(case, f, dev)
+        cp.cuda.runtime.deviceSynchronize()
+        res["us"] = self.time_cold(case, f, dev, reps)
+        res["us_warm"] = self.time_queued(case, f, dev, reps)
+        del dev
+        cp.get_default_memory_pool().free_all_blocks()
+        return res
+
     def run_case(self, case, reps):
         cp, np = self.cp, self.np
         host, dev, f = self.prepare(case)
@@ -132,12 +198,24 @@ class Runner:
         return res
 
 
+def clock_info(cp) -> dict:
+    """The SM clock the GPU reports (kHz -> MHz); clocks are not locked: as the H200 runs them."""
+    try:
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        return {"clock_rate_mhz": props.get("clockRate", 0) / 1e3, "sms": props.get("multiProcessorCount"),
+                "l2_bytes": props.get("l2CacheSize")}
+    except Exception as e:  # informative only
+        return {"error": str(e)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--only", default="")
     ap.add_argument("--ncu-mode", action="store_true", help="launch each case once (under ncu)")
+    ap.add_argument("--conventions", action="store_true", help="time cold (L2 flushed) and warm (issue 20)")
+    ap.add_argument("--new-only", action="store_true", help="skip the 36 cases of suite.ptx except the empty kernel")
     args = ap.parse_args(argv)
     import cupy as cp
     import numpy as np
@@ -145,6 +223,8 @@ def main(argv=None) -> int:
     suite = load_suite()
     only = [s for s in args.only.split(",") if s]
     cases = [c for c in suite.CASES if not only or c.name in only]
+    if args.new_only:
+        cases = [c for c in cases if getattr(c, "module", "suite") != "suite" or c.kernel == "empty_kernel"]
     r = Runner(cp, np, suite)
     if args.ncu_mode:
         for c in cases:
@@ -162,6 +242,9 @@ def main(argv=None) -> int:
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "cupy": cp.__version__,
                "ptx_sha256": hashlib.sha256(open(suite.PTX_PATH, "rb").read()).hexdigest()[:16], "cases": {}}
+    if args.conventions:
+        results["conventions"] = {"us": "cold: L2 flushed before the launch (default)", "us_warm": "warm: back to back"}
+        results["clock"] = clock_info(cp)
 
     def save():
         tmp = args.out + ".tmp"
@@ -172,7 +255,7 @@ def main(argv=None) -> int:
     for c in cases:
         t0 = time.time()
         try:
-            results["cases"][c.name] = r.run_case(c, args.reps)
+            results["cases"][c.name] = (r.run_conventions if args.conventions else r.run_case)(c, args.reps)
         except Exception:
             results["cases"][c.name] = {"error": traceback.format_exc()[-1500:]}
         results["cases"][c.name]["wall_s"] = round(time.time() - t0, 2)
