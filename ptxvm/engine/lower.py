@@ -148,6 +148,9 @@ class Lowerer:
         self.uses_alloca = False
         # whether any vector register (.reg .v4 .f32 v) exists: only then are operands searched for them
         self.vector_registers = _declares_vector_registers(module)
+        # the compiled tier (engine/compiled): pc -> Step of each fusible instruction; block heads
+        self.fusible: dict = {}
+        self.leaders: set[int] = set()
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
@@ -186,6 +189,9 @@ class Lowerer:
             if info.name in recursive or any(c in recursive for c in info.callees):
                 words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
                 info.save_offset = info.frame.place(8 * words, 8)
+        from .compiled import plan
+
+        plan.attach(self.code, self.fusible, self.leaders, self.regs.dtypes)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
                        self.uses_alloca)
@@ -309,6 +315,8 @@ class Lowerer:
         self._count_labels(info.decl.body, len(self.code), labels)
         self.labels = labels
         info.entry_pc = len(self.code)
+        self.leaders.update(labels.values())
+        self.leaders.add(info.entry_pc)
         self._families: list = []
         if self.contract:  # ptxas's mul+add -> fma fusion, as the GPU runs it (engine/contraction.py)
             from . import contraction
@@ -524,6 +532,8 @@ class Lowerer:
             why = str(e) if isinstance(e, (LoweringError, NotImplementedError, KeyError, MatchError)) \
                 else f"internal lowering error ({type(e).__name__}: {e})"
             ops = [_unsupported(f"{text}: {why}")] * (2 if instr.opcode == "call" else 1)
+        else:
+            self._note_fusible(instr, m, scope, written, ops, guard)
         for op in ops:
             op.guard = guard if not op.control else op.guard
             if op.control and guard is not None and op.guard is None:
@@ -533,6 +543,19 @@ class Lowerer:
             op.file = instr.span.file
             op.origin = (instr, m)
             self.code.append(op)
+
+    def _note_fusible(self, instr, m, scope, written, ops, guard) -> None:
+        """Remember the compiled tier's code for an ordinary register-only instruction (not one
+        ptxas contracts: its Op does more than the instruction says)."""
+        if len(ops) != 1 or ops[0].control or ops[0].side_effects or m is None:
+            return
+        if id(written) in self.contraction.fused or id(written) in self.contraction.stashed:
+            return
+        from .compiled import emit
+
+        step = emit.describe(self, instr, m, scope, guard)
+        if step is not None:
+            self.fusible[len(self.code)] = step
 
     def _expand_vector_registers(self, instr: ast.Instruction, scope: Scope) -> ast.Instruction:
         """A whole vector register operand acts as the braced vector of its elements:

@@ -1,0 +1,34 @@
+"""Group fusible instructions into blocks and hang each on its first Op (`Op.fused`).
+
+A run is a maximal sequence of consecutive PCs whose instructions have a `Step`; a label (a
+branch target) or a function entry starts a new run, so that a loop body is one block from its
+head. Runs shorter than `MIN_LENGTH` stay interpreted (one compiled call would save nothing).
+"""
+from __future__ import annotations
+
+from .emit import Step
+from .runtime import FusedBlock
+
+MIN_LENGTH = 2
+
+
+def attach(code: list, steps: dict[int, Step], leaders: set[int], dtypes) -> int:
+    """Attach blocks to `code`; returns how many were made."""
+    made = 0
+    run: list[int] = []
+
+    def close():
+        nonlocal made
+        if len(run) >= MIN_LENGTH:
+            ops = [code[pc] for pc in run]
+            if len({id(op) for op in ops}) == len(ops) and ops[0].fused is None:
+                ops[0].fused = FusedBlock(run[0], ops, [steps[pc] for pc in run], dtypes)
+                made += 1
+        run.clear()
+
+    for pc in sorted(steps):
+        if run and (pc != run[-1] + 1 or pc in leaders):
+            close()
+        run.append(pc)
+    close()
+    return made
