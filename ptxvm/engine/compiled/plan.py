@@ -2,9 +2,13 @@
 
 A run is a maximal sequence of consecutive PCs whose instructions have a `Step`; a label (a
 branch target) or a function entry starts a new run, so that a loop body is one block from its
-head. Runs shorter than `MIN_LENGTH` stay interpreted (one compiled call would save nothing).
+head. Runs shorter than `MIN_LENGTH` stay interpreted (one compiled call would save nothing);
+`PTXVM_JIT_MIN_LENGTH=1` fuses single instructions too (to check every emitted form against
+the conformance goldens: `PTXVM_JIT_THRESHOLD=0 PTXVM_JIT_MIN_LENGTH=1 python -m ptxvm.conformance check`).
 """
 from __future__ import annotations
+
+import os
 
 from .emit import Step
 from .runtime import FusedBlock
@@ -16,10 +20,14 @@ def attach(code: list, steps: dict[int, Step], leaders: set[int], dtypes) -> int
     """Attach blocks to `code`; returns how many were made."""
     made = 0
     run: list[int] = []
+    try:
+        shortest = max(1, int(os.environ.get("PTXVM_JIT_MIN_LENGTH", MIN_LENGTH)))
+    except ValueError:
+        shortest = MIN_LENGTH
 
     def close():
         nonlocal made
-        if len(run) >= MIN_LENGTH:
+        if len(run) >= shortest:
             ops = [code[pc] for pc in run]
             if len({id(op) for op in ops}) == len(ops) and ops[0].fused is None:
                 ops[0].fused = FusedBlock(run[0], ops, [steps[pc] for pc in run], dtypes)

@@ -1,8 +1,14 @@
 """Fused blocks at run time: tiering, the on-disk cache of machine code, and running a group.
 
-A `FusedBlock` counts the thread-instructions it would have executed; once the count reaches
-the threshold (`PTXVM_JIT_THRESHOLD`, default 2^22; 0 compiles every block on its first run) it
-compiles. Compiling writes the block's source to the cache folder under a name that hashes the
+Tiering is a break-even rule: a `FusedBlock` estimates the seconds the interpreter has spent on
+it (per scheduler step and per thread-instruction) and compiles once that reaches what
+compiling is expected to cost: about `WARM_COST` when its machine code is already in the disk
+cache, else `COLD_BASE + COLD_PER_OP * length`. Numba takes ~0.3 s + 0.05-0.1 s per
+instruction of a block on an idle machine; the cold figures are a quarter of that, because the
+disk cache spreads one compile over the later processes that run the same kernel (a test suite
+run on every commit). Small test kernels therefore stay interpreted unless their code is
+cached; large or loop-heavy launches compile. `PTXVM_JIT_THRESHOLD=N` replaces the rule by a fixed count of thread-instructions
+(0: compile every block on its first run). Compiling writes the block's source to the cache folder under a name that hashes the
 source, the helpers, ptxvm's version and Numba's, imports it and asks Numba for the one
 signature it runs with; Numba's own cache (`cache=True`, next to the file) then keeps the
 machine code, so a second process loads it instead of compiling. The seconds this takes are
@@ -28,16 +34,20 @@ import numpy as np
 from .emit import Step
 from .source import block_source
 
-DEFAULT_THRESHOLD = 1 << 22
+STEP_COST = 3e-6  # interpreter seconds per instruction per scheduler step (dispatch, operand gathers)
+LANE_COST = 1.5e-9  # ... and per thread-instruction (NumPy passes over the lanes)
+WARM_COST = 0.02  # seconds to load a cached block
+COLD_BASE, COLD_PER_OP = 0.1, 0.025  # a quarter of the seconds to compile one (see above)
 _compiled: dict[str, object] = {}  # cache key -> Numba dispatcher, for this process
 _no_lanes = np.zeros(0, dtype=np.int64)
 
 
-def threshold() -> int:
+def threshold() -> Optional[int]:
+    """The fixed thread-instruction threshold PTXVM_JIT_THRESHOLD sets, or None (break-even)."""
     try:
-        return max(0, int(os.environ.get("PTXVM_JIT_THRESHOLD", DEFAULT_THRESHOLD)))
-    except ValueError:
-        return DEFAULT_THRESHOLD
+        return max(0, int(os.environ["PTXVM_JIT_THRESHOLD"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def cache_dir() -> Path:
@@ -115,6 +125,9 @@ class FusedBlock:
         self.source, self.slots = block_source(steps, [op.text for op in ops], dtypes)
         self.dtypes = [np.dtype(dtypes[s]) for s in self.slots]
         self.executed = 0  # thread-instructions run in the interpreter so far
+        self.spent = 0.0  # estimated interpreter seconds so far
+        self.cost: Optional[float] = None  # expected seconds to compile (or load) it
+        self.key: Optional[str] = None
         self.function = None
         self.error: Optional[str] = None  # why it could not be compiled
 
@@ -125,7 +138,8 @@ class FusedBlock:
             if self.error is not None:
                 return False
             self.executed += work
-            if self.executed < threshold() or not self._compile(ctx):
+            self.spent += STEP_COST * self.length + LANE_COST * work
+            if not self._hot() or not self._compile(ctx):
                 return False
         n = ctx.n if lanes is None else lanes.size
         bail = ctx.extra.get("jit_bail")
@@ -137,6 +151,27 @@ class FusedBlock:
         if nb:
             self._interpret(ctx, bail[:nb].copy())
         return True
+
+    def _hot(self) -> bool:
+        fixed = threshold()
+        if fixed is not None:
+            return self.executed >= fixed
+        if self.spent < WARM_COST:
+            return False
+        if self.cost is None:
+            self.cost = WARM_COST if self._cached() else COLD_BASE + COLD_PER_OP * self.length
+        return self.spent >= self.cost
+
+    def _cached(self) -> bool:
+        """Whether this process or the disk cache already has the block's machine code."""
+        try:
+            self.key = self.key or _key(self.source)
+        except Exception:  # noqa: BLE001 - no numba: _compile will say so
+            return False
+        if self.key in _compiled:
+            return True
+        folder = cache_dir()
+        return (folder / f"block_{self.key}.py").exists() and any((folder / "__pycache__").glob(f"block_{self.key}.*.nbi"))
 
     def _interpret(self, ctx, lanes: np.ndarray) -> None:
         """The block, one instruction at a time, for the lanes the compiled code left."""
@@ -152,7 +187,7 @@ class FusedBlock:
     def _compile(self, ctx) -> bool:
         start = time.perf_counter()
         try:
-            key = _key(self.source)
+            key = self.key = self.key or _key(self.source)
             fn = _compiled.get(key)
             if fn is None:
                 fn = _load(key, self.source)

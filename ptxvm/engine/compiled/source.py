@@ -30,6 +30,7 @@ from ptxvm.engine.compiled.helpers import *
 @njit(cache=True, nogil=True)
 """
 _TEMPS = re.compile(r"\b(x|y|tt|r|rb|p|s|w\d+)\b")
+_CONSTANT = re.compile(r"\bU\((0x[0-9a-fA-F]+|\d+)\)")
 
 
 def _store(slot: int, dtype: np.dtype) -> str:
@@ -70,4 +71,9 @@ def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list
                 out.append(indent + line)
     out += [f"        {_store(s, dtypes[s])}" for s in written]
     out.append("    return nb")
-    return HEADER + "\n".join(out) + "\n", slots
+    body = "\n".join(out)
+    # uint64 constants as module globals: Numba freezes them, where U(...) would be a call to type
+    values = sorted({int(v, 0) for v in _CONSTANT.findall(body)})
+    body = _CONSTANT.sub(lambda m: f"K{int(m.group(1), 0):x}", body)
+    constants = "".join(f"K{v:x} = np.uint64({v:#x})\n" for v in values)
+    return HEADER.replace("\n\n\n@njit", "\n" + constants + "\n\n@njit") + body + "\n", slots
