@@ -182,6 +182,8 @@ class Launch:
         capacity, wave_bytes = self._fit_wave(capacity, total_ctas, per_thread)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
         use_jit = jit_switch.enabled()  # the compiled tier (engine/compiled), as ptxvm.jit says
+        if use_jit and self.tracer is None and self.hooks is None:
+            prog.prepare_fused()
         printf: list = []
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
         kparams = FlatMemory("param", self.kparams)

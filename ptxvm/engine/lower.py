@@ -68,6 +68,12 @@ class Program:
     dynamic_shared: bool
     globals: dict[str, Symbol]
     uses_alloca: bool = False
+    plan_fused: Optional[Callable] = None  # makes the compiled tier's blocks (once; see Lowerer._plan_fused)
+
+    def prepare_fused(self) -> None:
+        if self.plan_fused is not None:
+            plan, self.plan_fused = self.plan_fused, None
+            plan()
 
     def frame_need(self, kernel: str) -> int:
         """Bytes of local memory one thread of `kernel` needs for its deepest call chain."""
@@ -148,7 +154,8 @@ class Lowerer:
         self.uses_alloca = False
         # whether any vector register (.reg .v4 .f32 v) exists: only then are operands searched for them
         self.vector_registers = _declares_vector_registers(module)
-        # the compiled tier (engine/compiled): pc -> Step of each fusible instruction; block heads
+        # the compiled tier (engine/compiled): pc -> (instr, match, scope, guard) of each candidate
+        # instruction; the PCs that start blocks
         self.fusible: dict = {}
         self.leaders: set[int] = set()
 
@@ -189,12 +196,18 @@ class Lowerer:
             if info.name in recursive or any(c in recursive for c in info.callees):
                 words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
                 info.save_offset = info.frame.place(8 * words, 8)
-        from .compiled import plan
-
-        plan.attach(self.code, self.fusible, self.leaders, self.regs.dtypes)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
-                       self.uses_alloca)
+                       self.uses_alloca, self._plan_fused if self.fusible else None)
+
+    def _plan_fused(self) -> None:
+        """The compiled tier's blocks (engine/compiled), made at the first launch that may use
+        them: loading a module pays nothing for the tier."""
+        from .compiled import emit, plan
+
+        steps = {pc: emit.describe(self, *candidate) for pc, candidate in self.fusible.items()}
+        plan.attach(self.code, {pc: s for pc, s in steps.items() if s is not None}, self.leaders, self.regs.dtypes)
+        self.fusible = {}
 
     def declare_static(self, decl: ast.VarDecl) -> Symbol:
         space = decl.space.split("::")[0]
@@ -551,11 +564,7 @@ class Lowerer:
             return
         if id(written) in self.contraction.fused or id(written) in self.contraction.stashed:
             return
-        from .compiled import emit
-
-        step = emit.describe(self, instr, m, scope, guard)
-        if step is not None:
-            self.fusible[len(self.code)] = step
+        self.fusible[len(self.code)] = (instr, m, scope, guard)  # described when a launch plans blocks
 
     def _expand_vector_registers(self, instr: ast.Instruction, scope: Scope) -> ast.Instruction:
         """A whole vector register operand acts as the braced vector of its elements:

@@ -216,10 +216,15 @@ FLOAT32 = ["add.f32 %r10, %r1, %r2;", "sub.f32 %r11, %r1, %r2;", "mul.f32 %r12, 
 FLOAT64 = ["add.f64 %rd10, %rd1, %rd2;", "sub.rn.f64 %rd11, %rd1, %rd2;", "mul.f64 %rd12, %rd1, %rd2;",
            "mul.rn.f64 %rd13, %rd1, 0d3FF0000000000001;"]
 
+ADDRESS = ["cvta.to.global.u64 %rd10, %rd1;", "cvta.global.u64 %rd11, %rd2;", "cvta.to.shared.u64 %rd12, %rd1;",
+           "cvta.shared.u64 %rd13, %rd2;", "cvta.to.local.u64 %rd14, %rd1;", "cvta.local.u64 %rd15, %rd2;",
+           "cvta.to.const.u64 %rd16, %rd1;", "cvta.const.u64 %rd17, %rd3;"]
 FAMILIES = {"int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "move": MOVE,
-            "setp_int": SETP_INT, "setp_float": SETP_FLOAT, "float32": FLOAT32, "float64": FLOAT64}
+            "setp_int": SETP_INT, "setp_float": SETP_FLOAT, "float32": FLOAT32, "float64": FLOAT64,
+            "address": ADDRESS}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_family_matches_interpreter(family, monkeypatch):
     run_both(FAMILIES[family], monkeypatch)
+

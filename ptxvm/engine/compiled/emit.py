@@ -17,6 +17,7 @@ the fused run (`describe` returns None), and the interpreter runs that instructi
     moves and selection                       mov (register or immediate), selp, setp (integer,
                                               .f32 {.ftz}, .f64; with .and/.or/.xor), cvt integer
                                               -> integer (no .sat)
+    addresses                                 cvta(.to).{global,shared,local,const}.u64
     floating point                            add sub mul {.rn}{.ftz}.f32, fma.rn{.ftz}.f32,
                                               add sub mul {.rn}.f64
 
@@ -391,6 +392,21 @@ def _cvt(mods, srcs, dsts):
     return "convert", [f"u64(sx32({a}))" if s.startswith("s") else a], []
 
 
+def _cvta(mods, srcs, dsts):
+    """cvta(.to).space.u64: adds (subtracts) the space's generic window; global's is 0
+    (memory/access.lower_cvta)."""
+    from ..memory.access import WINDOWS
+
+    t = _one_type(mods, {"u64"})
+    spaces = [x for x in mods if x not in ("to", t)]
+    if len(spaces) != 1 or spaces[0].split("::")[0] not in ("global", "shared", "local", "const"):
+        raise _Reject
+    space = spaces[0].split("::")[0]
+    window = 0 if space == "global" else int(WINDOWS[space])
+    a = srcs[0].expr
+    return "address", [f"({a} - U({window:#x}))" if "to" in mods else f"({a} + U({window:#x}))"], []
+
+
 # --------------------------------------------------------------------------- floating point
 
 BAIL = "BAIL"  # source.py turns it into: record the lane, skip the rest of its block
@@ -445,7 +461,7 @@ EMITTERS: dict[str, Callable] = {
     "add": None, "sub": None, "mul": _mul, "mad": _mad, "neg": _neg, "abs": _abs,
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
-    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt, "fma": _fma,
+    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt, "fma": _fma, "cvta": _cvta,
 }
 
 

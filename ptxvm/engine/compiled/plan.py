@@ -2,7 +2,9 @@
 
 A run is a maximal sequence of consecutive PCs whose instructions have a `Step`; a label (a
 branch target) or a function entry starts a new run, so that a loop body is one block from its
-head. Runs shorter than `MIN_LENGTH` stay interpreted (one compiled call would save nothing);
+head. Runs shorter than `MIN_LENGTH` stay interpreted (one compiled call would save nothing), except
+a lone floating-point instruction: its lane function makes several NumPy passes (NaN and .ftz
+checks, fma's midpoint test), which the compiled loop does in one;
 `PTXVM_JIT_MIN_LENGTH=1` fuses single instructions too (to check every emitted form against
 the conformance goldens: `PTXVM_JIT_THRESHOLD=0 PTXVM_JIT_MIN_LENGTH=1 python -m ptxvm.conformance check`).
 """
@@ -27,7 +29,7 @@ def attach(code: list, steps: dict[int, Step], leaders: set[int], dtypes) -> int
 
     def close():
         nonlocal made
-        if len(run) >= shortest:
+        if len(run) >= shortest or (len(run) == 1 and steps[run[0]].family == "float"):
             ops = [code[pc] for pc in run]
             if len({id(op) for op in ops}) == len(ops) and ops[0].fused is None:
                 ops[0].fused = FusedBlock(run[0], ops, [steps[pc] for pc in run], dtypes)
