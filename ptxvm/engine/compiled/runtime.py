@@ -3,13 +3,16 @@
 Tiering is a break-even rule: a `FusedBlock` estimates the seconds the interpreter has spent on
 it (per scheduler step and per thread-instruction) and compiles once that reaches what
 compiling is expected to cost: about `WARM_COST` when its machine code is already in the disk
-cache, else `COLD_BASE + COLD_PER_OP * length`. Numba takes ~0.3 s + 0.05-0.1 s per
-instruction of a block on an idle machine; the cold figures are a quarter of that, because the
-disk cache spreads one compile over the later processes that run the same kernel (a test suite
-run on every commit). Small test kernels therefore stay interpreted unless their code is
-cached; large or loop-heavy launches compile. `PTXVM_JIT_THRESHOLD=N` replaces the rule by a fixed count of thread-instructions
-(0: compile every block on its first run). Compiling writes the block's source to the cache folder under a name that hashes the
-source, the helpers, ptxvm's version and Numba's, imports it and asks Numba for the one
+cache, else `COLD_BASE + COLD_PER_OP * length` (what Numba takes on an idle machine for this
+kind of code: ~0.3 s for a few instructions, ~1.2 s for two dozen). Like renting skis until
+their price is paid, this never spends more than about twice the better choice's time: a small
+test kernel stays interpreted unless its code is cached, a large or loop-heavy launch
+compiles, and the disk cache makes the next process's load cheap. `PTXVM_JIT_THRESHOLD=N`
+replaces the rule by a fixed count of thread-instructions (0: compile every block on its first
+run).
+
+Compiling writes the block's source to the cache folder under a name that hashes the source,
+the helpers, ptxvm's, Numba's and Python's versions, imports it and asks Numba for the one
 signature it runs with; Numba's own cache (`cache=True`, next to the file) then keeps the
 machine code, so a second process loads it instead of compiling. The seconds this takes are
 added to `ctx.extra["jit_seconds"]` (LaunchStats.jit_seconds). A block that fails to compile is
@@ -37,7 +40,7 @@ from .source import block_source
 STEP_COST = 3e-6  # interpreter seconds per instruction per scheduler step (dispatch, operand gathers)
 LANE_COST = 1.5e-9  # ... and per thread-instruction (NumPy passes over the lanes)
 WARM_COST = 0.02  # seconds to load a cached block
-COLD_BASE, COLD_PER_OP = 0.1, 0.025  # a quarter of the seconds to compile one (see above)
+COLD_BASE, COLD_PER_OP = 0.2, 0.05  # seconds to compile one (see above)
 _compiled: dict[str, object] = {}  # cache key -> Numba dispatcher, for this process
 _no_lanes = np.zeros(0, dtype=np.int64)
 
