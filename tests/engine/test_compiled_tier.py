@@ -228,3 +228,20 @@ FAMILIES = {"int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "mov
 def test_family_matches_interpreter(family, monkeypatch):
     run_both(FAMILIES[family], monkeypatch)
 
+
+
+def test_switched_off_runs_no_compiled_block(monkeypatch):
+    """PTXVM_JIT=0 (and launch(jit=False)) keep the tier off: no block is even planned."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")
+    monkeypatch.setenv("PTXVM_JIT", "0")
+    ptx, outs = family_kernel(INT32[:4])
+    module = ptxvm.loads(ptx)
+    a, b, c = operands(1)
+    stats = module["family"].launch(N // 256, 256, [np.concatenate([a, b, c]), np.zeros(N * len(outs), np.uint64)])
+    assert stats.jit_seconds == 0
+    assert all(op.fused is None for op in module.program.code)
+    monkeypatch.delenv("PTXVM_JIT")
+    module["family"].launch(N // 256, 256, [np.concatenate([a, b, c]), np.zeros(N * len(outs), np.uint64)], jit=False)
+    assert all(op.fused is None for op in module.program.code)
+    module["family"].launch(N // 256, 256, [np.concatenate([a, b, c]), np.zeros(N * len(outs), np.uint64)])
+    assert any(op.fused is not None and op.fused.function is not None for op in module.program.code)

@@ -154,6 +154,10 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     (epoch, PC) grows by one per instruction and the other threads do not move, so it remains
     the smallest until it reaches the key of the next waiting group (`others`) or a control
     instruction, which may split it. That saves the O(threads) selection on most steps.
+
+    An Op with `fused` set starts a run of ordinary instructions compiled as one function
+    (engine/compiled): with `ctx.jit`, no observers, the budget not crossed and no waiting
+    group's key inside the run, the run is one step's work, counted as its instructions.
     """
     budget = ctx.max_instructions
     sticky: Optional[np.ndarray] = None  # the divergent group that keeps running
