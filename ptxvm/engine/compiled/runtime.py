@@ -97,11 +97,14 @@ def _load(key: str, source: str):
     name = f"ptxvm_jit_block_{key}"
     path = _module_file(key, source)
     if path is not None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module.block
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[name] = module
+            return module.block
+        except Exception:  # noqa: BLE001 - e.g. Numba finds no writable cache there: compile in memory
+            sys.modules.pop(name, None)
     namespace: dict = {"__name__": name}
     exec(compile(source.replace("cache=True", "cache=False"), f"<{name}>", "exec"), namespace)
     return namespace["block"]
