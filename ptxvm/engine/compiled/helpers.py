@@ -61,45 +61,45 @@ def _bitcast_f64_u64(typingctx, x):
     return sig, codegen
 
 
-@njit
+@njit(cache=True)
 def f32(bits):
     return _bitcast_u32_f32(np.uint32(bits))
 
 
-@njit
+@njit(cache=True)
 def f32b(x):
     return np.uint64(_bitcast_f32_u32(np.float32(x)))
 
 
-@njit
+@njit(cache=True)
 def f64(bits):
     return _bitcast_u64_f64(np.uint64(bits))
 
 
-@njit
+@njit(cache=True)
 def f64b(x):
     return _bitcast_f64_u64(np.float64(x))
 
 
-@njit
+@njit(cache=True)
 def i64(bits):
     """uint64 bits -> the int64 with the same bits."""
     return np.int64(bits)
 
 
-@njit
+@njit(cache=True)
 def u64(x):
     """int64 -> the uint64 with the same bits."""
     return np.uint64(x)
 
 
-@njit
+@njit(cache=True)
 def sx32(bits):
     """The low 32 bits as a signed value, in an int64."""
     return np.int64(np.int32(np.uint32(bits & M32)))
 
 
-@njit
+@njit(cache=True)
 def fz32(bits):
     """.ftz on f32 bits: a subnormal becomes the zero of its sign."""
     return bits & S32 if (bits & E32) == U(0) else bits
