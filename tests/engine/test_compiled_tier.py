@@ -245,3 +245,17 @@ def test_switched_off_runs_no_compiled_block(monkeypatch):
     assert all(op.fused is None for op in module.program.code)
     module["family"].launch(N // 256, 256, [np.concatenate([a, b, c]), np.zeros(N * len(outs), np.uint64)])
     assert any(op.fused is not None and op.fused.function is not None for op in module.program.code)
+
+
+def test_observed_launches_run_every_instruction(monkeypatch):
+    """A tracer (or any hooks) sees every instruction: with the tier forced on, a traced launch
+    gives one record per warp-instruction, and a sanitized one still runs."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")
+    ptx, outs = family_kernel(LOGIC)
+    kernel = ptxvm.loads(ptx)["family"]
+    a, b, c = operands(2)
+    args = [np.concatenate([a, b, c]), np.zeros(N * len(outs), np.uint64)]
+    trace = kernel.trace(4, 256, args)
+    assert len(trace) == trace.stats.warp_instructions
+    report = kernel.sanitize(4, 256, [args[0], np.zeros(N * len(outs), np.uint64)])
+    assert not report.errors
