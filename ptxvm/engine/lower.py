@@ -24,6 +24,7 @@ from ..syntax import ast
 from ..syntax.constexpr import evaluate
 from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
     var_size, vector_register)
+from .compiled.emit import EMITTERS as FUSIBLE_OPCODES
 from .core.machine import Context, Fault, Op
 from ..isa.sregs import SREGS
 from .core.operands import (FUNC_ADDRESS_BASE, alu_runner, symbol_plus_offset, LoweringError, UnresolvedReference,
@@ -205,8 +206,12 @@ class Lowerer:
         them: loading a module pays nothing for the tier."""
         from .compiled import emit, plan
 
-        steps = {pc: emit.describe(self, *candidate) for pc, candidate in self.fusible.items()}
-        plan.attach(self.code, {pc: s for pc, s in steps.items() if s is not None}, self.leaders, self.regs.dtypes)
+        try:
+            steps = {pc: emit.describe(self, *candidate) for pc, candidate in self.fusible.items()}
+            plan.attach(self.code, {pc: s for pc, s in steps.items() if s is not None}, self.leaders, self.regs.dtypes)
+        except Exception:  # noqa: BLE001 - the interpreter runs everything; never a failed launch
+            if os.environ.get("PTXVM_DEBUG_JIT"):
+                raise
         self.fusible = {}
 
     def declare_static(self, decl: ast.VarDecl) -> Symbol:
@@ -560,7 +565,7 @@ class Lowerer:
     def _note_fusible(self, instr, m, scope, written, ops, guard) -> None:
         """Remember the compiled tier's code for an ordinary register-only instruction (not one
         ptxas contracts: its Op does more than the instruction says)."""
-        if len(ops) != 1 or ops[0].control or ops[0].side_effects or m is None:
+        if len(ops) != 1 or ops[0].control or ops[0].side_effects or m is None or instr.opcode not in FUSIBLE_OPCODES:
             return
         if id(written) in self.contraction.fused or id(written) in self.contraction.stashed:
             return
