@@ -16,7 +16,8 @@ the helpers, ptxvm's, Numba's and Python's versions, imports it and asks Numba f
 signature it runs with; Numba's own cache (`cache=True`, next to the file) then keeps the
 machine code, so a second process loads it instead of compiling. The seconds this takes are
 added to `ctx.extra["jit_seconds"]` (LaunchStats.jit_seconds). A block that fails to compile is
-never tried again and keeps running in the interpreter.
+never tried again and keeps running in the interpreter (`FusedBlock.error` says why;
+`PTXVM_DEBUG_JIT=1` raises instead, as it does for an emitter that fails).
 
 The cache folder is `PTXVM_CACHE_DIR` if set, else `$XDG_CACHE_HOME/ptxvm` or `~/.cache/ptxvm`,
 with `jit/` below it; where none can be written, blocks compile in memory only.
