@@ -138,13 +138,15 @@ def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_
                    f"{kernel}: {stats.ctas} CTAs of {stats.threads // stats.ctas} threads on {stats.device} in {stats.kernel_seconds:.4f} s")
         return
     fields = {"thread_instructions": stats.thread_instructions, "warp_instructions": stats.warp_instructions,
-              "seconds": round(stats.seconds, 6), "ctas": stats.ctas, "threads": stats.threads, "waves": stats.waves}
+              "seconds": round(stats.seconds, 6), "jit_seconds": round(stats.jit_seconds, 6), "ctas": stats.ctas,
+              "threads": stats.threads, "waves": stats.waves}
     if as_json:
         click.echo(json.dumps(fields))
     else:
         rate = stats.thread_instructions / stats.seconds / 1e6 if stats.seconds else 0.0
         click.echo(f"{kernel}: {stats.thread_instructions:,} thread-instructions, {stats.warp_instructions:,} "
-                   f"warp-instructions, {stats.ctas} CTAs in {stats.waves} waves, {stats.seconds:.3f} s ({rate:.1f} M/s)")
+                   f"warp-instructions, {stats.ctas} CTAs in {stats.waves} waves, {stats.seconds:.3f} s ({rate:.1f} M/s)"
+                   + (f", of which {stats.jit_seconds:.3f} s compiling" if stats.jit_seconds else ""))
 
 
 def _launch_with_progress(kernel, grid, block, values, shared, max_instructions, cluster=None):

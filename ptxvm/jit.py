@@ -1,8 +1,10 @@
 """The switch for ptxvm's compiled fast paths (Numba).
 
-Some hot arithmetic (today: the tensor-core numerics of ptxvm.numerics.mma) has two
-implementations that give the same bits: a NumPy one, which is the executable specification, and
-a compiled one (Numba, `@njit(cache=True)`), which is the default. The compiled one is used when
+Some hot code has two implementations that give the same bits: a NumPy one, which is the
+executable specification, and a compiled one (Numba), which is the default. Today: the
+tensor-core numerics of ptxvm.numerics.mma (`@njit(cache=True)`), and the compiled tier of the
+engine (ptxvm/engine/compiled), which runs hot runs of register-only instructions as one
+generated function per block. The compiled one is used when
 
 * Numba imports (`numba_available()`), and
 * it is not switched off: the environment variable `PTXVM_JIT=0` (also `false`, `no`, `off`)
@@ -55,8 +57,8 @@ def enabled() -> bool:
         return True
     if not _warned:
         _warned = True
-        warnings.warn("ptxvm: numba is not importable, so the tensor-core numerics run on the NumPy reference "
-                      "path (same results, much slower); `pip install numba` for the compiled path",
+        warnings.warn("ptxvm: numba is not importable, so the tensor-core numerics and straight-line code run on "
+                      "the NumPy reference path (same results, much slower); `pip install numba` for the compiled path",
                       SlowPathWarning, stacklevel=3)
     return False
 

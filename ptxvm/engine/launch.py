@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .. import jit as jit_switch
 from ..errors import FaultSite, KernelFault, LaunchError, OutOfDeviceMemory
 from ..semantics.dtypes import bits_of, numpy_dtype
 from .control import cluster as cluster_ops
@@ -40,6 +41,7 @@ class LaunchStats:
     workers: int = 1  # processes that ran the CTAs (ptxvm/parallel)
     serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
     worker_cpu: tuple = ()  # CPU seconds each worker process spent on its shard (a split launch)
+    jit_seconds: float = 0.0  # of `seconds`, the time spent compiling (or loading cached) fused blocks
 
     @property
     def instructions_per_second(self) -> float:
@@ -190,6 +192,9 @@ class Launch:
             total_ctas = int(positions.size)
         capacity, wave_bytes = self._fit_wave(capacity, total_ctas, per_thread)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
+        use_jit = jit_switch.enabled()  # the compiled tier (engine/compiled), as ptxvm.jit says
+        if use_jit and self.tracer is None and self.hooks is None:
+            prog.prepare_fused()
         printf: list = []
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
         kparams = FlatMemory("param", self.kparams)
@@ -214,6 +219,7 @@ class Launch:
                 ctx.thread_instructions = stats.thread_instructions
                 ctx.tracer = self.tracer.wave(ctx, ctas) if self.tracer is not None else None
                 ctx.hooks = self.hooks
+                ctx.jit = use_jit and ctx.tracer is None and self.hooks is None
                 if self.hooks is not None:
                     self.hooks.begin_wave(ctx, ctas, self)
                 try:
@@ -230,6 +236,7 @@ class Launch:
                 stats.warp_instructions += ctx.warp_instructions
                 stats.pm_events += ctx.extra.get("pm_events", 0)
                 stats.max_registers = max(stats.max_registers, ctx.extra.get("max_registers", 0))
+                stats.jit_seconds += ctx.extra.pop("jit_seconds", 0.0)
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
                 if self.progress is not None:

@@ -24,6 +24,7 @@ from ..syntax import ast
 from ..syntax.constexpr import evaluate
 from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
     var_size, vector_register)
+from .compiled.emit import EMITTERS as FUSIBLE_OPCODES
 from .core.machine import Context, Fault, Op
 from ..isa.sregs import SREGS
 from .core.operands import (FUNC_ADDRESS_BASE, alu_runner, symbol_plus_offset, LoweringError, UnresolvedReference,
@@ -69,6 +70,12 @@ class Program:
     dynamic_shared: bool
     globals: dict[str, Symbol]
     uses_alloca: bool = False
+    plan_fused: Optional[Callable] = None  # makes the compiled tier's blocks (once; see Lowerer._plan_fused)
+
+    def prepare_fused(self) -> None:
+        if self.plan_fused is not None:
+            plan, self.plan_fused = self.plan_fused, None
+            plan()
 
     def frame_need(self, kernel: str) -> int:
         """Bytes of local memory one thread of `kernel` needs for its deepest call chain."""
@@ -149,6 +156,10 @@ class Lowerer:
         self.uses_alloca = False
         # whether any vector register (.reg .v4 .f32 v) exists: only then are operands searched for them
         self.vector_registers = _declares_vector_registers(module)
+        # the compiled tier (engine/compiled): pc -> (instr, match, scope, guard) of each candidate
+        # instruction; the PCs that start blocks
+        self.fusible: dict = {}
+        self.leaders: set[int] = set()
 
     # ------------------------------------------------------------------ module scope
     def lower(self) -> Program:
@@ -189,7 +200,20 @@ class Lowerer:
                 info.save_offset = info.frame.place(8 * words, 8)
         return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
-                       self.uses_alloca)
+                       self.uses_alloca, self._plan_fused if self.fusible else None)
+
+    def _plan_fused(self) -> None:
+        """The compiled tier's blocks (engine/compiled), made at the first launch that may use
+        them: loading a module pays nothing for the tier."""
+        from .compiled import emit, plan
+
+        try:
+            steps = {pc: emit.describe(self, *candidate) for pc, candidate in self.fusible.items()}
+            plan.attach(self.code, {pc: s for pc, s in steps.items() if s is not None}, self.leaders, self.regs.dtypes)
+        except Exception:  # noqa: BLE001 - the interpreter runs everything; never a failed launch
+            if os.environ.get("PTXVM_DEBUG_JIT"):
+                raise
+        self.fusible = {}
 
     def declare_static(self, decl: ast.VarDecl) -> Symbol:
         space = decl.space.split("::")[0]
@@ -310,6 +334,8 @@ class Lowerer:
         self._count_labels(info.decl.body, len(self.code), labels)
         self.labels = labels
         info.entry_pc = len(self.code)
+        self.leaders.update(labels.values())
+        self.leaders.add(info.entry_pc)
         self._families: list = []
         if self.contract:  # ptxas's mul+add -> fma fusion, as the GPU runs it (engine/contraction.py)
             from . import contraction
@@ -531,6 +557,8 @@ class Lowerer:
             why = str(e) if isinstance(e, (LoweringError, NotImplementedError, KeyError, MatchError)) \
                 else f"internal lowering error ({type(e).__name__}: {e})"
             ops = [_unsupported(f"{text}: {why}")] * (2 if instr.opcode == "call" else 1)
+        else:
+            self._note_fusible(instr, m, scope, written, ops, guard)
         for op in ops:
             op.guard = guard if not op.control else op.guard
             if op.control and guard is not None and op.guard is None:
@@ -540,6 +568,15 @@ class Lowerer:
             op.file = instr.span.file
             op.origin = (instr, m)
             self.code.append(op)
+
+    def _note_fusible(self, instr, m, scope, written, ops, guard) -> None:
+        """Remember the compiled tier's code for an ordinary register-only instruction (not one
+        ptxas contracts: its Op does more than the instruction says)."""
+        if len(ops) != 1 or ops[0].control or ops[0].side_effects or m is None or instr.opcode not in FUSIBLE_OPCODES:
+            return
+        if id(written) in self.contraction.fused or id(written) in self.contraction.stashed:
+            return
+        self.fusible[len(self.code)] = (instr, m, scope, guard)  # described when a launch plans blocks
 
     def _expand_vector_registers(self, instr: ast.Instruction, scope: Scope) -> ast.Instruction:
         """A whole vector register operand acts as the braced vector of its elements:

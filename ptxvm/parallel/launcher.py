@@ -162,6 +162,7 @@ def _sum_stats(parts):
         s.waves += p.waves
         s.pm_events += p.pm_events
         s.max_registers = max(s.max_registers, p.max_registers)
+        s.jit_seconds = max(s.jit_seconds, p.jit_seconds)  # the workers compile side by side
     return s
 
 

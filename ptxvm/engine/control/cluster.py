@@ -129,8 +129,20 @@ def fill_sregs(ctx, cta_id: np.ndarray, grid, cluster, explicit: bool) -> None:
     slot's linear CTA id."""
     gx, gy, _ = grid
     cx, cy, cz = cluster
-    pos = (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))
     s = ctx.sreg
+    if cx * cy * cz == 1:  # no clusters: each CTA is its own (the common launch; no per-slot work)
+        for c, g in zip("xyz", grid):
+            ctaid = s.get(f"%ctaid.{c}")
+            s[f"%clusterid.{c}"] = ctaid if ctaid is not None else np.uint32(0)
+            s[f"%nclusterid.{c}"] = np.uint32(g)
+            s[f"%cluster_ctaid.{c}"] = np.uint32(0)
+            s[f"%cluster_nctaid.{c}"] = np.uint32(1)
+        s["%cluster_ctarank"] = np.uint32(0)
+        s["%cluster_nctarank"] = np.uint32(1)
+        s["%is_explicit_cluster"] = np.bool_(explicit)
+        ctx.cluster_size = 1
+        return
+    pos = (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))
     rank = np.zeros(cta_id.shape, dtype=np.int64)
     scale = 1
     for c, p, g, k in zip("xyz", pos, grid, cluster):

@@ -59,6 +59,7 @@ class Op:
     origin: object = None  # (ast.Instruction, isa Match or None) it was lowered from
     addr: Optional[Callable] = None  # memory instructions: reader of the address, `addr(ctx, lanes)`
     space: Optional[str] = None  # memory instructions: the state space it addresses (None: generic)
+    fused: object = None  # engine/compiled: a FusedBlock of the run of ordinary ops starting here
 
 
 class Context:
@@ -93,6 +94,7 @@ class Context:
         self.slot_index = np.arange(n)  # every thread slot: the owners of thread-local accesses
         self.tracer = None  # a WaveTracer (engine/trace/events.py) while a profiled launch runs
         self.hooks = None  # a LaunchHooks (engine/core/hooks.py) while a tool observes the launch
+        self.jit = False  # whether fused blocks (engine/compiled) may run: the launcher decides
 
     # -- lane sets
     def live_lanes(self) -> Optional[np.ndarray]:
@@ -152,6 +154,10 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
     (epoch, PC) grows by one per instruction and the other threads do not move, so it remains
     the smallest until it reaches the key of the next waiting group (`others`) or a control
     instruction, which may split it. That saves the O(threads) selection on most steps.
+
+    An Op with `fused` set starts a run of ordinary instructions compiled as one function
+    (engine/compiled): with `ctx.jit`, no observers, the budget not crossed and no waiting
+    group's key inside the run, the run is one step's work, counted as its instructions.
     """
     budget = ctx.max_instructions
     sticky: Optional[np.ndarray] = None  # the divergent group that keeps running
@@ -192,6 +198,23 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             sticky, sticky_key = lanes, k
             warps = sticky_warps = _count_warps(ctx, lanes)
         op = code[pc]
+        if op.fused is not None and ctx.jit and tracer is None and hooks is None:
+            n_ops = op.fused.length  # the whole run in one compiled call, counted as the interpreter counts it
+            work = group * n_ops
+            if (budget is None or ctx.thread_instructions + work <= budget) and \
+                    (lanes is None or sticky_key + n_ops <= others) and op.fused.run(ctx, lanes, work):
+                ctx.step_count += n_ops
+                ctx.thread_instructions += work
+                ctx.warp_instructions += (ctx.n_warps_live if lanes is None else warps) * n_ops
+                if lanes is None:
+                    ctx.upc = pc + n_ops
+                    continue
+                ctx.pc[lanes] = pc + n_ops
+                sticky_key += n_ops
+                if sticky_key >= others:
+                    sticky = None
+                    _maybe_reconverge(ctx, lanes)
+                continue
         ctx.step_count += 1
         ctx.thread_instructions += group
         ctx.warp_instructions += ctx.n_warps_live if lanes is None else warps

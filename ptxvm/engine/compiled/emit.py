@@ -1,0 +1,478 @@
+"""One instruction -> a few lines of scalar Numba code over one lane's raw bits (a `Step`).
+
+Locals of the generated function: `v<slot>` holds register <slot> of the current lane, as a
+uint64 zero-extended from the register's width (bool for predicates). A step computes its
+results into its own temporaries first (an instruction may read what it writes), then assigns
+them to its destinations. What the fast code cannot decide exactly (a NaN result, whose bits the
+numerics policy owns; an fma whose float64 sum lies on a rounding midpoint; an .ftz result that
+rounded to the smallest normal) it does not guess: the lane *bails*, writes nothing, and the
+interpreter runs the whole block for it afterwards.
+
+Only the forms below are emitted; any other modifier, type, operand kind or register width ends
+the fused run (`describe` returns None), and the interpreter runs that instruction:
+
+    integer (.u32 .s32 .b32 .u64 .s64 .b64)  add sub (no .cc/.sat), mul/mad .lo (.wide, .hi: 32-bit
+                                              types), neg abs (.s32 .s64), min max (no .relu)
+    logic                                     and or xor not (.b32 .b64 .pred), shl shr
+    moves and selection                       mov (register or immediate), selp, setp (integer,
+                                              .f32 {.ftz}, .f64; with .and/.or/.xor), cvt integer
+                                              -> integer (no .sat)
+    addresses                                 cvta(.to).{global,shared,local,const}.u64
+    floating point                            add sub mul {.rn}{.ftz}.f32, fma.rn{.ftz}.f32,
+                                              add sub mul {.rn}.f64
+
+Instructions ptxas contracts (engine/contraction.py) are never emitted: the lowerer asks first.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ...syntax import ast
+from ..core.operands import literal
+
+INT_TYPES = {"b32", "u32", "s32", "b64", "u64", "s64"}
+FLOAT_TYPES = {"f32", "f64"}
+BITS = {"b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64}
+
+
+@dataclass
+class Step:
+    """The code of one instruction inside a fused block."""
+
+    family: str                        # which emitter wrote it (for tests and docs)
+    lines: list[str]                   # statements over v<slot> locals; may use BAIL (see source.py)
+    reads: set[int] = field(default_factory=set)
+    writes: set[int] = field(default_factory=set)
+    guard: Optional[tuple[int, bool]] = None
+
+
+@dataclass
+class Src:
+    expr: str      # uint64 bits (bool for pred) of the operand in the lane
+    type: str
+
+
+@dataclass
+class Dst:
+    slot: Optional[int]  # None: a sink `_`
+    type: str
+
+
+class _Reject(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- operands
+
+
+def _bits_of_literal(value, t: str) -> int:
+    import numpy as np
+
+    if t == "pred":
+        return int(bool(value))
+    return int(np.asarray(value).view(f"u{BITS[t] // 8}"))
+
+
+def _source(lowerer, node, t: str, scope, reads: set) -> Src:
+    if t not in BITS and t != "pred":
+        raise _Reject
+    if isinstance(node, ast.Register):
+        if node.offset is not None or node.component is not None or node.minus:
+            raise _Reject
+        slot = _register_slot(lowerer, node, t, scope)
+        reads.add(slot)
+        if node.negated:
+            if t != "pred":
+                raise _Reject
+            return Src(f"(not v{slot})", t)
+        return Src(f"v{slot}", t)
+    if isinstance(node, ast.Immediate):
+        try:
+            value = literal(node.expr, t)
+        except Exception:  # noqa: BLE001 - a symbol's address or an odd literal: not fused
+            raise _Reject from None
+        bits = _bits_of_literal(value, t)
+        return Src("True" if (t == "pred" and bits) else "False" if t == "pred" else f"U({bits:#x})", t)
+    raise _Reject
+
+
+def _register_slot(lowerer, node: ast.Register, t: str, scope) -> int:
+    try:
+        sym = lowerer.register(node, scope)
+    except Exception:  # noqa: BLE001 - undeclared etc.: the interpreter reports it
+        raise _Reject from None
+    if sym.space != "reg":
+        raise _Reject  # special registers, variable addresses
+    dt = lowerer.regs.dtypes[sym.offset]
+    if t == "pred":
+        if dt.kind != "b":
+            raise _Reject
+    elif t not in BITS or dt.kind != "u" or dt.itemsize * 8 != BITS[t]:
+        raise _Reject  # wider or narrower registers: truncation/extension rules stay interpreted
+    return sym.offset
+
+
+def _destination(lowerer, node, t: str, scope, writes: set) -> Dst:
+    if isinstance(node, ast.Sink):
+        return Dst(None, t)
+    if not isinstance(node, ast.Register) or node.negated or node.offset is not None or node.component is not None:
+        raise _Reject
+    slot = _register_slot(lowerer, node, t, scope)
+    writes.add(slot)
+    return Dst(slot, t)
+
+
+def _operands(lowerer, instr, m, scope, reads, writes):
+    from ...isa.table import Kind, Role
+
+    srcs, dsts = [], []
+    if len(instr.operands) != len(m.operands):
+        raise _Reject
+    for spec, node in zip(m.operands, instr.operands):
+        if spec.type is None or isinstance(node, ast.VectorOperand):
+            raise _Reject
+        t = spec.type.name
+        if spec.kind is Kind.PAIR or spec.spec.second is not None:
+            first, second = (node.first, node.second) if isinstance(node, ast.PredPair) else (node, None)
+            dsts.append(_destination(lowerer, first, t, scope, writes))
+            dsts.append(_destination(lowerer, second, "pred", scope, writes) if second is not None else Dst(None, "pred"))
+        elif spec.role is Role.SRC:
+            srcs.append(_source(lowerer, node, t, scope, reads))
+        elif spec.role is Role.DST:
+            dsts.append(_destination(lowerer, node, t, scope, writes))
+        else:
+            raise _Reject
+    return srcs, dsts
+
+
+def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
+    """The step of `instr` (already lowered to one ordinary Op), or None when it cannot be fused."""
+    emitter = EMITTERS.get(instr.opcode)
+    if emitter is None or m is None:
+        return None
+    reads: set = set()
+    writes: set = set()
+    try:
+        srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes)
+        mods = tuple(x.lstrip(".") for x in instr.modifiers)
+        family, results, lines = emitter(mods, srcs, dsts)
+    except _Reject:
+        return None
+    except Exception:  # noqa: BLE001 - a form no emitter foresaw: interpreted, never a lowering failure
+        if os.environ.get("PTXVM_DEBUG_JIT"):
+            raise
+        return None
+    if len(results) != len(dsts):
+        return None
+    out = list(lines)
+    # results first into temporaries (a destination may also be a source), then the registers
+    for k, (dst, expr) in enumerate(zip(dsts, results)):
+        out.append(f"w{k} = {expr if dst.type == 'pred' else 'U(' + expr + ')'}")
+    for k, dst in enumerate(dsts):
+        if dst.slot is not None:
+            out.append(f"v{dst.slot} = w{k}")
+    if guard is not None:
+        reads.add(guard[0])
+    return Step(family, out, reads, writes, guard)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _only(mods, allowed, *required):
+    if not set(mods) <= set(allowed) or any(r not in mods for r in required):
+        raise _Reject
+
+
+def _one_type(mods, types):
+    ts = [x for x in mods if x in types]
+    if len(ts) != 1:
+        raise _Reject
+    return ts[0]
+
+
+def _wrap(expr: str, t: str) -> str:
+    return f"(({expr}) & M32)" if BITS[t] == 32 else f"({expr})"
+
+
+def _signed(x: str, t: str) -> str:
+    """The int64 value of bits x read as the signed type of t's width."""
+    return f"sx32({x})" if BITS[t] == 32 else f"i64({x})"
+
+
+def _numeric(x: str, t: str) -> str:
+    """A value comparable in t's signedness: int64 for .sNN, the uint64 bits otherwise."""
+    return _signed(x, t) if t.startswith("s") else x
+
+
+# --------------------------------------------------------------------------- integer
+
+
+def _int_binary(op):
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, INT_TYPES)
+        _only(mods, {t})
+        a, b = srcs[0].expr, srcs[1].expr
+        return "int", [_wrap(f"{a} {op} {b}", t)], []
+    return emit
+
+
+def _product(mods, srcs, t):
+    """(expression, destination width) of the .lo / .wide / .hi product of a and b."""
+    a, b = srcs[0].expr, srcs[1].expr
+    mode = [x for x in mods if x in ("lo", "hi", "wide")]
+    mode = mode[0] if mode else "lo"
+    if mode == "lo":
+        return _wrap(f"{a} * {b}", t)
+    if BITS[t] != 32:
+        raise _Reject  # 64-bit .hi / .wide need 128-bit products
+    if mode == "wide":
+        return f"u64({_signed(a, t)} * {_signed(b, t)})" if t.startswith("s") else f"({a} * {b})"
+    if t.startswith("s"):
+        return f"(u64(({_signed(a, t)} * {_signed(b, t)}) >> I(32)) & M32)"
+    return f"(({a} * {b}) >> U(32))"
+
+
+def _mul(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES)
+    _only(mods, {t, "lo", "hi", "wide"})
+    return "int", [_product(mods, srcs, t)], []
+
+
+def _mad(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES)
+    _only(mods, {t, "lo", "hi", "wide"})
+    wide = "wide" in mods
+    s = f"{_product(mods, srcs, t)} + {srcs[2].expr}"
+    return "int", [f"({s})" if wide else _wrap(s, t)], []
+
+
+def _neg(mods, srcs, dsts):
+    t = _one_type(mods, {"s32", "s64"})
+    _only(mods, {t})
+    return "int", [_wrap(f"U(0) - {srcs[0].expr}", t)], []
+
+
+def _abs(mods, srcs, dsts):
+    t = _one_type(mods, {"s32", "s64"})
+    _only(mods, {t})
+    a = srcs[0].expr
+    return "int", [_wrap(f"(U(0) - {a}) if {_signed(a, t)} < I(0) else {a}", t)], []
+
+
+def _minmax(pick_smaller):
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, {"u32", "s32", "u64", "s64"})
+        _only(mods, {t})
+        a, b = srcs[0].expr, srcs[1].expr
+        less = f"{_numeric(a, t)} < {_numeric(b, t)}"
+        return "int", [f"({a} if {less} else {b})" if pick_smaller else f"({b} if {less} else {a})"], []
+    return emit
+
+
+# --------------------------------------------------------------------------- logic and shifts
+
+
+def _logic(op, pred_op):
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, {"b32", "b64", "pred"})
+        _only(mods, {t})
+        a, b = srcs[0].expr, srcs[1].expr
+        if t == "pred":
+            return "logic", [f"({a} {pred_op} {b})"], []
+        return "logic", [f"({a} {op} {b})"], []
+    return emit
+
+
+def _not(mods, srcs, dsts):
+    t = _one_type(mods, {"b32", "b64", "pred"})
+    _only(mods, {t})
+    a = srcs[0].expr
+    if t == "pred":
+        return "logic", [f"(not {a})"], []
+    return "logic", [f"({a} ^ {'M32' if BITS[t] == 32 else 'M64'})"], []
+
+
+def _shl(mods, srcs, dsts):
+    t = _one_type(mods, {"b32", "b64"})
+    _only(mods, {t})
+    a, n, w = srcs[0].expr, srcs[1].expr, BITS[t]
+    return "shift", [f"({_wrap(f'{a} << {n}', t)} if {n} < U({w}) else U(0))"], []
+
+
+def _shr(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES)
+    _only(mods, {t})
+    a, n, w = srcs[0].expr, srcs[1].expr, BITS[t]
+    if t.startswith("s"):  # arithmetic: a count >= the width fills with the sign
+        return "shift", [_wrap(f"u64({_signed(a, t)} >> i64(min({n}, U({w - 1}))))", t)], []
+    return "shift", [f"(({a} >> {n}) if {n} < U({w}) else U(0))"], []
+
+
+# --------------------------------------------------------------------------- moves, selection, comparison
+
+
+def _mov(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES | FLOAT_TYPES | {"pred"})
+    _only(mods, {t})
+    return "move", [srcs[0].expr], []
+
+
+def _selp(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES | FLOAT_TYPES)
+    _only(mods, {t})
+    a, b, c = (s.expr for s in srcs)
+    return "move", [f"({a} if {c} else {b})"], []
+
+
+INT_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+UNSIGNED_CMP = {"lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+FLOAT_CMP = {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+BOOL = {"and": "and", "or": "or", "xor": "!="}
+
+
+def _setp(mods, srcs, dsts):
+    t = _one_type(mods, INT_TYPES | FLOAT_TYPES)
+    ops = [x for x in mods if x in INT_CMP or x in UNSIGNED_CMP or x in FLOAT_CMP]
+    boolop = [x for x in mods if x in BOOL]
+    if len(ops) != 1 or len(boolop) > 1:
+        raise _Reject
+    op = ops[0]
+    _only(mods, {t, op, "ftz"} | set(boolop))
+    a, b = srcs[0].expr, srcs[1].expr
+    lines = []
+    if t in FLOAT_TYPES:
+        if op not in FLOAT_CMP or ("ftz" in mods and t != "f32"):
+            raise _Reject
+        to = "f32" if t == "f32" else "f64"
+        if "ftz" in mods:
+            a, b = f"fz32({a})", f"fz32({b})"
+        lines += [f"x = {to}({a})", f"y = {to}({b})"]
+        nan = "(math.isnan(x) or math.isnan(y))"
+        base = op[:-1] if op.endswith("u") and op not in ("num",) else op
+        if op == "num":
+            test = f"(not {nan})"
+        elif op == "nan":
+            test = nan
+        elif op == "ne":
+            test = f"((not {nan}) and x != y)"
+        elif op.endswith("u"):
+            test = f"({nan} or x {INT_CMP[base]} y)"
+        else:
+            test = f"(x {INT_CMP[op]} y)"
+    else:
+        if "ftz" in mods or op not in INT_CMP and op not in UNSIGNED_CMP:
+            raise _Reject
+        if op in UNSIGNED_CMP:
+            test = f"({a} {UNSIGNED_CMP[op]} {b})"
+        elif op in ("eq", "ne"):
+            test = f"({a} {INT_CMP[op]} {b})"
+        else:
+            test = f"({_numeric(a, t)} {INT_CMP[op]} {_numeric(b, t)})"
+    lines.append(f"tt = {test}")
+    if boolop:
+        c = srcs[2].expr
+        j = BOOL[boolop[0]]
+        return "compare", [f"(tt {j} {c})", f"((not tt) {j} {c})"], lines
+    return "compare", ["tt", "(not tt)"], lines
+
+
+def _cvt(mods, srcs, dsts):
+    ints = [x for x in mods if x in INT_TYPES]
+    if len(ints) != 2 or len(mods) != 2:
+        raise _Reject  # rounding, .sat, .ftz or a float type: interpreted
+    d, s = ints
+    a = srcs[0].expr
+    if BITS[d] == BITS[s]:
+        return "convert", [a], []
+    if BITS[d] < BITS[s]:
+        return "convert", [_wrap(a, d)], []
+    return "convert", [f"u64(sx32({a}))" if s.startswith("s") else a], []
+
+
+def _cvta(mods, srcs, dsts):
+    """cvta(.to).space.u64: adds (subtracts) the space's generic window; global's is 0
+    (memory/access.lower_cvta)."""
+    from ..memory.access import WINDOWS
+
+    t = _one_type(mods, {"u64"})
+    spaces = [x for x in mods if x not in ("to", t)]
+    if len(spaces) != 1 or spaces[0].split("::")[0] not in ("global", "shared", "local", "const"):
+        raise _Reject
+    space = spaces[0].split("::")[0]
+    window = 0 if space == "global" else int(WINDOWS[space])
+    a = srcs[0].expr
+    return "address", [f"({a} - U({window:#x}))" if "to" in mods else f"({a} + U({window:#x}))"], []
+
+
+# --------------------------------------------------------------------------- floating point
+
+BAIL = "BAIL"  # source.py turns it into: record the lane, skip the rest of its block
+
+
+def _f32_result(lines, r, ftz, checked_tiny=False):
+    """Bits of float32 `r`: a NaN bails; .ftz flushes a subnormal and bails at +-2^-126
+    (whether the exact result was tiny is numerics' decision)."""
+    lines += [f"if math.isnan({r}):", f"    {BAIL}", f"rb = f32b({r})"]
+    if ftz:
+        lines += ["if (rb & E32) == U(0):", "    rb = rb & S32",
+                  "if (rb & M31) == MIN_NORMAL32:", f"    {BAIL}"]
+    return "rb"
+
+
+def _float_arith(op):
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, FLOAT_TYPES)
+        _only(mods, {t, "rn", "ftz"})
+        a, b = srcs[0].expr, srcs[1].expr
+        if t == "f64":
+            if "ftz" in mods:
+                raise _Reject
+            lines = [f"r = f64({a}) {op} f64({b})", "if math.isnan(r):", f"    {BAIL}"]
+            return "float", ["f64b(r)"], lines
+        ftz = "ftz" in mods
+        if ftz:
+            a, b = f"fz32({a})", f"fz32({b})"
+        lines = [f"r = f32({a}) {op} f32({b})"]
+        return "float", [_f32_result(lines, "r", ftz)], lines
+    return emit
+
+
+def _fma(mods, srcs, dsts):
+    t = _one_type(mods, FLOAT_TYPES)
+    _only(mods, {t, "rn", "ftz"}, "rn")
+    if t != "f32":
+        raise _Reject
+    a, b, c = (s.expr for s in srcs)
+    ftz = "ftz" in mods
+    if ftz:
+        a, b, c = f"fz32({a})", f"fz32({b})", f"fz32({c})"
+    # the product is exact in float64; RN of the float64 sum, rounded again to float32, is RN of
+    # the exact a*b + c unless it lies on a float32 midpoint or is tiny (floating.fma32_rn)
+    lines = [f"p = F64(f32({a})) * F64(f32({b}))", f"s = p + F64(f32({c}))",
+             "if (f64b(s) & LOW29) == MID29 or abs(s) < FMA32_TINY:", f"    {BAIL}",
+             "r = F32(s)"]
+    return "float", [_f32_result(lines, "r", ftz)], lines
+
+
+EMITTERS: dict[str, Callable] = {
+    "add": None, "sub": None, "mul": _mul, "mad": _mad, "neg": _neg, "abs": _abs,
+    "min": _minmax(True), "max": _minmax(False),
+    "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
+    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt, "fma": _fma, "cvta": _cvta,
+}
+
+
+def _by_type(int_emit, float_emit):
+    def emit(mods, srcs, dsts):
+        if any(x in FLOAT_TYPES for x in mods):
+            return float_emit(mods, srcs, dsts)
+        return int_emit(mods, srcs, dsts)
+    return emit
+
+
+EMITTERS["add"] = _by_type(_int_binary("+"), _float_arith("+"))
+EMITTERS["sub"] = _by_type(_int_binary("-"), _float_arith("-"))
+EMITTERS["mul"] = _by_type(_mul, _float_arith("*"))
