@@ -162,13 +162,17 @@ def _compiled():
 
 def _flat(a, b, c, adt, bdt, cdt):
     """(leading shape, A [L, M, K], B [L, K, N], C [L, M, N]) as contiguous uint64 arrays, each
-    element first cast to its storage dtype (as the spec's decoders do)."""
+    element first cast to its storage dtype (as the spec's decoders do). An operand that already
+    is uint64 is passed as it is: the kernels read only the low bits of each element that its
+    format (or integer width) has, which is what the cast keeps."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
     out = [lead]
     for x, dt in ((a, adt), (b, bdt), (c, cdt)):
         x = np.broadcast_to(x, lead + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
-        out.append(np.ascontiguousarray(x.astype(dt, copy=False), dtype=np.uint64))
+        if x.dtype != np.uint64:
+            x = x.astype(dt, copy=False)
+        out.append(np.ascontiguousarray(x, dtype=np.uint64))
     return out
 
 

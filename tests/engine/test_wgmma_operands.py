@@ -71,6 +71,31 @@ def test_accumulator_index_matches_fragment_positions(n, bits, groups):
     assert np.array_equal(frag.from_matrix(other), frag.reference_from_matrix(other))
 
 
+@pytest.mark.parametrize("n", [8, 64, 256])
+@pytest.mark.parametrize("bits", [16, 32])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_accumulator_register_blocks_match_fragment_positions(n, bits, contiguous):
+    """DFragment.read / write (one strided block per register when the warpgroups are contiguous,
+    else the index path) against the fragment positions."""
+    frag = O.DFragment(n, bits)
+    rng = np.random.default_rng([n, bits, contiguous])
+    groups = 2
+    slots = (np.array([128, 256] if contiguous else [0, 256])[:, None] + np.arange(128)[None, :])
+    valid = np.ones_like(slots, bool)
+    reg_slots = list(range(frag.regs))[::-1]
+    ctx = SimpleNamespace(regs=[rng.integers(0, 1 << 32, 512, dtype=np.uint64).astype(np.uint32)
+                                for _ in range(frag.regs)])
+    vec = _Vec(reg_slots)
+    regs = np.stack([ctx.regs[s][slots.ravel()] for s in reg_slots])     # [registers, G * 128]
+    got = frag.read(ctx, vec, reg_slots, slots, valid)
+    assert got.dtype == np.uint64 and np.array_equal(got, frag.reference_to_matrix(regs))
+    for dt in (np.uint64, O.storage_dtype(bits)):
+        mat = rng.integers(0, np.iinfo(dt).max, (groups, 64, n), dtype=dt, endpoint=True)
+        frag.write(ctx, vec, reg_slots, slots, valid, mat)
+        want = frag.reference_from_matrix(mat.astype(O.storage_dtype(bits)))
+        assert np.array_equal(np.stack([ctx.regs[s][slots.ravel()] for s in reg_slots]), want)
+
+
 class _Vec:
     """RegVector's interface over plain registers (the reference readers and writers)."""
 

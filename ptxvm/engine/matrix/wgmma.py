@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import jit
 from ...numerics import mma as N
 from ...semantics.families import matrix as L
 from ...semantics.families import wgmma as G
@@ -158,7 +159,7 @@ def lower_wgmma(lowerer, instr, m, scope):
     wd_r = RegVector(lowerer, d_node, scope, 32, nd)
     wd_w = RegVector(lowerer, d_node, scope, 32, nd, write=True)
     d_slots = O.plain_register_slots(lowerer, d_node, scope, np.dtype(np.uint32))
-    dfrag = O.DFragment(Nn, dbits)
+    dfrag = O.d_fragment(Nn, dbits)
     na = 16 * Ka * abits // (32 * 32)
     ra = RegVector(lowerer, a_node, scope, 32, na) if a_regs else None
     a_desc = None if a_regs else lowerer.reader(a_node, "b64", scope)
@@ -189,7 +190,7 @@ def lower_wgmma(lowerer, instr, m, scope):
             A = _negate(A, at)
         if scale_b == -1:
             B = _negate(B, bt)
-        C = dfrag.to_matrix(O.read_registers(ctx, wd_r, d_slots, slots, valid))   # [G, 64, N]
+        C = dfrag.read(ctx, wd_r, d_slots, slots, valid)   # [G, 64, N] uint64
         if not sd.all():
             C[~sd] = 0
         if sp is None:
@@ -198,7 +199,7 @@ def lower_wgmma(lowerer, instr, m, scope):
             bsel = sp.b_operand(ctx, lanes, slots, valid, B)          # [G, 64, K/2, N]
             Dm = wgmma_numerics(A[:, :, None, :], bsel, C[:, :, None, :], shape, at, bt, ct, dt,
                                 satfinite)[:, :, 0, :]
-        O.write_registers(ctx, wd_w, d_slots, slots, valid, dfrag.from_matrix(Dm))
+        dfrag.write(ctx, wd_w, d_slots, slots, valid, Dm)
 
     return _warpgroup_collective(body)
 
@@ -228,12 +229,17 @@ def _sparse_operands(lowerer, scope, meta_node, sel_node, K, at):
 
 
 def wgmma_numerics(a, b, c, shape, at, bt, ct, dt, satfinite):
-    """D = A*B + C for one wgmma.mma_async (matrices of element bits)."""
+    """D = A*B + C for one wgmma.mma_async (matrices of element bits; C may be uint64, the
+    compiled float kernels take it as it is, the other paths in its storage dtype)."""
+    if c.dtype == np.uint64 and not (at in _FLOAT_IN and jit.enabled()):
+        c = c.astype(O.storage_dtype(16 if ct == "f16" else 32))
     if at == "b1":
         return N.bmma(a, b, c, "and")
     if at in ("s8", "u8"):
         return N.imma(a, b, c, at, bt, satfinite)
     return N.wgmma_float(a, b, c, at, bt, ct, dt)
 
+
+_FLOAT_IN = ("f16", "bf16", "tf32", "e4m3", "e5m2")
 
 LOWERINGS = {"wgmma": lower_wgmma}

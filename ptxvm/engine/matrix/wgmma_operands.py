@@ -163,10 +163,26 @@ def write_registers(ctx, vec, reg_slots, slots, valid, values) -> None:
             regs[s][lanes] = values[i, v]
 
 
+_FRAGMENTS: dict = {}
+
+
+def d_fragment(n: int, bits: int) -> "DFragment":
+    """The DFragment of an m64n<n> accumulator of `bits` elements (shared by the instructions)."""
+    frag = _FRAGMENTS.get((n, bits))
+    if frag is None:
+        frag = _FRAGMENTS[(n, bits)] = DFragment(n, bits)
+    return frag
+
+
 class DFragment:
     """The accumulator of an m64nNk* wgmma: element e of thread t (registers of 32 bits holding
     32 // bits elements each, lowest bits first) is D[row[t, e], col[t, e]]
-    (ptxvm.semantics.families.wgmma.d_fragment_positions)."""
+    (ptxvm.semantics.families.wgmma.d_fragment_positions): with t = 32 w + 4 g + q and
+    e = 4 c + 2 h + b, row = 16 w + 8 h + g and col = 8 c + 2 q + b. So in D viewed as
+    [G, w, h, g, c, q, b] the elements of register (c, h, b) of every thread are one strided
+    block: `read` and `write` copy each register to or from its block (the fast path, for
+    contiguous warpgroups of plain registers), `to_matrix` / `from_matrix` do it through a cached
+    index for any thread slots."""
 
     def __init__(self, n: int, bits: int):
         self.n, self.bits = n, bits
@@ -181,6 +197,49 @@ class DFragment:
             raise AssertionError("wgmma D fragment positions do not cover the matrix once")
         self._pos = out
         self._cache: dict = {}      # warpgroup count -> (to_matrix, from_matrix) indices
+        # register j's block: (c, h, b) for one element per register, (c, h) and both b for two
+        self._block = [(j >> 2, (j >> 1) & 1, j & 1) if self.per == 1 else (j >> 1, j & 1) for j in range(self.regs)]
+
+    def _blocks(self, mat: np.ndarray) -> np.ndarray:
+        """[G, 64, N] -> its view [c, h, b, G, w, g, q]."""
+        g = mat.shape[0]
+        return mat.reshape(g, 4, 2, 8, self.n // 8, 4, 2).transpose(4, 2, 6, 0, 1, 3, 5)
+
+    def read(self, ctx, vec, reg_slots, slots, valid) -> np.ndarray:
+        """C: [G, 64, N] uint64 elements from the accumulator registers of the warpgroups."""
+        lanes = _lanes(slots, valid)
+        if reg_slots is None or not isinstance(lanes, slice):
+            return self.to_matrix(read_registers(ctx, vec, reg_slots, slots, valid)).astype(np.uint64)
+        g = slots.shape[0]
+        mat = np.empty((g, 64, self.n), np.uint64)
+        blocks = self._blocks(mat)
+        regs = ctx.regs
+        for s, blk in zip(reg_slots, self._block):
+            r = regs[s][lanes].reshape(g, 4, 8, 4)
+            if self.per == 1:
+                blocks[blk] = r
+            else:
+                blocks[blk + (0,)] = r & np.uint32(0xFFFF)
+                blocks[blk + (1,)] = r >> np.uint32(16)
+        return mat
+
+    def write(self, ctx, vec, reg_slots, slots, valid, mat: np.ndarray) -> None:
+        """Write D ([G, 64, N] elements, any unsigned dtype: the low `bits` of each are kept) into
+        the accumulator registers of the warpgroups."""
+        lanes = _lanes(slots, valid)
+        if reg_slots is None or not isinstance(lanes, slice):
+            write_registers(ctx, vec, reg_slots, slots, valid, self.from_matrix(mat))
+            return
+        g = slots.shape[0]
+        blocks = self._blocks(mat)
+        regs = ctx.regs
+        for s, blk in zip(reg_slots, self._block):
+            dst = regs[s][lanes].reshape(g, 4, 8, 4)
+            if self.per == 1:
+                dst[...] = blocks[blk]
+            else:
+                lo = blocks[blk + (0,)].astype(np.uint32) & np.uint32(0xFFFF)
+                dst[...] = lo | (blocks[blk + (1,)].astype(np.uint32) << np.uint32(16))
 
     def _indices(self, g: int):
         hit = self._cache.get(g)
