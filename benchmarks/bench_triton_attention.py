@@ -81,7 +81,9 @@ def main():
     ap.add_argument("--sizes", default="512", help="sequence lengths, multiples of 128")
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--no-reference", action="store_true", help="skip the (slow) NumPy reference path")
+    ap.add_argument("--save", metavar="NPZ", help="write each size's output (compiled path) to this file")
     opt = ap.parse_args()
+    saved = {}
     k = kernel()
     run(k, *inputs(1, 128))  # parse/lower caches and the compiled kernels, out of the timings
     print(f"{'size':>10} {'path':>10} {'wall s':>8} {'CPU s':>8} {'GFLOP/s (CPU)':>14}  check")
@@ -89,6 +91,7 @@ def main():
         q, kk, v = inputs(opt.heads, n)
         flops = 4.0 * opt.heads * n * n * D
         o_fast, w_fast, t_fast = run(k, q, kk, v)
+        saved[f"attention{n}"] = o_fast
         ref = reference(q, kk, v)
         err = float(np.max(np.abs(o_fast.astype(np.float32) - ref)))
         label = f"{opt.heads}x{n}x{D}"
@@ -101,6 +104,8 @@ def main():
                   f"{'same bits' if same else 'OUTPUTS DIFFER'}; speed-up {t_ref / t_fast:.1f}x (CPU)", flush=True)
             if not same:
                 sys.exit(1)
+    if opt.save:
+        np.savez(opt.save, **saved)
     for jit, path in ((None, "compiled"), (False, "numpy")):
         if jit is False and opt.no_reference:
             continue

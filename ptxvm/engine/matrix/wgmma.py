@@ -38,11 +38,24 @@ def _threads_per_cta(ctx) -> int:
     return int(ctx.n // (int(ctx.cta_slot[-1]) + 1)) if ctx.n else 0
 
 
+def _whole_warpgroups(ctx, group) -> bool:
+    """Whether the sorted thread slots `group` are complete warpgroups of 128 threads each (the
+    common case, checked in a few vector operations: every 128th slot starts a warpgroup and
+    the 128 slots from it are consecutive)."""
+    if group.size == 0 or group.size % 128 or _threads_per_cta(ctx) % 128:
+        return False
+    first = group[::128]
+    return bool((ctx.thread_linear[first] % 128 == 0).all() and (group[127::128] - first == 127).all())
+
+
 def _gather_warpgroups(ctx, lanes, pc, what="wgmma"):
     """The lanes of complete warpgroups that can run now; the others wait at pc."""
     ctx.materialize_pcs()
     group = ctx.lanes_or_live(lanes)
     waiting = np.flatnonzero((ctx.status == AT_WARP_SYNC) & (ctx.pc == pc))
+    if not waiting.size and _whole_warpgroups(ctx, group):
+        ctx.status[group] = RUNNABLE
+        return group
     if waiting.size:
         group = np.union1d(group, waiting)
     T = _threads_per_cta(ctx)
@@ -90,6 +103,8 @@ def _warpgroup_collective(body, what="wgmma"):
 
 def _slots(ctx, lanes):
     """([G, 128] thread slots of each warpgroup among lanes, valid mask)."""
+    if _whole_warpgroups(ctx, lanes):
+        return lanes.reshape(-1, 128), np.ones((lanes.size // 128, 128), bool)
     base = np.unique(lanes - (ctx.thread_linear[lanes] % 128))
     T = _threads_per_cta(ctx)
     n = np.minimum(128, T - (ctx.thread_linear[base] // 128) * 128)

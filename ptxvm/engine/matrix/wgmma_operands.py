@@ -24,12 +24,12 @@ from ...syntax import ast
 from ..core.machine import Fault
 from ..core.memory import AccessFault
 
-_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT = {b: np.dtype(f"u{b // 8}") for b in (8, 16, 32, 64)}
 
 
 def storage_dtype(bits: int) -> np.dtype:
     """The unsigned dtype that holds one element of `bits` (sub-byte elements: a byte)."""
-    return np.dtype(_UINT[max(8, bits)])
+    return _UINT[max(8, bits)]
 
 
 # ------------------------------------------------------------------------------ shared memory
