@@ -213,6 +213,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             raise
         if not ctx.uniform and lanes is not None and sticky is None:
             _maybe_reconverge(ctx, lanes)
+        elif not ctx.uniform and lanes is None:  # a control op left uniform mode: maybe all went on together
+            _maybe_reconverge(ctx, ctx.lanes_or_live(None))
 
 
 def _mask_of(ctx: Context, lanes: np.ndarray) -> np.ndarray:
