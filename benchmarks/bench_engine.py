@@ -1,6 +1,6 @@
 """Engine throughput in thread-instructions per second on four nvcc kernels.
 
-    python benchmarks/bench_engine.py [--quick] [--repeat N]
+    python benchmarks/bench_engine.py [--quick] [--repeat N] [--plain]
 
 vector add (2^22 elements), an FMA loop (Horner, degree 64), a divergent loop (Collatz steps),
 and a 16x16-tiled SGEMM in shared memory. Each runs first with the compiled tier on as a
@@ -8,22 +8,31 @@ warm-up (its compile or cache-load seconds, LaunchStats.jit_seconds, are printed
 alternately with the tier off (the interpreter) and on (its default tiering), N times each; the best CPU seconds of
 each give the rates, their ratio and the geometric means. CPU seconds, not wall: the machine is
 shared.
+
+`--plain` measures only the default configuration (one line per kernel: thread-instructions, CPU
+seconds, rate), the form benchmarks/bench_compare.py reads; PTXVM_TREE=DIR measures the ptxvm of
+another checkout (for before/after figures).
 """
 from __future__ import annotations
 
 import argparse
 import functools
-import os
 import math
+import os
 import pathlib
+import sys
 import time
 
 import numpy as np
 
-import ptxvm
-import ptxvm.jit
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# the ptxvm to measure: this checkout's (default), or another tree's (PTXVM_TREE, for before/after runs)
+sys.path.insert(0, os.environ.get("PTXVM_TREE") or str(ROOT))
 
-PTX = pathlib.Path(__file__).resolve().parents[1] / "tests" / "corpus" / "ptx"
+import ptxvm  # noqa: E402
+import ptxvm.jit  # noqa: E402
+
+PTX = ROOT / "tests" / "corpus" / "ptx"
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,19 +79,43 @@ def timed(bench, scale, jit):
     with ptxvm.jit.override(jit):
         t = time.process_time()
         stats = bench(scale)
-        return stats.thread_instructions, time.process_time() - t, stats.jit_seconds
+        return stats.thread_instructions, time.process_time() - t, getattr(stats, "jit_seconds", 0.0)
 
 
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def plain(scale, repeat):
+    """The default configuration only, one line per kernel (read by bench_compare.py)."""
+    rates = []
+    for bench in (vector_add, fma_loop, collatz, sgemm):
+        bench(scale * 8)  # parse, lowering and first-use costs out of the timings
+        best = None
+        for _ in range(max(1, repeat)):
+            t = time.process_time()
+            stats = bench(scale)
+            cpu = time.process_time() - t
+            if best is None or cpu < best[0]:
+                best = (cpu, stats)
+        cpu, stats = best
+        rate = stats.thread_instructions / cpu
+        rates.append(rate)
+        print(f"{bench.__name__:12s} {stats.thread_instructions:>14,} thread-instr  {cpu:7.3f} CPU s "
+              f"(wall {stats.seconds:.3f} s)  {rate / 1e6:8.1f} M thread-instr/s")
+    print(f"{'geomean':12s} {geomean(rates) / 1e6:.1f} M thread-instr/s")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller problems")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each mode; the best counts")
+    ap.add_argument("--plain", action="store_true", help="only the default configuration, one line per kernel")
     a = ap.parse_args()
     scale = 8 if a.quick else 1
+    if a.plain:
+        plain(scale, max(a.repeat, 3))
+        return
     off_rates, on_rates = [], []
     print(f"{'kernel':12s} {'thread-instr':>14s} {'interpreter':>12s} {'compiled':>12s} {'ratio':>6s} {'JIT warm-up':>12s}")
     for bench in (vector_add, fma_loop, collatz, sgemm):

@@ -22,7 +22,8 @@ import time
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's ptxvm, not an installed one
+# the ptxvm to measure: this checkout's (default), or another tree's (PTXVM_TREE, for before/after runs)
+sys.path.insert(0, os.environ.get("PTXVM_TREE") or str(HERE.parent))
 
 import ptxvm  # noqa: E402
 
@@ -69,7 +70,9 @@ def main():
     ap.add_argument("--sizes", default="512")
     ap.add_argument("--no-reference", action="store_true", help="skip the (slow) NumPy reference path")
     ap.add_argument("--warmup", action="store_true", help="measure compile / cache-load time in fresh processes")
+    ap.add_argument("--save", metavar="NPZ", help="write each size's output (compiled path) to this file")
     opt = ap.parse_args()
+    saved = {}
     k = kernel()
     run(k, *inputs(128))  # parse/lower caches and the compiled kernels, out of the timings
     print(f"{'size':>6} {'path':>10} {'wall s':>8} {'CPU s':>8} {'GFLOP/s (CPU)':>14}  check")
@@ -77,6 +80,7 @@ def main():
         a, b = inputs(n)
         flops = 2.0 * n ** 3
         c_fast, w_fast, t_fast = run(k, a, b)
+        saved[f"matmul{n}"] = c_fast
         ref = a.astype(np.float32) @ b.astype(np.float32)
         err = float(np.max(np.abs(c_fast.astype(np.float32) - ref) / (np.abs(ref) + 1.0)))
         print(f"{n:>6} {'compiled':>10} {w_fast:8.2f} {t_fast:8.2f} {flops / t_fast / 1e9:14.3f}  "
@@ -88,6 +92,8 @@ def main():
                   f"{'same bits' if same else 'OUTPUTS DIFFER'}; speed-up {t_ref / t_fast:.1f}x (CPU)")
             if not same:
                 sys.exit(1)
+    if opt.save:
+        np.savez(opt.save, **saved)
     if opt.warmup:
         with tempfile.TemporaryDirectory() as d:
             cold = warmup_seconds(d)

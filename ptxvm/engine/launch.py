@@ -295,11 +295,11 @@ class Launch:
         at kernel entry in PTX, so they are not cleared; shared memory is)."""
         T = self.threads_per_cta
         gx, gy, _ = self.grid
-        cta_id = ctas[ctx.cta_slot]
-        ctx.cta_linear = cta_id
-        for c, v in zip("xyz", (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))):
-            ctx.sreg[f"%ctaid.{c}"] = v.astype(np.uint32)
-        cluster_ops.fill_sregs(ctx, cta_id, self.grid, self.cluster, self.explicit_cluster)
+        slot = ctx.cta_slot
+        ctx.cta_linear = ctas[slot]
+        for c, v in zip("xyz", (ctas % gx, (ctas // gx) % gy, ctas // (gx * gy))):  # per CTA, then per thread
+            ctx.sreg[f"%ctaid.{c}"] = v.astype(np.uint32)[slot]
+        cluster_ops.fill_sregs(ctx, ctas, self.grid, self.cluster, self.explicit_cluster, slot)
         ctx.pc[:] = self.info.entry_pc
         ctx.upc = self.info.entry_pc
         ctx.status[:] = 0
@@ -341,7 +341,7 @@ class Launch:
             ctx,
             tid=((t % bx).astype(np.uint32), ((t // bx) % by).astype(np.uint32), (t // (bx * by)).astype(np.uint32)),
             ntid=self.block,
-            ctaid=((cta_id % gx).astype(np.uint32), ((cta_id // gx) % gy).astype(np.uint32), (cta_id // (gx * gy)).astype(np.uint32)),
+            ctaid=tuple(v.astype(np.uint32)[slot] for v in (ctas % gx, (ctas // gx) % gy, ctas // (gx * gy))),
             nctaid=self.grid,
             laneid=ctx.laneid.astype(np.uint32),
             warpid=(t // 32).astype(np.uint32),
@@ -349,7 +349,7 @@ class Launch:
             smem_total=self.shared_total,
             smem_dynamic=self.shared_dynamic,
         )
-        cluster_ops.fill_sregs(ctx, cta_id, self.grid, self.cluster, self.explicit_cluster)
+        cluster_ops.fill_sregs(ctx, ctas, self.grid, self.cluster, self.explicit_cluster, slot)
         ctx.gmem = self.device.memory
         ctx.shared = WindowedMemory("shared", ctas.size, self.shared_total)
         ctx.local = WindowedMemory("local", n, local_size)

@@ -624,10 +624,18 @@ class Lowerer:
         values = dict(m.values)
         return Spec(instr.opcode, values, types, instr.modifiers)
 
+    def _is_register_array(self, node, scope: Scope) -> bool:
+        """Whether the operand reads a register (an array over the lanes, never a scalar)."""
+        if not isinstance(node, ast.Register):
+            return False
+        sym = self.register(node, scope)
+        return sym.space == "reg"
+
     def alu(self, instr: ast.Instruction, m, scope: Scope) -> list[Op]:
         """Instructions that only read registers/immediates and write registers."""
         fn = lane_function(self.spec(instr, m))
         readers, writers = [], []
+        lane_arrays = False  # whether a source is a register (read as an array over the lanes)
         unpack_parts = 0
         carry_in = instr.opcode in ("addc", "subc", "madc")
         carry_out = m.has("cc")
@@ -644,19 +652,25 @@ class Lowerer:
                     part = _part_type(t, len(node.elements))
                     for el in node.elements:
                         readers.append(self.reader(el, part, scope))
+                        lane_arrays = lane_arrays or self._is_register_array(el, scope)
                     continue
                 unpack_parts = len(node.elements)
                 part = _part_type(t, unpack_parts)
                 writers.extend(self.writer(el, part, scope) for el in node.elements)
                 continue
             if spec.role is Role.SRC:
-                r = self.reader(node, t, scope)
-                readers.append(_over_lanes(r) if isinstance(node, ast.Immediate) else r)
+                readers.append(self.reader(node, t, scope))
+                lane_arrays = lane_arrays or self._is_register_array(node, scope)
             elif spec.role is Role.DST:
                 writers.append(self.writer(node, t, scope))
             else:
                 readers.append(self.reader(node, t, scope))
                 writers.append(self.writer(node, t, scope))
+                lane_arrays = lane_arrays or self._is_register_array(node, scope)
+        if not lane_arrays and not carry_in:
+            # no register source (constants, special registers, addresses): the lane function
+            # still gets arrays over the lanes; with one, the constants broadcast against it
+            readers = [_over_lanes(r) for r in readers]
         if carry_in:
             readers.append(lambda ctx, lanes: ctx.carry if lanes is None else ctx.carry[lanes])
         if carry_out:

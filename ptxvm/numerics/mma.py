@@ -30,6 +30,8 @@ always run here.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import formats as F_
@@ -162,13 +164,17 @@ def _compiled():
 
 def _flat(a, b, c, adt, bdt, cdt):
     """(leading shape, A [L, M, K], B [L, K, N], C [L, M, N]) as contiguous uint64 arrays, each
-    element first cast to its storage dtype (as the spec's decoders do)."""
+    element first cast to its storage dtype (as the spec's decoders do). An operand that already
+    is uint64 is passed as it is: the kernels read only the low bits of each element that its
+    format (or integer width) has, which is what the cast keeps."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2])
     out = [lead]
     for x, dt in ((a, adt), (b, bdt), (c, cdt)):
         x = np.broadcast_to(x, lead + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
-        out.append(np.ascontiguousarray(x.astype(dt, copy=False), dtype=np.uint64))
+        if x.dtype != np.uint64:
+            x = x.astype(dt, copy=False)
+        out.append(np.ascontiguousarray(x, dtype=np.uint64))
     return out
 
 
@@ -187,10 +193,32 @@ def fused_mma(a, b, c, afmt: FloatFormat, bfmt: FloatFormat, cfmt: FloatFormat, 
             total = _keep_significant(total, keep_bits)
         return _round(total, q, negzero, fmt, mode, summary.special())
     lead, A, B, C = _flat(a, b, c, afmt.dtype, bfmt.dtype, cfmt.dtype)
-    out = np.empty((A.shape[0], A.shape[1], B.shape[2]), np.uint64)
+    L, M, K = A.shape
+    N = B.shape[2]
+    words, nflags = J.work_sizes(L, M, K, N)
+    out, work, flags = _scratch(L * M * N, words, nflags)
+    out = out.reshape(L, M, N)
     J.fused_mma(A, B, C, J.fmt_vector(afmt), J.fmt_vector(bfmt), J.fmt_vector(cfmt), J.fmt_vector(fmt),
-                J.RN if mode is Rounding.RN else J.RZ, align_bits, keep_bits, out)
+                J.RN if mode is Rounding.RN else J.RZ, align_bits, keep_bits, out, work, flags)
     return out.reshape(lead + out.shape[1:]).astype(fmt.dtype)
+
+
+_SCRATCH = threading.local()          # per thread: the compiled kernels run without the GIL
+_SCRATCH_KEEP = 64 << 20              # bytes of scratch kept between calls at most
+
+
+def _scratch(n_out: int, words: int, nflags: int):
+    """(uint64 [n_out], int64 [words], int8 [nflags]) work arrays for the compiled kernels, any
+    content. Kept from call to call (per thread, up to _SCRATCH_KEEP bytes): a fresh array of
+    megabytes costs page faults on every tensor-core instruction."""
+    held = getattr(_SCRATCH, "arrays", None)
+    if held is None or held[0].size < n_out or held[1].size < words or held[2].size < nflags:
+        sizes = (n_out, words, nflags) if held is None else (max(n_out, held[0].size), max(words, held[1].size),
+                                                             max(nflags, held[2].size))
+        held = (np.empty(sizes[0], np.uint64), np.empty(sizes[1], np.int64), np.empty(sizes[2], np.int8))
+        if 8 * (sizes[0] + sizes[1]) + sizes[2] <= _SCRATCH_KEEP:
+            _SCRATCH.arrays = held
+    return held[0][:n_out], held[1][:words], held[2][:nflags]
 
 
 def fused_step(prods: Terms, acc: Terms, fmt: FloatFormat = F32, mode: Rounding = Rounding.RZ,

@@ -174,6 +174,17 @@ def _terms(x, fmt, ssig, ulp, special):
 
 
 @njit(cache=True, nogil=True)
+def _terms_transposed(b, fmt, ssig, ulp, special):
+    """_term of every element of b [L, K, N], stored transposed: b[l, k, n] at (l * N + n) * K + k."""
+    L, K, N = b.shape
+    for l in range(L):
+        for k in range(K):
+            for j in range(N):
+                i = (l * N + j) * K + k
+                ssig[i], ulp[i], special[i] = _term(b[l, k, j], fmt)
+
+
+@njit(cache=True, nogil=True)
 def _special_dot(ka, kb, pa, pb, K, ra, rb, sb, kc):
     """Class of a product sum whose row of A (ka/pa from ra, step 1) or column of B (kb/pb from
     rb, step sb) holds a NaN or infinity, C of class kc: 2 +inf, 3 -inf, 4 NaN (a NaN input,
@@ -209,8 +220,14 @@ def _trunc(p, sh):
     return ((mag >> sh) ^ m) - m
 
 
+def work_sizes(L: int, M: int, K: int, N: int) -> tuple[int, int]:
+    """(int64 words, int8 bytes) of the `work` and `flags` scratch fused_mma needs."""
+    na, nb, n = L * M * K, L * K * N, L * M * N
+    return 2 * na + 2 * nb + 2 * n, na + nb + n + L * M + L * N
+
+
 @njit(cache=True, nogil=True)
-def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out):
+def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out, work, flags):
     """One fused tensor-core step per output (mma.fused_step over exact products): out[l, m, n]
     = round(C + sum_k A[l, m, k] * B[l, k, n]) with every term truncated toward zero onto the grid
     2^(E - align_bits) (E the largest nominal exponent of the nonzero terms), the exact sum kept to
@@ -219,32 +236,41 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
     Per output: a pass over k for E, a pass for the truncated sum; then all outputs are rounded
     in one loop (_round_sums). NaN and infinity elements decode as zeros; outputs whose row of A
     or column of B holds one take their special value (such a product is always infinite or
-    NaN, so the sum is not needed)."""
+    NaN, so the sum is not needed).
+
+    `work` (int64) and `flags` (int8) are scratch of at least work_sizes(L, M, K, N) elements,
+    any content: the caller keeps them from call to call, since fresh large arrays cost page
+    faults on every instruction."""
     L, M, K = a.shape
     N = b.shape[2]
     na, nb = a.size, b.size
-    pa = np.empty(na, np.int64); xa = np.empty(na, np.int64); ka = np.empty(na, np.int8)
-    pb = np.empty(nb, np.int64); xb = np.empty(nb, np.int64); kb = np.empty(nb, np.int8)
+    n = L * M * N
+    pa = work[:na]; xa = work[na:2 * na]; ka = flags[:na]
+    pb = work[2 * na:2 * na + nb]; xb = work[2 * na + nb:2 * na + 2 * nb]; kb = flags[na:na + nb]
+    totals = work[2 * na + 2 * nb:2 * na + 2 * nb + n]
+    qs = work[2 * na + 2 * nb + n:2 * na + 2 * nb + 2 * n]
+    cls = flags[na + nb:na + nb + n]
+    rowsp = flags[na + nb + n:na + nb + n + L * M]     # a NaN or infinity in this row of A
+    colsp = flags[na + nb + n + L * M:na + nb + n + L * M + L * N]   # ... in this column of B
+    totals[:] = 0
+    qs[:] = 0
+    cls[:] = 0
+    rowsp[:] = 0
+    colsp[:] = 0
     _terms(a.ravel(), afmt, pa, xa, ka)
-    # B transposed to [L, N, K] so that the k loops run over contiguous memory
-    _terms(np.ascontiguousarray(b.transpose(0, 2, 1)).ravel(), bfmt, pb, xb, kb)
+    # B's terms transposed to [L, N, K] so that the k loops run over contiguous memory
+    _terms_transposed(b, bfmt, pb, xb, kb)
     # a product's nominal exponent is (ulp_a + ulp_b) + fab: E = max ulp sum + fab
     fab = afmt[1] + bfmt[1]
     fc = cfmt[1]
-    rowsp = np.zeros(L * M, np.bool_)       # a NaN or infinity in this row of A
-    colsp = np.zeros(L * N, np.bool_)       # ... in this column of B
     for r in range(L * M):
         for k in range(K):
             if ka[r * K + k] >= 2:
-                rowsp[r] = True
+                rowsp[r] = 1
     for r in range(L * N):
         for k in range(K):
             if kb[r * K + k] >= 2:
-                colsp[r] = True
-    n = L * M * N
-    totals = np.zeros(n, np.int64)
-    qs = np.zeros(n, np.int64)
-    cls = np.zeros(n, np.int8)
+                colsp[r] = 1
     for l in range(L):
         for i in range(M):
             ra = (l * M + i) * K
@@ -252,7 +278,7 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out)
                 rb = (l * N + j) * K
                 z = (l * M + i) * N + j
                 pc, xc, kc = _term(c[l, i, j], cfmt)
-                if rowsp[l * M + i] or colsp[l * N + j]:
+                if rowsp[l * M + i] != 0 or colsp[l * N + j] != 0:
                     kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
                 if kc >= 2:
                     cls[z] = kc

@@ -8,7 +8,9 @@
 
 The lane function receives the source operands, in the order the ISA form lists them, as NumPy
 arrays (or NumPy scalars, for immediates) of the dtype `dtypes.numpy_dtype(type)` gives for the
-operand's PTX type, all of one length (the lanes being executed). It returns the destination
+operand's PTX type, all of one length (the lanes being executed). An immediate stays a scalar
+when a register source gives the lanes (it broadcasts against it); an instruction with no
+register source gets every source as an array over the lanes. It returns the destination
 value, or a tuple of them for instructions with several destinations (setp's p|q, the .cc carry
 out). It never mutates its inputs and never looks at the engine.
 

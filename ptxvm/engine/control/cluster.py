@@ -124,9 +124,10 @@ def whole_clusters(capacity: int, cluster) -> int:
     return max(size, capacity // size * size)
 
 
-def fill_sregs(ctx, cta_id: np.ndarray, grid, cluster, explicit: bool) -> None:
+def fill_sregs(ctx, cta_id: np.ndarray, grid, cluster, explicit: bool, slot: np.ndarray | None = None) -> None:
     """The cluster special registers (ISA 10.12-10.18) of every thread slot; `cta_id` is each
-    slot's linear CTA id."""
+    slot's linear CTA id, or with `slot` (each thread slot's CTA slot) each CTA slot's: the
+    values are then computed once per CTA and spread to its threads."""
     gx, gy, _ = grid
     cx, cy, cz = cluster
     s = ctx.sreg
@@ -145,14 +146,22 @@ def fill_sregs(ctx, cta_id: np.ndarray, grid, cluster, explicit: bool) -> None:
     pos = (cta_id % gx, (cta_id // gx) % gy, cta_id // (gx * gy))
     rank = np.zeros(cta_id.shape, dtype=np.int64)
     scale = 1
+
+    def per_thread(v):
+        return v if slot is None else v[slot]
+
     for c, p, g, k in zip("xyz", pos, grid, cluster):
-        s[f"%clusterid.{c}"] = (p // k).astype(np.uint32)
+        if k == 1 and f"%ctaid.{c}" in s:  # one CTA along c: the cluster is the CTA (arrays are only read)
+            s[f"%clusterid.{c}"] = s[f"%ctaid.{c}"]
+            s[f"%cluster_ctaid.{c}"] = np.uint32(0)
+        else:
+            s[f"%clusterid.{c}"] = per_thread((p // k).astype(np.uint32))
+            s[f"%cluster_ctaid.{c}"] = per_thread((p % k).astype(np.uint32))
         s[f"%nclusterid.{c}"] = np.uint32(g // k)
-        s[f"%cluster_ctaid.{c}"] = (p % k).astype(np.uint32)
         s[f"%cluster_nctaid.{c}"] = np.uint32(k)
         rank += (p % k) * scale
         scale *= k
-    s["%cluster_ctarank"] = rank.astype(np.uint32)
+    s["%cluster_ctarank"] = per_thread(rank.astype(np.uint32)) if cx * cy * cz > 1 else np.uint32(0)
     s["%cluster_nctarank"] = np.uint32(cx * cy * cz)
     s["%is_explicit_cluster"] = np.bool_(explicit)
     ctx.cluster_size = cx * cy * cz

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .fastpaths import live_counts, select_group
 from .memory import AccessFault
 
 RUNNABLE, EXITED, AT_BARRIER, AT_WARP_SYNC = 0, 1, 2, 3
@@ -113,17 +114,14 @@ class Context:
 
     def mark_exited(self, lanes: np.ndarray) -> None:
         self.status[lanes] = EXITED
-        # lanes of the same warps waiting at a warp-synchronous instruction try it again: an
-        # exited lane counts as arrived (warp_ops), so the exit may complete it
-        waiting = np.flatnonzero(self.status == AT_WARP_SYNC)
-        if waiting.size:
+        self.n_live, self.n_warps_live, any_waiting = live_counts(self.status, self.warp_of)
+        self._live_index = None
+        if any_waiting:
+            # lanes of the same warps waiting at a warp-synchronous instruction try it again: an
+            # exited lane counts as arrived (warp_ops), so the exit may complete it
+            waiting = np.flatnonzero(self.status == AT_WARP_SYNC)
             woken = waiting[np.isin(self.warp_of[waiting], self.warp_of[lanes])]
             self.status[woken] = RUNNABLE
-        live = self.status != EXITED
-        self.n_live = int(np.count_nonzero(live))
-        self._live_index = None
-        w = self.warp_of[live]  # warps are contiguous runs of slots
-        self.n_warps_live = int(np.count_nonzero(w[1:] != w[:-1])) + 1 if w.size else 0
 
     # -- PCs
     def materialize_pcs(self) -> None:
@@ -137,13 +135,6 @@ class Context:
             self.upc = target
         else:
             self.pc[lanes] = target
-
-
-def _count_warps(ctx: Context, lanes: Optional[np.ndarray]) -> int:
-    if lanes is None:
-        return ctx.n_warps_live
-    w = ctx.warp_of[lanes]
-    return int(np.count_nonzero(w[1:] != w[:-1])) + 1 if w.size else 0
 
 
 def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> None:
@@ -178,25 +169,15 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             group = lanes.size
             warps = sticky_warps
         else:
-            runnable = ctx.status == RUNNABLE
-            key = np.where(runnable, (ctx.epoch << 32) | ctx.pc, NO_PC)
-            k = int(key.min())
+            k, lanes, mask, others, warps = select_group(ctx.status, ctx.epoch, ctx.pc, ctx.warp_of, ctx.n_live)
             if k == NO_PC:
                 if not on_stuck(ctx):
                     raise Fault("deadlock: no thread can make progress (barrier or warp-synchronous instruction never completes)")
                 continue
             pc = k & 0xFFFFFFFF
-            at_pc = runnable & (ctx.pc == pc)
-            mask = at_pc
-            lanes = np.flatnonzero(at_pc)
             group = lanes.size
-            if group == ctx.n_live:
-                others = NO_PC
-            else:
-                key[at_pc] = NO_PC
-                others = int(key.min())
             sticky, sticky_key = lanes, k
-            warps = sticky_warps = _count_warps(ctx, lanes)
+            sticky_warps = warps
         op = code[pc]
         if op.fused is not None and ctx.jit and tracer is None and hooks is None:
             n_ops = op.fused.length  # the whole run in one compiled call, counted as the interpreter counts it
@@ -255,6 +236,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             raise
         if not ctx.uniform and lanes is not None and sticky is None:
             _maybe_reconverge(ctx, lanes)
+        elif not ctx.uniform and lanes is None:  # a control op left uniform mode: maybe all went on together
+            _maybe_reconverge(ctx, ctx.lanes_or_live(None))
 
 
 def _mask_of(ctx: Context, lanes: np.ndarray) -> np.ndarray:

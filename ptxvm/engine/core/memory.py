@@ -53,23 +53,32 @@ def check_alignment(addr: np.ndarray, size: int) -> None:
         raise AccessFault(f"misaligned {size}-byte access", i, int(addr[i]))
 
 
+def _element_index(offsets: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Element indices of checked byte offsets, as intp: NumPy indexes with intp directly, while
+    a uint64 index array is first converted (checked offsets are far below 2^63)."""
+    idx = offsets >> np.uint64(dtype.itemsize.bit_length() - 1) if dtype.itemsize > 1 else offsets
+    if idx.dtype == np.uint64:
+        return idx.view(np.int64)
+    return idx
+
+
 def gather(buf: np.ndarray, offsets: np.ndarray, dtype: np.dtype, count: int = 1) -> np.ndarray:
     """Read `count` consecutive elements of `dtype` at each byte offset (already checked)."""
     view = buf.view(dtype)
-    idx = offsets >> np.uint64(dtype.itemsize.bit_length() - 1) if dtype.itemsize > 1 else offsets
+    idx = _element_index(offsets, dtype)
     if count == 1:
-        return view[idx]
-    return view[idx[:, None] + np.arange(count, dtype=np.uint64)]
+        return np.take(view, idx)
+    return view[idx[:, None] + np.arange(count, dtype=np.int64)]
 
 
 def scatter(buf: np.ndarray, offsets: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
     """Write at each byte offset; when lanes collide the highest lane wins (the order is unspecified in PTX)."""
     view = buf.view(dtype)
-    idx = offsets >> np.uint64(dtype.itemsize.bit_length() - 1) if dtype.itemsize > 1 else offsets
+    idx = _element_index(offsets, dtype)
     if count == 1:
         view[idx] = values
     else:
-        view[idx[:, None] + np.arange(count, dtype=np.uint64)] = values
+        view[idx[:, None] + np.arange(count, dtype=np.int64)] = values
 
 
 @dataclass
@@ -265,6 +274,8 @@ class WindowedMemory:
         self.stride = -(-max(int(stride), 0) // 16) * 16
         self.buf = np.zeros(max(owners * self.stride, 16), dtype=np.uint8)
         self.writable = writable
+        self._owner: Optional[np.ndarray] = None   # _owner_base's last owner array and its bases
+        self._base: Optional[np.ndarray] = None
 
     def offsets(self, addr: np.ndarray, owner: np.ndarray, size: int, align: Optional[int] = None) -> np.ndarray:
         addr = np.asarray(addr, dtype=np.uint64)
@@ -272,7 +283,17 @@ class WindowedMemory:
         if addr.size and int(addr.max()) + size > self.limit:
             p = int(np.argmax(addr + np.uint64(size) > np.uint64(self.limit)))
             raise AccessFault(f"out-of-bounds {self.name} access", p, int(addr[p]))
-        return owner.astype(np.uint64) * np.uint64(self.stride) + addr
+        return self._owner_base(owner) + addr
+
+    def _owner_base(self, owner: np.ndarray) -> np.ndarray:
+        """owner * stride as uint64; the last one is kept, since whole-wave accesses pass the
+        same owner array (the wave's CTA or thread slots) every time."""
+        if owner is self._owner:
+            return self._base
+        base = owner.astype(np.uint64) * np.uint64(self.stride)
+        if owner.size >= 1024:  # only large arrays are worth keeping (and they are the reused ones)
+            self._owner, self._base = owner, base
+        return base
 
     def load(self, addr, owner, dtype: np.dtype, count: int = 1, align: Optional[int] = None) -> np.ndarray:
         return gather(self.buf, self.offsets(addr, owner, dtype.itemsize * count, align), dtype, count)

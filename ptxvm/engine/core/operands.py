@@ -14,6 +14,7 @@ import numpy as np
 from ...semantics.dtypes import bits_of, numpy_dtype, storage_dtype
 from ...syntax import ast
 from ...syntax.constexpr import evaluate
+from .fastpaths import masked_copy
 from .machine import Context, Fault
 
 Reader = Callable[[Context, Optional[np.ndarray]], object]
@@ -57,7 +58,10 @@ def register_writer(slot: int, reg_dtype: np.dtype, ptx_type: str) -> Writer:
     if reg_dtype == np.bool_:
         def write_pred(ctx, lanes, v):
             if lanes is None:
-                np.copyto(ctx.regs[slot], v, where=True if ctx.write_mask is None else ctx.write_mask)
+                if ctx.write_mask is None:
+                    np.copyto(ctx.regs[slot], v)
+                else:
+                    masked_copy(ctx.regs[slot], v, ctx.write_mask)
             else:
                 ctx.regs[slot][lanes] = v
         return write_pred
@@ -81,7 +85,10 @@ def register_writer(slot: int, reg_dtype: np.dtype, ptx_type: str) -> Writer:
 
     def write(ctx, lanes, v):
         if lanes is None:
-            np.copyto(ctx.regs[slot], convert(v), where=True if ctx.write_mask is None else ctx.write_mask)
+            if ctx.write_mask is None:
+                np.copyto(ctx.regs[slot], convert(v))
+            else:
+                masked_copy(ctx.regs[slot], convert(v), ctx.write_mask)
         else:
             ctx.regs[slot][lanes] = convert(v)
 

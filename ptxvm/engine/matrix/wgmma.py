@@ -16,20 +16,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import jit
 from ...numerics import mma as N
 from ...semantics.families import matrix as L
 from ...semantics.families import wgmma as G
 from ...syntax import ast
 from ..core.machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op
-from .mma import RegVector, pack, unpack
-from ..core.memory import AccessFault
+from . import wgmma_operands as O
+from .mma import RegVector, unpack
 from ..core.operands import LoweringError, literal
 
 # forms the lowering refuses (every word of a set present): coverage reports them as not implemented
 REFUSES: dict = {"wgmma": ()}
 
 _ELEM = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "b1": 1, "f32": 32, "s32": 32}
-_DT = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8, 1: np.uint8}
 
 
 # ------------------------------------------------------------------------------ rendezvous
@@ -38,11 +38,24 @@ def _threads_per_cta(ctx) -> int:
     return int(ctx.n // (int(ctx.cta_slot[-1]) + 1)) if ctx.n else 0
 
 
+def _whole_warpgroups(ctx, group) -> bool:
+    """Whether the sorted thread slots `group` are complete warpgroups of 128 threads each (the
+    common case, checked in a few vector operations: every 128th slot starts a warpgroup and
+    the 128 slots from it are consecutive)."""
+    if group.size == 0 or group.size % 128 or _threads_per_cta(ctx) % 128:
+        return False
+    first = group[::128]
+    return bool((ctx.thread_linear[first] % 128 == 0).all() and (group[127::128] - first == 127).all())
+
+
 def _gather_warpgroups(ctx, lanes, pc, what="wgmma"):
     """The lanes of complete warpgroups that can run now; the others wait at pc."""
     ctx.materialize_pcs()
     group = ctx.lanes_or_live(lanes)
     waiting = np.flatnonzero((ctx.status == AT_WARP_SYNC) & (ctx.pc == pc))
+    if not waiting.size and _whole_warpgroups(ctx, group):
+        ctx.status[group] = RUNNABLE
+        return group
     if waiting.size:
         group = np.union1d(group, waiting)
     T = _threads_per_cta(ctx)
@@ -90,6 +103,8 @@ def _warpgroup_collective(body, what="wgmma"):
 
 def _slots(ctx, lanes):
     """([G, 128] thread slots of each warpgroup among lanes, valid mask)."""
+    if _whole_warpgroups(ctx, lanes):
+        return lanes.reshape(-1, 128), np.ones((lanes.size // 128, 128), bool)
     base = np.unique(lanes - (ctx.thread_linear[lanes] % 128))
     T = _threads_per_cta(ctx)
     n = np.minimum(128, T - (ctx.thread_linear[base] // 128) * 128)
@@ -112,38 +127,10 @@ def _is_vector(node) -> bool:
     return isinstance(node, ast.VectorOperand)
 
 
-def shared_matrices(ctx, ctas, descs, rows: int, k: int, bits: int, mn_major: bool) -> np.ndarray:
-    """[G, rows, k] element bits read through descriptor descs[g] from the shared memory of CTA
-    slot ctas[g] (warpgroups with the same descriptor are read together)."""
-    out = np.zeros((len(ctas), rows, k), np.uint64)
-    nbytes = max(1, bits // 8)
-    for d in np.unique(descs):
-        sel = np.flatnonzero(descs == d)
-        addr = G.element_offsets(rows, k, bits, G.Descriptor.decode(int(d)), mn_major).astype(np.uint64).ravel()
-        flat = np.tile(addr, sel.size)
-        owner = np.repeat(ctas[sel].astype(np.int64), addr.size)
-        val = np.zeros(flat.size, np.uint64)
-        try:
-            for b in range(nbytes):
-                val |= ctx.shared.load(flat + np.uint64(b), owner, np.dtype(np.uint8)).astype(np.uint64) << np.uint64(8 * b)
-        except AccessFault as e:
-            raise Fault(f"wgmma: a matrix descriptor reads outside shared memory ({e.reason})", 0, e.address) from None
-        val = val.reshape(sel.size, rows, k)
-        if bits < 8:  # sub-byte elements: their bits within the byte, in order along the contiguous dimension
-            idx = np.arange(rows)[:, None] if mn_major else np.arange(k)[None, :]
-            val = (val >> ((idx * bits) % 8).astype(np.uint64)) & np.uint64((1 << bits) - 1)
-        out[sel] = val
-    return out
-
-
 def _negate(mat, t):
-    if t in ("f16", "bf16"):
-        return mat ^ np.uint64(0x8000)
-    if t == "tf32":
-        return mat ^ np.uint64(0x80000000)
-    if t in ("e4m3", "e5m2"):
-        return mat ^ np.uint64(0x80)
-    return mat
+    """Flip the sign bit of every element (imm-scale -1); integer and b1 elements are unchanged."""
+    mask = {"f16": 0x8000, "bf16": 0x8000, "tf32": 0x80000000, "e4m3": 0x80, "e5m2": 0x80}.get(t)
+    return mat if mask is None else mat ^ mat.dtype.type(mask)
 
 
 def lower_wgmma(lowerer, instr, m, scope):
@@ -186,16 +173,18 @@ def lower_wgmma(lowerer, instr, m, scope):
     nd = Nn // 4 if dt == "f16" else Nn // 2
     wd_r = RegVector(lowerer, d_node, scope, 32, nd)
     wd_w = RegVector(lowerer, d_node, scope, 32, nd, write=True)
+    d_slots = O.plain_register_slots(lowerer, d_node, scope, np.dtype(np.uint32))
+    dfrag = O.d_fragment(Nn, dbits)
     na = 16 * Ka * abits // (32 * 32)
     ra = RegVector(lowerer, a_node, scope, 32, na) if a_regs else None
     a_desc = None if a_regs else lowerer.reader(a_node, "b64", scope)
     b_desc = lowerer.reader(b_node, "b64", scope)
     scale_d = lowerer.reader(sd_node, "pred", scope)
     arow, acol = G.a_fragment_positions(Ka, abits)
-    drow, dcol = G.d_fragment_positions(Nn)
     satfinite = bool(v.get("satfinite"))
-    edt = {16: np.uint16, 32: np.uint32}
+    edt = O.storage_dtype(L.BITS.get(at, abits))
     sp = _sparse_operands(lowerer, scope, meta_node, sel_node, K, at) if sparse else None
+    ct = {"f16": "f16", "f32": "f32", "s32": "s32"}[dt]
 
     def body(ctx, lanes):
         slots, valid = _slots(ctx, lanes)
@@ -206,34 +195,26 @@ def lower_wgmma(lowerer, instr, m, scope):
         sd = np.broadcast_to(np.asarray(scale_d(ctx, lead)).astype(bool), (Gn,))
         if a_regs:
             el = unpack(ra.read(ctx, slots, valid), abits, 32 // abits)  # [G, 128, E]
-            A = np.zeros((Gn, 64, Ka), np.uint64)
+            A = np.zeros((Gn, 64, Ka), edt)
             A[:, arow, acol] = el
         else:
             adesc = np.broadcast_to(np.asarray(a_desc(ctx, lead)).astype(np.uint64), (Gn,))
-            A = shared_matrices(ctx, cta, adesc, 64, Ka, abits, bool(trans_a))
-        Bt = shared_matrices(ctx, cta, bdesc, Nn, K, abits, bool(trans_b))
-        B = np.swapaxes(Bt, 1, 2)
+            A = O.shared_matrices(ctx, cta, adesc, 64, Ka, abits, bool(trans_a))
+        B = np.swapaxes(O.shared_matrices(ctx, cta, bdesc, Nn, K, abits, bool(trans_b)), 1, 2)
         if scale_a == -1:
             A = _negate(A, at)
         if scale_b == -1:
             B = _negate(B, bt)
-        dre = unpack(wd_r.read(ctx, slots, valid), dbits, 32 // dbits)  # [G, 128, N/2]
-        C = np.zeros((Gn, 64, Nn), np.uint64)
-        C[:, drow, dcol] = dre
-        C = np.where(sd[:, None, None], C, 0)
-        edtype = L.BITS.get(at, abits)
-        a_ = A.astype(_DT[max(8, edtype)] if edtype >= 8 else np.uint8)
-        b_ = B.astype(a_.dtype)
-        c_ = C.astype(edt.get(dbits, np.uint32))
-        ct = {"f16": "f16", "f32": "f32", "s32": "s32"}[dt]
+        C = dfrag.read(ctx, wd_r, d_slots, slots, valid)   # [G, 64, N] uint64
+        if not sd.all():
+            C[~sd] = 0
         if sp is None:
-            Dm = wgmma_numerics(a_, b_, c_, shape, at, bt, ct, dt, satfinite)
+            Dm = wgmma_numerics(A, B, C, shape, at, bt, ct, dt, satfinite)
         else:
-            bsel = sp.b_operand(ctx, lanes, slots, valid, b_)          # [G, 64, K/2, N]
-            Dm = wgmma_numerics(a_[:, :, None, :], bsel, c_[:, :, None, :], shape, at, bt, ct, dt,
+            bsel = sp.b_operand(ctx, lanes, slots, valid, B)          # [G, 64, K/2, N]
+            Dm = wgmma_numerics(A[:, :, None, :], bsel, C[:, :, None, :], shape, at, bt, ct, dt,
                                 satfinite)[:, :, 0, :]
-        out = Dm[:, drow, dcol].astype(np.uint64)  # [G, 128, N/2]
-        wd_w.write(ctx, slots, valid, pack(out, dbits, 32 // dbits, np.uint32))
+        dfrag.write(ctx, wd_w, d_slots, slots, valid, Dm)
 
     return _warpgroup_collective(body)
 
@@ -263,12 +244,17 @@ def _sparse_operands(lowerer, scope, meta_node, sel_node, K, at):
 
 
 def wgmma_numerics(a, b, c, shape, at, bt, ct, dt, satfinite):
-    """D = A*B + C for one wgmma.mma_async (matrices of element bits)."""
+    """D = A*B + C for one wgmma.mma_async (matrices of element bits; C may be uint64, the
+    compiled float kernels take it as it is, the other paths in its storage dtype)."""
+    if c.dtype == np.uint64 and not (at in _FLOAT_IN and jit.enabled()):
+        c = c.astype(O.storage_dtype(16 if ct == "f16" else 32))
     if at == "b1":
         return N.bmma(a, b, c, "and")
     if at in ("s8", "u8"):
         return N.imma(a, b, c, at, bt, satfinite)
     return N.wgmma_float(a, b, c, at, bt, ct, dt)
 
+
+_FLOAT_IN = ("f16", "bf16", "tf32", "e4m3", "e5m2")
 
 LOWERINGS = {"wgmma": lower_wgmma}

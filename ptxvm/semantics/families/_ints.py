@@ -57,6 +57,8 @@ def signed(x):
 def shl(x, n):
     """x << n with PTX's clamp: a count >= the width gives 0 (C and NumPy leave it undefined)."""
     w = width(x)
+    if np.ndim(n) == 0:  # one count for every lane (an immediate): no per-lane select
+        return np.left_shift(x, x.dtype.type(n)) if n < w else np.zeros_like(x)
     s = np.minimum(n, w - 1).astype(x.dtype)
     return np.where(n >= w, x.dtype.type(0), np.left_shift(x, s))
 
@@ -66,6 +68,10 @@ def shr(x, n):
     arithmetic), and a count >= the width gives the sign fill, which is x >> (width-1); unsigned
     x shifts logically and a count >= the width gives 0."""
     w = width(x)
+    if np.ndim(n) == 0:  # one count for every lane (an immediate): no per-lane select
+        if n < w or x.dtype.kind == "i":
+            return np.right_shift(x, x.dtype.type(min(n, w - 1)))
+        return np.zeros_like(x)
     s = np.minimum(n, w - 1).astype(x.dtype)
     out = np.right_shift(x, s)
     if x.dtype.kind == "i":
