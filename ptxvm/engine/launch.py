@@ -86,7 +86,7 @@ class Launch:
         self.threads_per_cta = int(np.prod(self.block))
         self.shared_dynamic = int(shared_mem)
         prog = self.module.program
-        self.shared_static = -(-prog.shared_static // 16) * 16
+        self.shared_static = self.info.shared_static  # what this kernel reaches (engine/shared_layout.py)
         self.shared_total = self.shared_static + self.shared_dynamic
         launch_limits.check_shared(self.shared_static, self.shared_dynamic)
         self.max_instructions = max_instructions

@@ -24,6 +24,7 @@ from ..syntax import ast
 from ..syntax.constexpr import evaluate
 from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
     var_size, vector_register)
+from . import shared_layout
 from .compiled.emit import EMITTERS as FUSIBLE_OPCODES
 from .core.machine import Context, Fault, Op
 from ..isa.sregs import SREGS
@@ -51,6 +52,7 @@ class FunctionInfo:
     callees: set = field(default_factory=set)
     kparam_size: int = 0
     variables: dict = field(default_factory=dict)  # name -> Symbol of the body's non-register variables (debugger)
+    shared_static: int = 0  # kernels: bytes of static .shared (what the kernel reaches; shared_layout.py)
 
     @property
     def address(self) -> int:
@@ -70,6 +72,7 @@ class Program:
     dynamic_shared: bool
     globals: dict[str, Symbol]
     uses_alloca: bool = False
+    dynamic_shared_base: int = 0  # the offset of the extern (dynamic) .shared array (shared_layout.py)
     plan_fused: Optional[Callable] = None  # makes the compiled tier's blocks (once; see Lowerer._plan_fused)
 
     def prepare_fused(self) -> None:
@@ -134,7 +137,7 @@ def _dynamic_shared(decl: ast.VarDecl) -> bool:
 class Lowerer:
     def __init__(self, module: ast.Module, device_globals: dict[str, int], file: str,
                  scoped_globals: Optional[dict[int, int]] = None, contract: Optional[bool] = None):
-        from . import contraction
+        from . import contraction, shared_layout
 
         self.module = module
         self.contract = contraction.enabled(contract)
@@ -185,6 +188,7 @@ class Lowerer:
         for info in self.functions.values():
             self.place_params(info)
         self._collect_shared()
+        self._layout_shared()
         for info in self.functions.values():
             if info.decl.body is not None:
                 self.lower_function(info)
@@ -198,9 +202,10 @@ class Lowerer:
             if info.name in recursive or any(c in recursive for c in info.callees):
                 words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
                 info.save_offset = info.frame.place(8 * words, 8)
-        return Program(self.code, self.regs, self.functions, self.shared.size, self.shared.max_align,
+        shared_static = max((f.shared_static for f in self.functions.values() if f.kind == "entry"), default=0)
+        return Program(self.code, self.regs, self.functions, shared_static, self.shared.max_align,
                        const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
-                       self.uses_alloca, self._plan_fused if self.fusible else None)
+                       self.uses_alloca, self._dynamic_base, self._plan_fused if self.fusible else None)
 
     def _plan_fused(self) -> None:
         """The compiled tier's blocks (engine/compiled), made at the first launch that may use
@@ -251,20 +256,51 @@ class Lowerer:
         """Static .shared variables of every function are placed before any code is lowered, so
         that the dynamic shared memory's offset (after all of them) is known."""
         self._shared_in_bodies: dict[int, Symbol] = {}
+        self._shared_owner: dict[int, str] = {}  # id(Symbol) -> the function whose body declares it
 
-        def walk(block):
+        def walk(block, owner):
             for s in block.statements:
                 if isinstance(s, ast.Block):
-                    walk(s)
+                    walk(s, owner)
                 elif isinstance(s, ast.VarDecl) and s.space.split("::")[0] == "shared":
-                    self._shared_in_bodies[id(s)] = self._shared_symbol(s)
+                    sym = self._shared_in_bodies[id(s)] = self._shared_symbol(s)
+                    self._shared_owner[id(sym)] = owner
 
         for info in self.functions.values():
             if info.decl.body is not None:
-                walk(info.decl.body)
+                walk(info.decl.body, info.name)
+
+    def _layout_shared(self) -> None:
+        """Final offsets of the static .shared variables, per kernel as ptxas allocates them
+        (shared_layout.py); each kernel's static size; where the dynamic shared memory starts."""
+        reach = shared_layout.reachable_names(self.functions)
+        symbols, seen = [], set()
+        for sym in list(self.globals.values()) + list(self._shared_in_bodies.values()):
+            if sym.space == "shared" and not sym.dynamic and id(sym) not in seen:
+                seen.add(id(sym))
+                symbols.append(sym)
+        symbols.sort(key=lambda sym: sym.offset)  # declaration order (their provisional places)
+
+        def users(sym):
+            owner = self._shared_owner.get(id(sym))
+            return frozenset(k for k, names in reach.items() if (owner in names if owner else sym.name in names))
+
+        kernels = [users(sym) for sym in symbols]
+        offsets = shared_layout.place([(sym.size, var_align(sym.decl)) for sym in symbols], kernels)
+        for sym, off in zip(symbols, offsets):
+            sym.offset = off
+        for k in reach:
+            ends = [off + sym.size for sym, off, ks in zip(symbols, offsets, kernels) if k in ks]
+            self.functions[k].shared_static = -(-max(ends, default=0) // 16) * 16
+        dynamic = {sym.name for sym in self.globals.values() if sym.space == "shared" and sym.dynamic}
+        takers = [k for k, names in reach.items() if names & dynamic]
+        # one address for the extern array, after the static variables of every kernel that names it
+        self._dynamic_base = max((self.functions[k].shared_static for k in takers), default=0)
+        for k in takers:
+            self.functions[k].shared_static = self._dynamic_base
 
     def dynamic_shared_offset(self) -> int:
-        return -(-self.shared.size // 16) * 16
+        return self._dynamic_base
 
     def symbol_address_static(self, name: str) -> int:
         """The address of a module-scope name, for initializers (global/const/function)."""

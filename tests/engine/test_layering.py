@@ -11,7 +11,7 @@ ENGINE = os.path.join(os.path.dirname(ptxvm.__file__), "engine")
 # layer of each part of the engine: an import may only reach the same or a lower layer
 LAYERS = {
     "core": 0, "trace": 1, "memory": 1, "control": 2, "async_copy": 3, "matrix": 4, "texture": 4,
-    "misc": 5, "compiled": 6, "dispatch": 6, "lower": 7, "contraction": 7, "launch": 8, "launch_limits": 8,
+    "misc": 5, "compiled": 6, "dispatch": 6, "lower": 7, "shared_layout": 7, "contraction": 7, "launch": 8, "launch_limits": 8,
 }
 
 

@@ -823,7 +823,7 @@ class Debugger:
 
     # ================================================================== memory
     def _dynamic_shared(self) -> int:
-        return -(-self.info.prog.shared_static // 16) * 16
+        return self.info.prog.dynamic_shared_base
 
     def symbol_address(self, name: str, slot: Optional[int] = None) -> tuple[str, int, object]:
         """(space, space-relative address, Symbol) of a variable in the focus thread's context."""
