@@ -12,7 +12,11 @@ The file is the JSON trace-event format (ui.perfetto.dev and chrome://tracing op
   memory instructions in flight (issued, data not back yet), resident warps.
 
 Time: 1 microsecond in the file is one SM cycle (the format counts in microseconds; the GPU's
-clock is in the trace's metadata).
+clock is in the trace's metadata). The model's times can be fractional (half-cycle issue
+intervals, latencies); the file's are whole cycles (each boundary rounded half up, so a warp's
+slices stay back to back, and a stall shorter than the rounding vanishes), because viewers turn
+fractional microseconds into integer nanoseconds by truncation, which would make neighbouring
+slices overlap.
 
 Profiles do not keep timelines: `to_perfetto` runs the SM model again over the trace the profile
 kept (`Profile.collected`) with a `Timeline` recorder per SM (deterministic: same cycles, same
@@ -144,6 +148,11 @@ def _instr_name(info) -> str:
     return words[0].rstrip(";") if words else info.opcode
 
 
+def _cycle(t: float) -> int:
+    """A model time as the whole cycle the file shows it at (half up)."""
+    return math.floor(t + 0.5)
+
+
 def _warp_slices(tl: Timeline, sm: int, w: int, names: dict) -> list:
     """A warp's issue slices and its stall slices (adjacent stalls of one reason merged)."""
     out = []
@@ -151,6 +160,7 @@ def _warp_slices(tl: Timeline, sm: int, w: int, names: dict) -> list:
     info = tl.trace.info
     pending = None  # the stall slice being extended: [start, end, reason]
     for start, end, code in tl.warps[w]:
+        start, end = _cycle(start), _cycle(end)
         if end <= start:
             continue
         if code < 0:
@@ -186,19 +196,19 @@ def _stall(sm: int, w: int, start: float, end: float, reason: int) -> dict:
 
 def _counters(tl: Timeline, sm: int) -> list:
     out = []
-    spans = [(iv[0][0], iv[-1][1]) for iv in tl.warps.values() if iv]
-    end = max((e for _, e in spans), default=0.0)
+    spans = [(_cycle(iv[0][0]), _cycle(iv[-1][1])) for iv in tl.warps.values() if iv]
+    end = max((e for _, e in spans), default=0)
     # instructions issued per cycle, averaged over bins
-    issues = np.array([s for iv in tl.warps.values() for s, _, code in iv if code >= 0], dtype=np.float64)
+    issues = np.array([_cycle(s) for iv in tl.warps.values() for s, _, code in iv if code >= 0], dtype=np.int64)
     if issues.size:
         width = max(1, math.ceil(end / COUNTER_BINS))
-        counts = np.bincount((issues // width).astype(np.int64))
+        counts = np.bincount(issues // width)
         last = None
         for b, n in enumerate(counts.tolist() + [0]):
             if n != last:  # one point per change
                 out.append(_counter("issued per cycle", sm, b * width, round(n / width, 4)))
                 last = n
-    out.extend(_steps("memory instructions in flight", sm, tl.memory))
+    out.extend(_steps("memory instructions in flight", sm, [(_cycle(a), _cycle(b)) for a, b in tl.memory]))
     out.extend(_steps("resident warps", sm, spans))
     return out
 

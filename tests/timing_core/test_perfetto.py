@@ -79,9 +79,9 @@ def _validate(data: dict) -> dict:
             if e["name"] == "thread_name":
                 named.add((e["pid"], e["tid"]))
             continue
-        assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0
+        assert isinstance(e["ts"], int) and e["ts"] >= 0  # whole cycles: no truncation when viewers read it
         if e["ph"] == "X":
-            assert e["dur"] > 0 and e["cat"] in ("issue", "stall")
+            assert isinstance(e["dur"], int) and e["dur"] > 0 and e["cat"] in ("issue", "stall")
             tracks[(e["pid"], e["tid"])].append(e)
         else:
             assert e["ph"] == "C" and isinstance(e["args"]["value"], (int, float))
@@ -91,7 +91,7 @@ def _validate(data: dict) -> dict:
         ts = [s["ts"] for s in slices]
         assert ts == sorted(ts)
         for a, b in zip(slices, slices[1:]):  # back to back: no gap, no overlap
-            assert a["ts"] + a["dur"] == pytest.approx(b["ts"], abs=1e-9)
+            assert a["ts"] + a["dur"] == b["ts"]
     for ts in counters.values():
         assert ts == sorted(ts) and len(set(ts)) == len(ts)
     return tracks
@@ -101,22 +101,23 @@ def _check_against_profile(prof, data):
     tracks = _validate(data)
     # the slices of a warp add up to its resident cycles, the warps' to the profile's stalls
     per_reason = defaultdict(float)
+    n_slices = defaultdict(int)
     issues = 0
     for slices in tracks.values():
         start, end = slices[0]["ts"], slices[-1]["ts"] + slices[-1]["dur"]
-        assert sum(s["dur"] for s in slices) == pytest.approx(end - start)
+        assert sum(s["dur"] for s in slices) == end - start
         assert end <= prof.sm_cycles
         for s in slices:
             if s["cat"] == "issue":
                 issues += 1
                 assert s["dur"] == 1 and s["args"]["ptx_line"] > 0
                 assert s["name"] in s["args"]["instruction"]
-            per_reason["selected" if s["cat"] == "issue" else s["args"]["reason"]] += s["dur"]
-    for reason, cycles in prof.stalls.items():
-        assert per_reason.get(reason, 0.0) == pytest.approx(cycles, abs=1e-6), reason
-    assert issues == prof.stalls["selected"]
-    assert max(s["ts"] + s["dur"] for t in tracks.values() for s in t) == pytest.approx(
-        max(t[-1]["ts"] + t[-1]["dur"] for t in tracks.values()))
+            reason = "selected" if s["cat"] == "issue" else s["args"]["reason"]
+            per_reason[reason] += s["dur"]
+            n_slices[reason] += 1
+    for reason, cycles in prof.stalls.items():  # each slice's ends moved by at most half a cycle
+        assert per_reason.get(reason, 0.0) == pytest.approx(cycles, abs=n_slices[reason] + 1e-6), reason
+    assert issues == prof.stalls["selected"] == per_reason["selected"]
     return tracks
 
 
