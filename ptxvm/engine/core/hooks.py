@@ -16,6 +16,9 @@ Hook points (the engine module that calls each):
   warp_sync_missing          warp_ops.py   a .sync collective's membermask names lanes that exited
   stuck                      launch.py     no thread can run; return True if the hook made progress
   heap_alloc / heap_free     syscalls.py   device malloc / free; heap_free may veto a bad free
+  async_write                copies.py     an asynchronous copy (cp.async, cp.async.bulk) wrote shared memory
+  async_group                copies.py     cp.async.commit_group / wait_group / wait_all
+  mbarrier                   copies.py     an mbarrier operation ran (arrive, complete-tx, a wait that succeeded, ...)
 """
 from __future__ import annotations
 
@@ -68,3 +71,23 @@ class LaunchHooks:
         """A free of `ptr`, which malloc did not return (or which was freed already). Return
         True to skip it instead of faulting."""
         return False
+
+    def async_write(self, ctx, lanes: np.ndarray, addr: np.ndarray, size: int, acc, mbarrier) -> None:
+        """An asynchronous copy issued by `lanes` wrote `size` bytes per lane at `addr` (through
+        `acc`); the engine performs copies at issue. `mbarrier`: None for cp.async (complete at
+        the thread's cp.async.wait_group / wait_all or cp.async.mbarrier.arrive), else
+        (view, idx) of the mbarrier words that receive its complete-tx."""
+        pass
+
+    def async_group(self, ctx, lanes: np.ndarray, kind: str, n: int) -> None:
+        """cp.async.commit_group (kind "commit"), cp.async.wait_group n ("wait"), cp.async.wait_all
+        ("wait_all"); the bulk forms are "bulk_commit" / "bulk_wait"."""
+        pass
+
+    def mbarrier(self, ctx, lanes: np.ndarray, kind: str, view: np.ndarray, idx: np.ndarray,
+                 before: np.ndarray) -> None:
+        """An mbarrier operation ran for `lanes` on the words `view[idx]` (`before`: the words before
+        it). kind: "init", "inval", "tx" (expect-tx / complete-tx), "arrive", "async_arrive"
+        (cp.async.mbarrier.arrive: an arrive-on once the lanes' prior cp.async copies complete), "wait"
+        (test_wait / try_wait; only the lanes that found the phase complete)."""
+        pass

@@ -6,6 +6,9 @@ A barrier is divergent for a warp when, while some of its lanes wait at it, anot
 warp waits at a different barrier instruction or exits without arriving. Lanes of one warp may
 arrive at the same barrier at different times (the engine runs a loop's lanes apart): that alone
 is no error. Each waiting lane of a divergent warp is one error, as compute-sanitizer counts them.
+A barrier is divergent for the block when it completes with whole warps waiting at different
+barrier instructions (the hardware counts arrivals per barrier number, so it completes):
+"Divergent thread(s) in block", one error per waiting thread.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from ...engine.core.machine import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNABLE
 from .checker import Checker
 
 DIVERGENT = "Barrier error detected. Divergent thread(s) in warp."
+DIVERGENT_BLOCK = "Barrier error detected. Divergent thread(s) in block."
 
 
 class SyncCheck(Checker):
@@ -71,14 +75,19 @@ class SyncCheck(Checker):
             arrived = int(np.bitwise_or.reduce(np.left_shift(1, ctx.laneid[lanes])))
             if snap & ~arrived:  # a lane that was live when the warp began arriving never came
                 self._report(ctx, lanes)
+        for c in np.unique(ctx.cta_slot[waiting]).tolist():  # whole warps at different barrier instructions
+            lanes = waiting[ctx.cta_slot[waiting] == c]
+            pcs = self.bar_pc[lanes]
+            if (pcs != pcs[0]).any():
+                self._report(ctx, lanes, "divergent_block", DIVERGENT_BLOCK)
         self.reported[waiting] = False
         self.bar_pc[waiting] = -1
 
-    def _report(self, ctx, lanes) -> None:
+    def _report(self, ctx, lanes, kind="divergent_barrier", headline=DIVERGENT) -> None:
         for lane in np.unique(lanes).tolist():
             if not self.reported[lane]:
                 self.reported[lane] = True
-                self.s.record(ctx, lane, "divergent_barrier", DIVERGENT, pc=int(self.bar_pc[lane]))
+                self.s.record(ctx, lane, kind, headline, pc=int(self.bar_pc[lane]))
 
     def warp_sync_missing(self, ctx, lanes, exited_lanes, pc) -> bool:
         bad = exited_lanes != 0
