@@ -16,7 +16,8 @@ Hook points (the engine module that calls each):
   warp_sync_missing          warp_ops.py   a .sync collective's membermask names lanes that exited
   stuck                      launch.py     no thread can run; return True if the hook made progress
   heap_alloc / heap_free     syscalls.py   device malloc / free; heap_free may veto a bad free
-  async_write                copies.py     an asynchronous copy (cp.async, cp.async.bulk) wrote shared memory
+  async_write                copies.py,    an asynchronous copy (cp.async, cp.async.bulk, a tensor copy) wrote
+                             tensor.py     shared memory
   async_group                copies.py     cp.async.commit_group / wait_group / wait_all
   mbarrier                   copies.py     an mbarrier operation ran (arrive, complete-tx, a wait that succeeded, ...)
 """
@@ -76,7 +77,8 @@ class LaunchHooks:
         """An asynchronous copy issued by `lanes` wrote `size` bytes per lane at `addr` (through
         `acc`); the engine performs copies at issue. `mbarrier`: None for cp.async (complete at
         the thread's cp.async.wait_group / wait_all or cp.async.mbarrier.arrive), else
-        (view, idx) of the mbarrier words that receive its complete-tx."""
+        (view, idx) of the mbarrier word that receives its complete-tx; then the copy is one
+        thread's, and `lanes` repeats that thread once per piece (a tensor copy's elements)."""
         pass
 
     def async_group(self, ctx, lanes: np.ndarray, kind: str, n: int) -> None:

@@ -184,8 +184,8 @@ class RaceCheck(Checker):
             return
         if mbarrier is None:
             stamp = self.clocks.agent[ctx.warp_of[lanes]]
-        else:
-            stamp = self.clocks.copy_into_mbarrier(ctx, lanes, *mbarrier)
+        else:  # one copy, issued by lanes[0] (its elements may be several "lanes" of it)
+            stamp = np.broadcast_to(self.clocks.copy_into_mbarrier(ctx, lanes[:1], *mbarrier), lanes.shape)
         self.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, "write", stamp)
 
     def _strength(self, pc: int) -> tuple:

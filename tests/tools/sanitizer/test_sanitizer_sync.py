@@ -1,0 +1,158 @@
+"""Synchronization beyond CTA barriers: racecheck through mbarriers, asynchronous-copy completion
+and fences with a flag; synccheck's "Divergent thread(s) in block". Each planted bug of
+planted_sync.cu has a clean twin that must report nothing."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxvm
+
+HERE = Path(__file__).parent
+PTX = HERE / "planted_sync.ptx"
+SRC = "planted_sync.cu"
+
+
+def _ints(n):
+    return np.arange(n, dtype=np.int32)
+
+
+@functools.lru_cache(maxsize=None)
+def planted():
+    return ptxvm.load(PTX)
+
+
+# case: (tool, arguments); every case runs one CTA of 64 threads, as run_planted_sync.cu launches it
+CASES = {
+    "mbar_race": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "mbar_race_ok": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "cp_async_race": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "cp_async_race_ok": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "cp_async_early": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "bulk_race": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "bulk_race_ok": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "fence_flag": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "fence_flag_ok": ("racecheck", lambda: [_ints(128), _ints(64)]),
+    "divergent_block": ("synccheck", lambda: [_ints(128)]),
+    "divergent_block_ok": ("synccheck", lambda: [_ints(128)]),
+    "exit_before_barrier": ("synccheck", lambda: [_ints(128)]),
+}
+
+# the planted races: (write line, read line, hazards) of planted_sync.cu; all read-after-write
+RACES = {
+    "mbar_race": (50, 53, 128),  # warp 1 reads without waiting on the mbarrier warp 0 arrived on
+    "cp_async_race": (29, 79, 256),  # the other warp's cp.async, waited for by that warp only
+    "cp_async_early": (29, 96, 256),  # its own cp.async destination, before cp.async.wait_group
+    "bulk_race": (39, 115, 256),  # a bulk copy's destination, before the mbarrier wait
+    "fence_flag": (144, 151, 128),  # data published by a flag without the release fence
+}
+CLEAN = [c for c in CASES if c.endswith("_ok")] + ["exit_before_barrier"]
+
+
+def run(case):
+    tool, args = CASES[case]
+    values = args()
+    report = planted()[case].sanitize(1, 64, values, tool=tool)
+    return report, values
+
+
+@pytest.mark.parametrize("case", sorted(RACES))
+def test_planted_race_is_reported(case):
+    report, _ = run(case)
+    write, read, hazards = RACES[case]
+    assert len(report.errors) == 1, str(report)
+    r = report.errors[0]
+    assert (r.kind, r.access, r.space, r.severity) == ("race", "RAW", "shared", "error")
+    assert (r.other.file, r.other.line, r.where.file, r.where.line) == (SRC, write, SRC, read)
+    assert r.hazards == hazards
+
+
+@pytest.mark.parametrize("case", CLEAN)
+def test_clean_twin_reports_nothing(case):
+    report, values = run(case)
+    assert report.ok and not report.records, str(report)
+    out = values[0]
+    if case in ("mbar_race_ok", "bulk_race_ok", "fence_flag_ok", "cp_async_race_ok"):
+        data = np.arange(64, dtype=np.int32)
+        if case == "cp_async_race_ok":
+            assert np.array_equal(out[:64], np.roll(data, -32))
+        elif case == "bulk_race_ok":
+            assert np.array_equal(out[:64], data)
+        else:
+            assert np.array_equal(out[32:64], data[:32])
+
+
+def test_divergent_block_names_each_waiting_thread_at_its_barrier():
+    report, _ = run("divergent_block")
+    errors = report.errors
+    assert len(errors) == 64
+    assert {r.headline for r in errors} == {"Barrier error detected. Divergent thread(s) in block."}
+    lines = {r.thread[0]: r.where.line for r in errors}
+    assert {lines[t] for t in range(32)} == {181} and {lines[t] for t in range(32, 64)} == {184}
+    assert "Divergent thread(s) in block." in str(report) and "ERROR SUMMARY: 64 errors" in str(report)
+
+
+GROUPS = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry groups(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b8 buf[512];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r3, %r3, %r2;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  cp.async.ca.shared.global [%r3], [%rd3], 4;
+  cp.async.commit_group;
+  cp.async.ca.shared.global [%r3+256], [%rd3], 4;
+  cp.async.commit_group;
+  bar.sync 0;
+  ld.shared.u32 %r4, [%r3];
+  cp.async.wait_group 1;
+  ld.shared.u32 %r5, [%r3];
+  ld.shared.u32 %r6, [%r3+256];
+  cp.async.wait_all;
+  ld.shared.u32 %r7, [%r3+256];
+  add.u32 %r4, %r4, %r5;
+  add.u32 %r4, %r4, %r6;
+  add.u32 %r4, %r4, %r7;
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd4, %rd4;
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.u32 [%rd5], %r4;
+  ret;
+}
+"""
+
+
+def test_cp_async_groups_complete_at_their_wait():
+    """A CTA barrier completes no copy; wait_group 1 completes all but the newest group; wait_all
+    the rest. Each thread reads only its own destinations."""
+    out = np.zeros(64, np.int32)
+    report = ptxvm.loads(GROUPS)["groups"].sanitize(1, 64, [out, _ints(64)], tool="racecheck")
+    lines = {line: n for n, line in enumerate(GROUPS.splitlines(), 1)}
+    read_of = {n: text.strip() for text, n in lines.items()}
+    races = sorted((read_of[r.other.line], read_of[r.where.line], r.hazards) for r in report.errors)
+    assert races == [("cp.async.ca.shared.global [%r3+256], [%rd3], 4;", "ld.shared.u32 %r6, [%r3+256];", 256),
+                     ("cp.async.ca.shared.global [%r3], [%rd3], 4;", "ld.shared.u32 %r4, [%r3];", 256)]
+    assert np.array_equal(out, 4 * np.arange(64))
+
+
+def test_unclocked_kernels_keep_barrier_epochs_only():
+    """Kernels without mbarriers, asynchronous copies or fences do not pay for the clocks."""
+    from ptxvm.tools.sanitizer.session import Sanitizer
+
+    s = Sanitizer(planted()["divergent_block_ok"], "racecheck", False)
+    assert not s.checker.clocked
+    s = Sanitizer(planted()["fence_flag_ok"], "racecheck", False)
+    assert s.checker.clocked
