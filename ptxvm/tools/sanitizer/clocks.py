@@ -44,6 +44,7 @@ class SyncClocks:
         self.cta = np.arange(n) // W
         self.vc = np.zeros((n, 2 * W), dtype=np.int64)
         self.vc[np.arange(n), self.wic] = 1
+        self.acq_self = np.zeros(n, dtype=np.int64)  # the warp's own clock as it came back through an acquire
         self.agent = np.ones(n, dtype=np.int64)  # stamp of the copies a warp issues now
         self.candidate = np.zeros((n, 2 * W), dtype=np.int64)  # released by its next flag write
         self.seen = np.zeros((n, 2 * W), dtype=np.int64)  # flag clocks its flag reads saw
@@ -63,6 +64,12 @@ class SyncClocks:
         u = np.unique(warps)
         self.vc[u, self.wic[u]] += 1
 
+    def _acquire(self, warps, clocks) -> None:
+        """Join `clocks` (a row per entry of `warps`, repeats allowed) into the warps' clocks. What
+        comes back of a warp's own clock orders its own lanes' accesses (`acq_self`)."""
+        np.maximum.at(self.vc, warps, clocks)
+        np.maximum.at(self.acq_self, warps, clocks[np.arange(warps.size), self.wic[warps]])
+
     # ---------------------------------------------------------------- CTA barriers
     def barrier(self, cta_slots) -> None:
         """Every warp of the CTAs joins the others' clocks (a completed bar.sync)."""
@@ -76,6 +83,7 @@ class SyncClocks:
             c = np.asarray(cta_slots, dtype=np.int64)
             per_cta[c] = per_cta[c].max(axis=1)[:, None, :]
             sel = (c[:, None] * W + np.arange(W)).reshape(-1)
+        self.acq_self[sel] = self.vc[sel, self.wic[sel]]
         self.vc[sel, self.wic[sel]] += 1
 
     # ---------------------------------------------------------------- mbarriers
@@ -106,7 +114,7 @@ class SyncClocks:
             self.done[rows] = 0
             return
         if kind == "wait":
-            np.maximum.at(self.vc, warps, self.done[rows])
+            self._acquire(warps, self.done[rows])
             return
         if kind == "arrive":
             np.maximum.at(self.L, rows, self.vc[warps])
@@ -151,7 +159,7 @@ class SyncClocks:
     # ---------------------------------------------------------------- fences and flags
     def fence(self, ctx, lanes) -> None:
         u = np.unique(self.warps(ctx, lanes))
-        self.vc[u] = np.maximum(self.vc[u], self.seen[u])  # acquire what flag reads saw
+        self._acquire(u, self.seen[u])  # what flag reads saw
         self.candidate[u] = self.vc[u]  # release what came before, at the next flag write
         self.vc[u, self.wic[u]] += 1
 
@@ -166,11 +174,29 @@ class SyncClocks:
         u = np.unique(self.warps(ctx, lanes))
         self.seen[u] = np.maximum(self.seen[u], self.flag[self.cta[u]])
         if acquire:  # ld.acquire / atom.acquire: the read, then a fence
-            self.vc[u] = np.maximum(self.vc[u], self.seen[u])
+            self._acquire(u, self.seen[u])
 
     # ---------------------------------------------------------------- the test
     def ordered(self, warps, o_warp_in_cta, o_stamp, o_async) -> np.ndarray:
         """Whether earlier accesses (warp in CTA, stamp, asynchronous) are ordered before an access
-        by wave warps `warps` (broadcast against them) of the same CTA."""
+        by wave warps `warps` (broadcast against them) of the same CTA; another lane of the
+        warp's own earlier access counts as ordered once the warp's clock came back to it."""
         col = np.where(o_async, self.W + o_warp_in_cta, o_warp_in_cta)
-        return self.vc[warps, col] >= o_stamp
+        known = self.vc[warps, col]
+        own = ~o_async & (o_warp_in_cta == self.wic[warps])
+        if own.any():
+            known = np.where(own, self.acq_self[warps], known)
+        return known >= o_stamp
+
+    def ordered_after_all(self, warps, readers, o_stamp) -> np.ndarray:
+        """For reads by several warps (`readers`: a bit per warp in the CTA; `o_stamp`: the highest
+        stamp among them, a bound on each one's): whether the warps `warps` acquired at least that
+        from every reader. Sound (never orders what is not ordered); exact when the warps' clocks
+        move together, as in code where every warp takes part in each synchronization."""
+        W = self.W
+        flat = np.asarray(warps).reshape(-1)
+        known = self.vc[flat, :W].copy()
+        known[np.arange(flat.size), self.wic[flat]] = self.acq_self[flat]
+        known = known.reshape(np.shape(warps) + (W,))
+        bits = ((np.asarray(readers)[..., None] >> np.arange(W)) & 1).astype(bool)
+        return np.all(~bits | (known >= np.asarray(o_stamp)[..., None]), axis=-1)

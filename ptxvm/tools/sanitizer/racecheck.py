@@ -44,6 +44,7 @@ WARP_READERS = np.int64(0x80000000)
 WARP_SHIFT, CTA_SHIFT = 32, 44
 WARP_EPOCH_MASK, CTA_EPOCH_MASK = (1 << 12) - 1, (1 << 19) - 1
 ASYNC = np.int64(-(1 << 63))  # bit 63 of a writer key: an asynchronous copy's write (clocked kernels)
+STAMP = np.int64(0xFFFFFFFF)  # the clock stamp in w_clk / r_clk (above it, r_clk of several readers: their warps)
 
 # what makes a kernel need the vector clocks (clocks.py)
 _CLOCKED_OPCODES = frozenset(("mbarrier", "cp", "fence", "membar"))
@@ -273,8 +274,21 @@ class RaceCheck(Checker):
             return hazard
         o_wic = np.where(o_warp >= 0, o_warp % W, 0)
         warps = cur[:, 0:1] if np.ndim(other) == 2 else cur[:, 0]
-        ordered = same_cta & (async_ | (o_wic != my_warp % W)) & self.clocks.ordered(warps, o_wic, o_clk, async_)
+        stamp = o_clk & STAMP
+        ordered = same_cta & self.clocks.ordered(warps, o_wic, stamp, async_)
+        multi = (o_id == MULTI) & hazard
+        if space == "shared" and multi.any():  # readers of several warps: r_clk holds their warps and top stamp
+            ordered = ordered | (multi & self.clocks.ordered_after_all(warps, o_clk >> 32, stamp))
         return hazard & ~ordered
+
+    def _merged_clock(self, old_id, old_clk, cur):
+        """r_clk for bytes read by this access and others (`old_id`, `old_clk`): the readers' warps
+        (a bit each, bits 32+) and the highest stamp (see `_unordered_clocked`)."""
+        W = self.warps_per_cta
+        o_warp = self._warp_of_id(old_id)
+        old_bits = np.where(old_id == MULTI, old_clk >> 32, np.left_shift(1, np.where(o_warp >= 0, o_warp % W, 0)))
+        mine = cur[:, 0:1] % W
+        return ((old_bits | np.left_shift(1, mine)) << 32) | np.maximum(old_clk & STAMP, cur[:, 1:2])
 
     def _merged_readers(self, old_id, key):
         """The id for a byte read by `key`'s thread and by others (`old_id`): the warp if one."""
@@ -333,7 +347,10 @@ class RaceCheck(Checker):
             at.set(sh.r_key, new)
             at.set(sh.r_pc, pc)
             if cur is not None:
-                at.set(sh.r_clk, cur[:, 1:2])
+                clk = np.broadcast_to(cur[:, 1:2], old.shape)
+                if others.any():
+                    clk = np.where(others, self._merged_clock(old & TID, at.get(sh.r_clk), cur), clk)
+                at.set(sh.r_clk, clk)
             if at.may_collide():
                 got = at.get(sh.r_key)
                 lost = (got != new).any(axis=1)  # another lane of this access read the bytes too
