@@ -158,7 +158,7 @@ class RaceCheck(Checker):
             warp = np.where(ident & WARP_READERS != 0, t >> 5, (t // T) * self.warps_per_cta + (t % T) // 32)
         return np.where(ident == MULTI, -1, warp)
 
-    def barrier_complete(self, ctx, cta_slots) -> None:
+    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
         if cta_slots is None:
             self.epoch += 1
         else:

@@ -24,6 +24,7 @@ DIVERGENT_BLOCK = "Barrier error detected. Divergent thread(s) in block."
 class SyncCheck(Checker):
     def begin_wave(self, ctx) -> None:
         self.bar_pc = np.full(ctx.n, -1, dtype=np.int64)  # the barrier instruction each lane waits at
+        self.bar_id = np.full(ctx.n, -1, dtype=np.int64)  # and its barrier number
         self.snapshot: dict[int, int] = {}  # warp -> its live lanes (bitmask) when its first lane arrived
         self.reported = np.zeros(ctx.n, dtype=bool)  # lanes reported for the barrier they wait at
         self._released = None
@@ -53,6 +54,7 @@ class SyncCheck(Checker):
         if arrive_only:
             return
         self.bar_pc[group] = pc
+        self.bar_id[group] = barrier
         for w in np.unique(ctx.warp_of[group]).tolist():
             slots = self._slots(ctx, w)
             waiting = slots[ctx.status[slots] == AT_BARRIER]
@@ -62,7 +64,7 @@ class SyncCheck(Checker):
                 mine = group[ctx.warp_of[group] == w]
                 self._report(ctx, np.concatenate([waiting, mine]))
 
-    def barrier_complete(self, ctx, cta_slots) -> None:
+    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
         if cta_slots is None:
             self.snapshot.clear()
             return
@@ -75,8 +77,9 @@ class SyncCheck(Checker):
             arrived = int(np.bitwise_or.reduce(np.left_shift(1, ctx.laneid[lanes])))
             if snap & ~arrived:  # a lane that was live when the warp began arriving never came
                 self._report(ctx, lanes)
-        for c in np.unique(ctx.cta_slot[waiting]).tolist():  # whole warps at different barrier instructions
-            lanes = waiting[ctx.cta_slot[waiting] == c]
+        released = waiting if barrier is None else waiting[self.bar_id[waiting] == barrier]
+        for c in np.unique(ctx.cta_slot[released]).tolist():  # whole warps at different barrier instructions
+            lanes = released[ctx.cta_slot[released] == c]
             pcs = self.bar_pc[lanes]
             if (pcs != pcs[0]).any():
                 self._report(ctx, lanes, "divergent_block", DIVERGENT_BLOCK)
