@@ -141,9 +141,9 @@ class RaceCheck(Checker):
         self.threads_per_cta = self.s.launch.threads_per_cta
         self.warps_per_cta = -(-self.threads_per_cta // 32)
         self.tid = ctx.cta_linear.astype(np.int64) * self.threads_per_cta + ctx.thread_linear + 1  # per slot
-        if self.clocked:
+        if self.clocked:  # (stamps of earlier waves stay in the global shadow: they belong to other
+            # CTAs, which the clocks never order)
             self.clocks = SyncClocks(ctx, self.warps_per_cta)
-            self.glob = None  # its clock stamps are this wave's
 
     def warp_barrier(self, ctx, lanes) -> None:
         self.warp_epoch[np.unique(ctx.warp_of[lanes])] += 1
