@@ -56,7 +56,6 @@ class Timeline:
         self.work = None
         self.trace = None
         self.warps: dict[int, list] = {}  # warp row -> [(start, end, code)]: code >= 0 an issue, < 0 -1-reason
-        self.meta: dict[int, tuple] = {}  # warp row -> (hardware slot, scheduler)
         self.memory: list = []  # (issue cycle, data back) of memory instructions
 
     def begin(self, work, trace, cta_ids) -> None:
@@ -66,7 +65,6 @@ class Timeline:
         got = self.warps.get(wp.w)
         if got is None:
             got = self.warps[wp.w] = []
-            self.meta[wp.w] = (wp.slot, wp.sub)
         return got
 
     def stall(self, wp, reason: int, start: float, end: float) -> None:
@@ -105,7 +103,6 @@ def trace_events(profile, max_events: int = 2_000_000) -> dict:
         for order, w in enumerate(rows):
             c = int(cta[w])
             xyz = (c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1]))
-            slot, sub = tl.meta[w]
             events.append(_meta("thread_name", sm, w + 1,
                                 name=f"CTA ({xyz[0]},{xyz[1]},{xyz[2]}) warp {int(widx[w])}"))
             events.append(_meta("thread_sort_index", sm, w + 1, sort_index=order))
@@ -114,12 +111,11 @@ def trace_events(profile, max_events: int = 2_000_000) -> dict:
         events.extend(_counters(tl, sm))
     truncated = len(events) > max_events
     if truncated:
-        warnings.warn(f"the Perfetto trace has {len(events)} events; keeping the first {max_events} "
-                      "(to_perfetto(..., max_events=N) keeps more)", stacklevel=3)
-        events = events[:max_events]
+        events, cut = _first_cycles(events, max_events)
+        warnings.warn(f"the Perfetto trace would have more than {max_events} events; keeping the cycles "
+                      f"before {cut} (to_perfetto(..., max_events=N) keeps more)", stacklevel=3)
     return {
         "traceEvents": events,
-        "displayTimeUnit": "ns",
         "otherData": {
             "kernel": profile.kernel, "gpu": profile.gpu, "grid": list(grid), "block": list(profile.block),
             "policy": profile.policy, "time_unit": "1 us in this trace = 1 SM cycle",
@@ -127,6 +123,17 @@ def trace_events(profile, max_events: int = 2_000_000) -> dict:
             "simulated_sms": profile.simulated_sms, "truncated": truncated,
         },
     }
+
+
+def _first_cycles(events: list, limit: int) -> tuple[list, int]:
+    """The metadata and the slices and counter points that start before the cycle where `limit`
+    events are reached (a slice running past that cycle is kept whole)."""
+    meta = [e for e in events if e["ph"] == "M"]
+    timed = [e for e in events if e["ph"] != "M"]
+    room = max(limit - len(meta), 0)
+    starts = sorted(e["ts"] for e in timed)
+    cut = starts[room] if room < len(starts) else starts[-1] + 1
+    return meta + [e for e in timed if e["ts"] < cut], cut
 
 
 def write_perfetto(profile, path, max_events: int = 2_000_000) -> str:

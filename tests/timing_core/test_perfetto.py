@@ -67,7 +67,7 @@ def _barrier_heavy(**kw):
 
 def _validate(data: dict) -> dict:
     """Check the trace-event format; returns the X slices per (pid, tid) in time order."""
-    assert set(data) >= {"traceEvents", "displayTimeUnit", "otherData"}
+    assert set(data) == {"traceEvents", "otherData"}
     tracks = defaultdict(list)
     counters = defaultdict(list)
     named = set()
@@ -164,9 +164,14 @@ def test_output_is_deterministic_and_replay_matches(tmp_path):
 
 def test_event_limit_and_profiles_without_a_trace(tmp_path):
     prof = _barrier_heavy()
-    with pytest.warns(UserWarning, match="keeping the first 50"):
-        data = trace_events(prof, max_events=50)
-    assert len(data["traceEvents"]) == 50 and data["otherData"]["truncated"]
+    full = trace_events(prof)["traceEvents"]
+    with pytest.warns(UserWarning, match="keeping the cycles before"):
+        data = trace_events(prof, max_events=200)
+    events = data["traceEvents"]
+    assert len(events) <= 200 and data["otherData"]["truncated"]
+    assert [e for e in events if e["ph"] == "M"] == [e for e in full if e["ph"] == "M"]  # every track keeps its name
+    cut = max(e["ts"] for e in events if e["ph"] != "M")
+    assert [e for e in full if e["ph"] != "M" and e["ts"] <= cut] == [e for e in events if e["ph"] != "M"]
     prof.collected = None
     with pytest.raises(ValueError, match="kept no trace"):
         prof.to_perfetto(tmp_path / "x.json")
