@@ -113,16 +113,20 @@ class SyncClocks:
             self.L[rows] = 0
             self.done[rows] = 0
             return
+        # a clock means something only in its own CTA: arrivals from other CTAs of a cluster
+        # (remote mbarriers) release nothing here
+        own = self.cta[warps] == (np.asarray(idx, dtype=np.int64) * 8) // ctx.shared.stride
         if kind == "wait":
-            self._acquire(warps, self.done[rows])
+            self._acquire(warps[own], self.done[rows[own]])
             return
         if kind == "arrive":
-            np.maximum.at(self.L, rows, self.vc[warps])
+            np.maximum.at(self.L, rows[own], self.vc[warps[own]])
             self._tick(warps)
         elif kind == "async_arrive":  # the lanes' cp.async copies issued so far
-            agent = np.zeros((warps.size, 2 * self.W), dtype=np.int64)
-            agent[np.arange(warps.size), self.W + self.wic[warps]] = self.agent[warps]
-            np.maximum.at(self.L, rows, agent)
+            w = warps[own]
+            agent = np.zeros((w.size, 2 * self.W), dtype=np.int64)
+            agent[np.arange(w.size), self.W + self.wic[w]] = self.agent[w]
+            np.maximum.at(self.L, rows[own], agent)
             self.agent[np.unique(warps)] += 1
         completed = phase_of(view[idx]) != phase_of(before)
         if completed.any():
@@ -134,7 +138,8 @@ class SyncClocks:
         into the object before the complete-tx may complete the phase."""
         warps = self.warps(ctx, lanes)
         stamp = self.agent[warps].copy()
-        if view.size * 8 == ctx.shared.buf.size:
+        owner = (np.asarray(idx, dtype=np.int64) * 8) // ctx.shared.stride
+        if view.size * 8 == ctx.shared.buf.size and (self.cta[warps] == owner).all():  # (else: another CTA's)
             rows = self._unique_rows(idx)
             agent = np.zeros((warps.size, 2 * self.W), dtype=np.int64)
             agent[np.arange(warps.size), self.W + self.wic[warps]] = stamp
