@@ -130,7 +130,7 @@ def release_barriers(ctx, keys=None) -> bool:
             value = {"popc": np.uint32(np.count_nonzero(p)), "and": np.bool_(p.all()), "or": np.bool_(p.any())}[kind]
             dst(ctx, waiting, np.broadcast_to(value, (waiting.size,)))
         if ctx.hooks is not None:
-            ctx.hooks.barrier_complete(ctx, np.array([cta]), barrier=b)
+            ctx.hooks.barrier_complete(ctx, np.array([cta]))
         ctx.status[waiting] = RUNNABLE
         ctx.pc[waiting] += 1
         st["bar_of"][waiting] = -1

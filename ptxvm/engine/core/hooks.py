@@ -51,9 +51,7 @@ class LaunchHooks:
         `arrive_only` for bar.arrive / barrier.arrive, whose lanes do not wait."""
         pass
 
-    def barrier_complete(self, ctx, cta_slots: Optional[np.ndarray], barrier: Optional[int] = None) -> None:
-        """CTA barrier `barrier` (None: the whole-CTA fast path, barrier 0) released its waiters in
-        the CTA slots `cta_slots` (None: every CTA)."""
+    def barrier_complete(self, ctx, cta_slots: Optional[np.ndarray]) -> None:
         pass
 
     def warp_barrier(self, ctx, lanes: np.ndarray) -> None:

@@ -123,7 +123,7 @@ class Checker:
     def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
         pass
 
-    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
+    def barrier_complete(self, ctx, cta_slots) -> None:
         pass
 
     def warp_barrier(self, ctx, lanes) -> None:

@@ -45,6 +45,7 @@ WARP_SHIFT, CTA_SHIFT = 32, 44
 WARP_EPOCH_MASK, CTA_EPOCH_MASK = (1 << 12) - 1, (1 << 19) - 1
 ASYNC = np.int64(-(1 << 63))  # bit 63 of a writer key: an asynchronous copy's write (clocked kernels)
 STAMP = np.int64(0xFFFFFFFF)  # the clock stamp in w_clk / r_clk (above it, r_clk of several readers: their warps)
+GROUP_COPY = np.int64(1 << 32)  # in w_clk: the write of a cp.async (completed by wait_group), not of a bulk copy
 
 # what makes a kernel need the vector clocks (clocks.py)
 _CLOCKED_OPCODES = frozenset(("mbarrier", "cp", "fence", "membar"))
@@ -158,7 +159,7 @@ class RaceCheck(Checker):
             warp = np.where(ident & WARP_READERS != 0, t >> 5, (t // T) * self.warps_per_cta + (t % T) // 32)
         return np.where(ident == MULTI, -1, warp)
 
-    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
+    def barrier_complete(self, ctx, cta_slots) -> None:
         if cta_slots is None:
             self.epoch += 1
         else:
@@ -183,8 +184,8 @@ class RaceCheck(Checker):
     def async_write(self, ctx, lanes, addr, size, acc, mbarrier) -> None:
         if self.clocks is None:
             return
-        if mbarrier is None:
-            stamp = self.clocks.agent[ctx.warp_of[lanes]]
+        if mbarrier is None:  # cp.async: marked in w_clk (a thread's early read of its own is a warning)
+            stamp = self.clocks.agent[ctx.warp_of[lanes]] | GROUP_COPY
         else:  # one copy, issued by lanes[0] (its elements may be several "lanes" of it)
             stamp = np.broadcast_to(self.clocks.copy_into_mbarrier(ctx, lanes[:1], *mbarrier), lanes.shape)
         self.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, "write", stamp)
@@ -295,15 +296,15 @@ class RaceCheck(Checker):
         w = self._warp_of_id(key & TID)
         return np.where(self._warp_of_id(old_id) == w, WARP_READERS | (w * 32 + 1), MULTI)
 
-    def _count(self, space, kind, first_pc, second_pc, n):
-        k = (space, kind, int(first_pc), int(second_pc))
+    def _count(self, space, kind, first_pc, second_pc, n, severity="error"):
+        k = (space, kind, int(first_pc), int(second_pc), severity)
         self.hazards[k] = self.hazards.get(k, 0) + int(n)
 
-    def _pairs(self, space, kind, pcs, pc, weight=1):
+    def _pairs(self, space, kind, pcs, pc, weight=1, severity="error"):
         if pcs.size:
             u, counts = np.unique(pcs, return_counts=True)
             for p, c in zip(u.tolist(), counts.tolist()):
-                self._count(space, kind, p, pc, c * weight)
+                self._count(space, kind, p, pc, c * weight, severity)
 
     def _check(self, space, sh: _Shadow, at, key, kind, cur=None):
         """`at`: the access's bytes in the shadow arrays (checker.Bytes); `key`: per access;
@@ -335,7 +336,14 @@ class RaceCheck(Checker):
             def unordered(sp, other, clk_field):
                 return self._unordered_clocked(sp, other, at.get(getattr(sh, clk_field)), k, cur)
         if kind == "read":
-            haz = unordered(space, at.get(sh.w_key), "w_clk")
+            w_key = at.get(sh.w_key)
+            haz = unordered(space, w_key, "w_clk")
+            if haz.any() and cur is not None:  # a thread reading its own cp.async early: a warning, as
+                own = haz & (w_key < 0) & ((w_key & TID) == (k & TID))  # compute-sanitizer has it (bulk
+                own &= (at.get(sh.w_clk) & GROUP_COPY) != 0  # and tensor copies: errors)
+                if own.any():
+                    self._pairs(space, "RAW", at.get(sh.w_pc)[own], pc, weight, "warning")
+                    haz = haz & ~own
             if haz.any():
                 self._pairs(space, "RAW", at.get(sh.w_pc)[haz], pc, weight)
             old = at.get(sh.r_key)
@@ -377,8 +385,10 @@ class RaceCheck(Checker):
             self._count(space, "WAW", pc, pc, int(np.count_nonzero(lost)))
 
     def finish(self) -> None:
-        for (space, kind, first, second), n in sorted(self.hazards.items(), key=lambda kv: (kv[0][2], kv[0][3])):
+        for (space, kind, first, second, severity), n in sorted(self.hazards.items(),
+                                                                 key=lambda kv: (kv[0][2], kv[0][3])):
             where, other = self.s.location(second), self.s.location(first)
-            severity = "warning" if space == "global" and self.global_sync else "error"
+            if space == "global" and self.global_sync:
+                severity = "warning"
             self.s.records.append(Record(self.s.tool, "race", f"Race ({kind})", where, space=space, other=other,
                                          access=kind, hazards=n, severity=severity))

@@ -78,8 +78,8 @@ class Sanitizer(LaunchHooks):
     def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
         self.checker.barrier_arrive(ctx, group, pc, barrier, count, expected, arrive_only)
 
-    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
-        self.checker.barrier_complete(ctx, cta_slots, barrier)
+    def barrier_complete(self, ctx, cta_slots) -> None:
+        self.checker.barrier_complete(ctx, cta_slots)
 
     def warp_barrier(self, ctx, lanes) -> None:
         self.checker.warp_barrier(ctx, lanes)

@@ -6,9 +6,11 @@ A barrier is divergent for a warp when, while some of its lanes wait at it, anot
 warp waits at a different barrier instruction or exits without arriving. Lanes of one warp may
 arrive at the same barrier at different times (the engine runs a loop's lanes apart): that alone
 is no error. Each waiting lane of a divergent warp is one error, as compute-sanitizer counts them.
-A barrier is divergent for the block when it completes with whole warps waiting at different
-barrier instructions (the hardware counts arrivals per barrier number, so it completes):
-"Divergent thread(s) in block", one error per waiting thread.
+A whole-CTA barrier (no thread count) is divergent for the block when a warp arrives at one
+instruction of it while threads of other warps wait at another instruction of the same barrier
+number (the hardware counts arrivals per barrier number, so it would complete):
+"Divergent thread(s) in block", one error per thread already waiting there, as compute-sanitizer
+reports it (tests/goldens/sanitizer_sync: the first warp's 32 threads).
 """
 from __future__ import annotations
 
@@ -63,8 +65,23 @@ class SyncCheck(Checker):
             if waiting.size and (self.bar_pc[waiting] != pc).any():  # two barriers at once in one warp
                 mine = group[ctx.warp_of[group] == w]
                 self._report(ctx, np.concatenate([waiting, mine]))
+        if count is None:
+            self._block_divergence(ctx, group, pc, barrier)
 
-    def barrier_complete(self, ctx, cta_slots, barrier=None) -> None:
+    def _block_divergence(self, ctx, group, pc, barrier) -> None:
+        """Whole-CTA barriers: threads of other warps already waiting at another instruction of the
+        same barrier number are divergent (compute-sanitizer reports those, the waiting ones)."""
+        for c in np.unique(ctx.cta_slot[group]).tolist():
+            lo, hi = np.searchsorted(ctx.cta_slot, [c, c + 1])  # a CTA's threads are contiguous slots
+            here = ctx.cta_slot[group] == c
+            mine = group[here]
+            slots = np.arange(lo, hi)
+            other = ((ctx.status[slots] == AT_BARRIER) & (self.bar_id[slots] == int(barrier[here][0]))
+                     & (self.bar_pc[slots] != pc) & ~np.isin(ctx.warp_of[slots], ctx.warp_of[mine]))
+            if other.any():
+                self._report(ctx, slots[other], "divergent_block", DIVERGENT_BLOCK)
+
+    def barrier_complete(self, ctx, cta_slots) -> None:
         if cta_slots is None:
             self.snapshot.clear()
             return
@@ -77,12 +94,6 @@ class SyncCheck(Checker):
             arrived = int(np.bitwise_or.reduce(np.left_shift(1, ctx.laneid[lanes])))
             if snap & ~arrived:  # a lane that was live when the warp began arriving never came
                 self._report(ctx, lanes)
-        released = waiting if barrier is None else waiting[self.bar_id[waiting] == barrier]
-        for c in np.unique(ctx.cta_slot[released]).tolist():  # whole warps at different barrier instructions
-            lanes = released[ctx.cta_slot[released] == c]
-            pcs = self.bar_pc[lanes]
-            if (pcs != pcs[0]).any():
-                self._report(ctx, lanes, "divergent_block", DIVERGENT_BLOCK)
         self.reported[waiting] = False
         self.bar_pc[waiting] = -1
 
