@@ -3,7 +3,8 @@
     python benchmarks/bench_sanitizer.py [--quick]
 
 Kernels from tests/corpus/ptx: vector add (global loads and stores), a 16x16-tiled SGEMM (shared
-memory and barriers: racecheck's busiest case) and Collatz steps (a divergent loop). Each figure
+memory and barriers: racecheck's busiest case), Collatz steps (a divergent loop) and a
+cuda::barrier producer/consumer (mbarriers: racecheck's vector clocks). Each figure
 is the best of three interleaved launches after a warm-up; docs/performance.md ("Sanitizer overhead") holds a run's output.
 """
 from __future__ import annotations
@@ -36,6 +37,13 @@ def cases(scale):
     start = np.random.default_rng(0).integers(1, 1 << 20, c).astype(np.uint64)
     collatz = ptxvm.load(PTX / "collatz.sm_90.ptx")["collatz_steps"]
     yield "collatz_steps", collatz, ((c + 255) // 256, 256), lambda: [start, np.zeros(c, np.int32), np.int32(c)]
+    # cuda::barrier producer/consumer: a warp fills a buffer, three read it, two mbarriers per round
+    # (racecheck's vector clocks, tools/sanitizer/clocks.py)
+    blocks, rounds = 64 // scale, 16
+    pc = ptxvm.load(PTX / "mbarrier.sm_90.ptx")["mbarrier_producer_consumer"]
+    data = np.random.default_rng(0).integers(-100, 100, blocks * rounds * 32).astype(np.int32)
+    yield "mbarrier_producer_consumer", pc, (blocks, 128), lambda: [data, np.zeros(blocks * 128, np.int32),
+                                                                    np.int32(rounds)]
 
 
 def best(fn, repeats=3):

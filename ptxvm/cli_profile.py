@@ -30,7 +30,10 @@ from .cli import main
 @click.option("--sampled", is_flag=True, help="Run only the simulated SMs' CTAs on the engine (faster; outputs partial).")
 @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
 @click.option("--roofline", type=click.Path(dir_okay=False), default=None, help="Write a roofline chart (.svg, or .png with matplotlib).")
-def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, as_json, roofline):
+@click.option("--perfetto", type=click.Path(dir_okay=False), default=None,
+              help="Write a Perfetto/Chrome trace (JSON) of the warps over predicted cycles, with stall reasons "
+                   "(open it in ui.perfetto.dev).")
+def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, as_json, roofline, perfetto):
     """Predict the time of KERNEL of the PTX FILES on a GPU (timing model) and print the profile.
     Several files are linked into one program first (as `ptxvm run` links them)."""
     import ptxvm
@@ -59,6 +62,12 @@ def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sa
             prof.roofline(roofline)
         except RuntimeError as e:
             click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+    if perfetto:
+        try:
+            prof.to_perfetto(perfetto)
+        except OSError as e:
+            click.echo(f"error: cannot write {perfetto}: {e.strerror}", err=True)
             sys.exit(1)
     click.echo(prof.to_json() if as_json else prof.report())
 

@@ -58,6 +58,9 @@ class Profile:
     counters: dict = field(default_factory=dict)  # raw memory-model counters (simulated SMs)
     wall_seconds: float = 0.0
     executed_thread_instructions: int = 0  # what the engine ran (all CTAs, or the sampled ones)
+    # what `simulate` ran, kept so that `to_perfetto` can run the SM model again with a recorder
+    collected: Optional["Collected"] = field(default=None, repr=False, compare=False)
+    params: Optional[ModelParams] = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -128,6 +131,14 @@ class Profile:
         from .roofline import write_roofline
 
         return write_roofline(self, path)
+
+    def to_perfetto(self, path, max_events: int = 2_000_000) -> str:
+        """Write a Chrome/Perfetto trace (JSON trace-event format, opens in ui.perfetto.dev) of
+        the simulated SMs' warps over the predicted cycles, with issues and stall reasons
+        (timing/perfetto.py). Returns the path written."""
+        from .perfetto import write_perfetto
+
+        return write_perfetto(self, path, max_events)
 
     def __repr__(self) -> str:
         return (f"<Profile {self.kernel} on {self.gpu}: {self.cycles} cycles, {self.seconds * 1e6:.2f} us, "
@@ -256,20 +267,24 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
 
 
 def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] = None,
-             started: Optional[float] = None) -> Profile:
-    """The SM model over a collected trace: cycles, stalls and the Profile."""
+             started: Optional[float] = None, recorders: Optional[list] = None) -> Profile:
+    """The SM model over a collected trace: cycles, stalls and the Profile. `recorders`: one
+    per simulated SM (or None), told every warp's intervals (timing/perfetto.py)."""
     t0 = time.perf_counter()
     params = params or DEFAULT
     spec = col.spec
     results, stats_all, mstats_all, counters = [], [], [], {}
-    for (trace, mem, mstats, cnt), cs in zip(col.sms, col.per_sm):
+    for k, ((trace, mem, mstats, cnt), cs) in enumerate(zip(col.sms, col.per_sm)):
         work, tstats = build_work(trace, mem, spec, params, cs)
+        recorder = recorders[k] if recorders else None
+        if recorder is not None:
+            recorder.begin(work, trace, cs)
         sim = SmSim(work, ctas_per_sm=col.occ.ctas_per_sm, subpartitions=spec.subpartitions, policy=policy,
                     barrier_latency=spec.latency["barrier"],
                     l2_bytes_per_clk=cnt["l2_bytes_per_clk"] * params.l2_efficiency,
                     dram_bytes_per_clk=cnt["dram_bytes_per_clk"] * params.dram_efficiency,
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm,
-                    barrier_per_warp=_derived(spec, "barrier_per_warp", 0.0))
+                    barrier_per_warp=_derived(spec, "barrier_per_warp", 0.0), recorder=recorder)
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)
@@ -280,6 +295,7 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     prof = _assemble(col.kernel, spec, policy, col.grid, col.block, col.ctas, col.occ, col.per_sm, results, stats_all,
                      mstats_all, counters, params, wall)
     prof.executed_thread_instructions = col.executed_thread_instructions
+    prof.collected, prof.params = col, params
     return prof
 
 

@@ -77,6 +77,7 @@ class SmWork:
     ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
+    pc: object = None  # per warp-instruction: its PC (a NumPy array; for timelines, see `recorder`)
 
 
 @dataclass
@@ -128,7 +129,7 @@ class SmSim:
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
-                 barrier_per_warp: float = 0.0):
+                 barrier_per_warp: float = 0.0, recorder=None):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -138,6 +139,9 @@ class SmSim:
         self.barrier_latency = barrier_latency + params.barrier_extra
         self.window = params.issue_window
         self.barrier_per_warp = barrier_per_warp
+        # optional (timing/perfetto.py): told each warp's charged intervals and issues; None costs
+        # one test per charge and per issue
+        self.recorder = recorder
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
@@ -342,6 +346,8 @@ class SmSim:
         kind = W.dep_kind[i]
         for r in W.writes[i]:
             wp.regs[r] = (done_at, kind)
+        if self.recorder is not None:
+            self.recorder.issue(wp, i, t, done_at)
         if i != wp.pos:  # issued ahead of the head: the head stays
             wp.ahead.add(i)
             wp.fetch = t + 1 + W.bank_extra[i]
@@ -456,12 +462,19 @@ class SmSim:
         if t <= s:
             return
         u = wp.until
+        rec = self.recorder
         if u >= t or wp.reason == NOT_SELECTED:
             self.stalls[wp.reason] += t - s
+            if rec is not None:
+                rec.stall(wp, wp.reason, s, t)
         else:
             if u > s:
                 self.stalls[wp.reason] += u - s
+                if rec is not None:
+                    rec.stall(wp, wp.reason, s, u)
             self.stalls[NOT_SELECTED] += t - max(u, s)
+            if rec is not None:
+                rec.stall(wp, NOT_SELECTED, max(u, s), t)
         wp.since = t
 
     def run(self) -> SmResult:

@@ -167,7 +167,7 @@ def lower_cp_async(lowerer, instr, m, scope):
     if "mbarrier" in mods:
         return lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope)
     if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods:
-        return [Op(lambda ctx, lanes: None)]  # every copy has completed at issue
+        return [_group_op(instr, mods)]  # every copy has completed at issue: only tools hear of it
     if "bulk" in mods:
         return lower_cp_async_bulk(lowerer, instr, m, scope)
     if "ca" not in mods and "cg" not in mods:
@@ -217,8 +217,31 @@ def lower_cp_async(lowerer, instr, m, scope):
                     if sel.size:
                         data[sel, k] = _on(group, sel, lambda: src_acc.load(ctx, group[sel], src[sel] + np.uint64(k), U8, 1))
         _on(group, None, lambda: dst_acc.store(ctx, group, dst, data, U8, cp_size))
+        if ctx.hooks is not None:
+            ctx.hooks.async_write(ctx, group, dst, cp_size, dst_acc, None)
 
     return [Op(run, side_effects=True)]
+
+
+def _group_op(instr, mods):
+    """cp.async(.bulk).commit_group / wait_group / wait_all: nothing to do (copies complete at
+    issue) but tell the launch's hooks."""
+    bulk = "bulk" in mods
+    kind = "commit" if "commit_group" in mods else "wait_all" if "wait_all" in mods else "wait"
+    if bulk:
+        kind = "bulk_" + ("commit" if kind == "commit" else "wait")
+    n = _imm(instr.operands[0]) if kind.endswith("wait") and instr.operands else 0
+
+    def run(ctx, lanes):
+        if ctx.hooks is not None:
+            ctx.hooks.async_group(ctx, ctx.lanes_or_live(lanes), kind, n)
+
+    return Op(run, side_effects=True)
+
+
+def _mbarrier_hook(ctx, group, kind, view, idx, before):
+    if ctx.hooks is not None:
+        ctx.hooks.mbarrier(ctx, group, kind, view, idx, before)
 
 
 def lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope):
@@ -234,10 +257,12 @@ def lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope):
         addr = _lane_values(addr_of, ctx, lanes, group)
         try:
             view, idx = _words(acc, ctx, group, addr)
+            before = view[idx].copy() if ctx.hooks is not None else None
             if noinc:
                 MB.update(view, idx, arrive=1)
         except (AccessFault, MB.MbarrierError) as e:
             raise _fault(e, group) from None
+        _mbarrier_hook(ctx, group, "async_arrive", view, idx, before)
 
     return [Op(run, side_effects=True)]
 
@@ -314,7 +339,11 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
                     _copy_ignoring_ends(ctx, int(lane[0]), src_acc, int(src[i]), dst_acc, int(dst[i]), s,
                                         int(ends[0][i]), int(ends[1][i]))
                     view, idx = _words(bar_acc, ctx, lane, np.array([int(bar[i])], dtype=np.uint64))
+                    if ctx.hooks is not None and s:
+                        ctx.hooks.async_write(ctx, lane, dst[i:i + 1], s, dst_acc, (view, idx))
+                    before = view[idx].copy()
                     MB.update(view, idx, complete_tx=s)   # the whole size (measured)
+                    _mbarrier_hook(ctx, lane, "tx", view, idx, before)
                     continue
                 data = _read_bulk(src_acc, ctx, int(lane[0]), int(src[i]), s) if s else np.zeros(0, np.uint8)
                 if multicast:
@@ -327,7 +356,11 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
                         _write_bulk(dst_acc, ctx, int(lane[0]), d, data)
                     if mbar:
                         view, idx = _words(bar_acc, ctx, lane, np.array([b], dtype=np.uint64))
+                        if ctx.hooks is not None and s and dst_space != "global":
+                            ctx.hooks.async_write(ctx, lane, np.array([d], dtype=np.uint64), s, dst_acc, (view, idx))
+                        before = view[idx].copy()
                         MB.update(view, idx, complete_tx=s)
+                        _mbarrier_hook(ctx, lane, "tx", view, idx, before)
             except (AccessFault, MB.MbarrierError) as e:
                 raise Fault(e.reason, int(lane[0]), getattr(e, "address", None)) from None
 
@@ -474,6 +507,7 @@ def lower_mbarrier(lowerer, instr, m, scope):
             addr = _lane_values(addr_of, ctx, lanes, group)
             try:
                 view, idx = _words(acc, ctx, group, addr)
+                before = view[idx].copy() if ctx.hooks is not None else None
                 v = None if value is None else _lane_values(value, ctx, lanes, group, np.int64)
                 if kind == "init":
                     MB.init(view, idx, v)
@@ -485,6 +519,7 @@ def lower_mbarrier(lowerer, instr, m, scope):
                     MB.update(view, idx, complete_tx=v)
             except (AccessFault, MB.MbarrierError) as e:
                 raise _fault(e, group) from None
+            _mbarrier_hook(ctx, group, kind if kind in ("init", "inval") else "tx", view, idx, before)
 
         return [Op(run, side_effects=True)]
 
@@ -501,12 +536,14 @@ def lower_mbarrier(lowerer, instr, m, scope):
             x = _lane_values(extra, ctx, lanes, group, np.int64) if extra is not None else None
             try:
                 view, idx = _words(acc, ctx, group, addr)
+                before = view[idx].copy() if ctx.hooks is not None else None
                 if expect:  # arrive.expect_tx: expect-tx(txCount), then arrive-on with count 1
                     states = MB.update(view, idx, arrive=1, drop=drop, expect_tx=x, no_complete=no_complete)
                 else:
                     states = MB.update(view, idx, arrive=1 if x is None else x, drop=drop, no_complete=no_complete)
             except (AccessFault, MB.MbarrierError) as e:
                 raise _fault(e, group) from None
+            _mbarrier_hook(ctx, group, "arrive", view, idx, before)
             state_w(ctx, lanes, states)
 
         return [Op(run, side_effects=True)]
@@ -527,6 +564,8 @@ def lower_mbarrier(lowerer, instr, m, scope):
             tok = _lane_values(token, ctx, lanes, group)
             done = MB.parity_done(words, tok) if parity else MB.phase_done(words, tok)
             dst(ctx, lanes, done)
+            if ctx.hooks is not None and done.any():
+                _mbarrier_hook(ctx, group[done], "wait", view, idx[done], words[done])
 
         return [Op(run, side_effects=True)]
     raise LoweringError(f"mbarrier.{kind} is not supported")

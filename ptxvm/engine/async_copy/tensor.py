@@ -154,7 +154,13 @@ def lower_tensor_load(lowerer, instr, m, scope):
                     where = _shared_targets(int(dbase), smem, d.swizzle)
                     dst_acc.store(ctx, np.full(where.size, lane), where, _flat(data), U8, d.itemsize)
                     view, idx = _words(bar_acc, ctx, np.array([lane]), np.array([b], dtype=np.uint64))
+                    before = None
+                    if ctx.hooks is not None:
+                        ctx.hooks.async_write(ctx, np.full(where.size, lane), where, d.itemsize, dst_acc, (view, idx))
+                        before = view[idx].copy()
                     MB.update(view, idx, complete_tx=d.box_bytes)
+                    if ctx.hooks is not None:
+                        ctx.hooks.mbarrier(ctx, np.array([lane]), "tx", view, idx, before)
             except (AccessFault, MB.MbarrierError) as e:
                 raise Fault(e.reason, lane, getattr(e, "address", None)) from None
 

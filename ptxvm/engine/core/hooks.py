@@ -17,6 +17,10 @@ Hook points (the engine module that calls each):
   stuck                      launch.py     no thread can run; return True if the hook made progress
   heap_alloc / heap_free     syscalls.py   device malloc / free; heap_free may veto a bad free
   wave_fault                 launch.py     the wave faulted; its state is still whole (post-mortem)
+  async_write                copies.py,    an asynchronous copy (cp.async, cp.async.bulk, a tensor copy) wrote
+                             tensor.py     shared memory
+  async_group                copies.py     cp.async.commit_group / wait_group / wait_all
+  mbarrier                   copies.py     an mbarrier operation ran (arrive, complete-tx, a wait that succeeded, ...)
 """
 from __future__ import annotations
 
@@ -75,4 +79,25 @@ class LaunchHooks:
         PTX line, address; `fault.slot` is the faulting thread slot, `fault.pc` its PC). `ctx` and
         the launch's memory are still as the faulting instruction left them, for post-mortem
         inspection (the debugger stops here); the fault is raised when the hook returns."""
+        pass
+
+    def async_write(self, ctx, lanes: np.ndarray, addr: np.ndarray, size: int, acc, mbarrier) -> None:
+        """An asynchronous copy issued by `lanes` wrote `size` bytes per lane at `addr` (through
+        `acc`); the engine performs copies at issue. `mbarrier`: None for cp.async (complete at
+        the thread's cp.async.wait_group / wait_all or cp.async.mbarrier.arrive), else
+        (view, idx) of the mbarrier word that receives its complete-tx; then the copy is one
+        thread's, and `lanes` repeats that thread once per piece (a tensor copy's elements)."""
+        pass
+
+    def async_group(self, ctx, lanes: np.ndarray, kind: str, n: int) -> None:
+        """cp.async.commit_group (kind "commit"), cp.async.wait_group n ("wait"), cp.async.wait_all
+        ("wait_all"); the bulk forms are "bulk_commit" / "bulk_wait"."""
+        pass
+
+    def mbarrier(self, ctx, lanes: np.ndarray, kind: str, view: np.ndarray, idx: np.ndarray,
+                 before: np.ndarray) -> None:
+        """An mbarrier operation ran for `lanes` on the words `view[idx]` (`before`: the words before
+        it). kind: "init", "inval", "tx" (expect-tx / complete-tx), "arrive", "async_arrive"
+        (cp.async.mbarrier.arrive: an arrive-on once the lanes' prior cp.async copies complete), "wait"
+        (test_wait / try_wait; only the lanes that found the phase complete)."""
         pass

@@ -138,6 +138,19 @@ class Checker:
     def heap_alloc(self, ctx, lane, alloc) -> None:
         pass
 
+    def sync_op(self, ctx, pc, op, lanes) -> None:
+        """A memory fence (membar, fence.sc / fence.acq_rel) is about to run for `lanes`."""
+        pass
+
+    def async_write(self, ctx, lanes, addr, size, acc, mbarrier) -> None:
+        pass
+
+    def async_group(self, ctx, lanes, kind, n) -> None:
+        pass
+
+    def mbarrier(self, ctx, lanes, kind, view, idx, before) -> None:
+        pass
+
     def heap_free(self, ctx, lane, ptr) -> bool:
         return False
 

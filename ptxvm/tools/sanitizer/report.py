@@ -24,7 +24,7 @@ class Record:
     """One error (or warning) as compute-sanitizer reports it."""
 
     tool: str
-    kind: str  # invalid_access misaligned heap_free leak race uninitialized divergent_barrier membermask fault
+    kind: str  # invalid_access misaligned heap_free leak race uninitialized divergent_barrier divergent_block membermask fault
     headline: str
     where: Optional[Location] = None
     cta: Optional[tuple[int, int, int]] = None

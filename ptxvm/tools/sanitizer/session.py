@@ -28,6 +28,7 @@ class Sanitizer(LaunchHooks):
         self.code = module.program.code
         self._source = source_lines(module.ast)
         self.kernel_ops = _reachable_ops(module.program, kernel.name)
+        self.fence_pcs = frozenset(pc for pc, op in enumerate(self.code) if _is_fence(op))
         self.checker = _CHECKERS[tool](self)
         self.tracks_initialization = tool == "initcheck"  # else DeviceArray arguments count as written
         if tool == "synccheck":  # it watches no memory
@@ -68,6 +69,8 @@ class Sanitizer(LaunchHooks):
 
     def issue(self, ctx, pc, op, lanes) -> None:
         self.pc = pc
+        if pc in self.fence_pcs:
+            self.checker.sync_op(ctx, pc, op, lanes)
 
     def access(self, ctx, lanes, addr, size, acc, kind):
         return self.checker.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, kind)
@@ -93,8 +96,25 @@ class Sanitizer(LaunchHooks):
     def heap_free(self, ctx, lane, ptr) -> bool:
         return self.checker.heap_free(ctx, lane, ptr)
 
+    def async_write(self, ctx, lanes, addr, size, acc, mbarrier) -> None:
+        self.checker.async_write(ctx, lanes, addr, size, acc, mbarrier)
+
+    def async_group(self, ctx, lanes, kind, n) -> None:
+        self.checker.async_group(ctx, lanes, kind, n)
+
+    def mbarrier(self, ctx, lanes, kind, view, idx, before) -> None:
+        self.checker.mbarrier(ctx, lanes, kind, view, idx, before)
+
     def finish(self) -> None:
         self.checker.finish()
+
+
+def _is_fence(op) -> bool:
+    """membar and the fences that order memory between threads (not the proxy fences)."""
+    if not op.origin:
+        return False
+    instr = op.origin[0]
+    return instr.opcode in ("membar", "fence") and not any(m.startswith("proxy") for m in instr.modifiers)
 
 
 def _reachable_ops(program, kernel: str) -> list:

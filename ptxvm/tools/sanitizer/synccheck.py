@@ -6,6 +6,11 @@ A barrier is divergent for a warp when, while some of its lanes wait at it, anot
 warp waits at a different barrier instruction or exits without arriving. Lanes of one warp may
 arrive at the same barrier at different times (the engine runs a loop's lanes apart): that alone
 is no error. Each waiting lane of a divergent warp is one error, as compute-sanitizer counts them.
+A whole-CTA barrier (no thread count) is divergent for the block when a warp arrives at one
+instruction of it while threads of other warps wait at another instruction of the same barrier
+number (the hardware counts arrivals per barrier number, so it would complete):
+"Divergent thread(s) in block", one error per thread already waiting there, as compute-sanitizer
+reports it (tests/goldens/sanitizer_sync: the first warp's 32 threads).
 """
 from __future__ import annotations
 
@@ -15,11 +20,13 @@ from ...engine.core.machine import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNABLE
 from .checker import Checker
 
 DIVERGENT = "Barrier error detected. Divergent thread(s) in warp."
+DIVERGENT_BLOCK = "Barrier error detected. Divergent thread(s) in block."
 
 
 class SyncCheck(Checker):
     def begin_wave(self, ctx) -> None:
         self.bar_pc = np.full(ctx.n, -1, dtype=np.int64)  # the barrier instruction each lane waits at
+        self.bar_id = np.full(ctx.n, -1, dtype=np.int64)  # and its barrier number
         self.snapshot: dict[int, int] = {}  # warp -> its live lanes (bitmask) when its first lane arrived
         self.reported = np.zeros(ctx.n, dtype=bool)  # lanes reported for the barrier they wait at
         self._released = None
@@ -49,6 +56,7 @@ class SyncCheck(Checker):
         if arrive_only:
             return
         self.bar_pc[group] = pc
+        self.bar_id[group] = barrier
         for w in np.unique(ctx.warp_of[group]).tolist():
             slots = self._slots(ctx, w)
             waiting = slots[ctx.status[slots] == AT_BARRIER]
@@ -57,6 +65,21 @@ class SyncCheck(Checker):
             if waiting.size and (self.bar_pc[waiting] != pc).any():  # two barriers at once in one warp
                 mine = group[ctx.warp_of[group] == w]
                 self._report(ctx, np.concatenate([waiting, mine]))
+        if count is None:
+            self._block_divergence(ctx, group, pc, barrier)
+
+    def _block_divergence(self, ctx, group, pc, barrier) -> None:
+        """Whole-CTA barriers: threads of other warps already waiting at another instruction of the
+        same barrier number are divergent (compute-sanitizer reports those, the waiting ones)."""
+        for c in np.unique(ctx.cta_slot[group]).tolist():
+            lo, hi = np.searchsorted(ctx.cta_slot, [c, c + 1])  # a CTA's threads are contiguous slots
+            here = ctx.cta_slot[group] == c
+            mine = group[here]
+            slots = np.arange(lo, hi)
+            other = ((ctx.status[slots] == AT_BARRIER) & (self.bar_id[slots] == int(barrier[here][0]))
+                     & (self.bar_pc[slots] != pc) & ~np.isin(ctx.warp_of[slots], ctx.warp_of[mine]))
+            if other.any():
+                self._report(ctx, slots[other], "divergent_block", DIVERGENT_BLOCK)
 
     def barrier_complete(self, ctx, cta_slots) -> None:
         if cta_slots is None:
@@ -74,11 +97,11 @@ class SyncCheck(Checker):
         self.reported[waiting] = False
         self.bar_pc[waiting] = -1
 
-    def _report(self, ctx, lanes) -> None:
+    def _report(self, ctx, lanes, kind="divergent_barrier", headline=DIVERGENT) -> None:
         for lane in np.unique(lanes).tolist():
             if not self.reported[lane]:
                 self.reported[lane] = True
-                self.s.record(ctx, lane, "divergent_barrier", DIVERGENT, pc=int(self.bar_pc[lane]))
+                self.s.record(ctx, lane, kind, headline, pc=int(self.bar_pc[lane]))
 
     def warp_sync_missing(self, ctx, lanes, exited_lanes, pc) -> bool:
         bad = exited_lanes != 0

@@ -28,7 +28,7 @@ CLEAN = ["sgemm_tiled16", "cub_radix_sort_keys", "warp_activemask_syncwarp", "hi
 
 
 def _run(name, tool):
-    case = next(c for c in C.CASES if c.name == name)
+    case = next(c for c in C.ALL_CASES if c.name == name)
     golden = np.load(GOLDENS / f"{name}.npz")
     meta = json.loads((GOLDENS / f"{name}.meta.json").read_text())
     mod = ptxvm.loads(golden["ptx"].tobytes().decode(), f"{name}.ptx")
@@ -49,6 +49,21 @@ def test_correct_kernel_is_clean(name, tool):
         pytest.skip(f"no golden for {name}")
     report = _run(name, tool)
     assert report.ok, str(report)
+
+
+# synchronized through mbarriers (cuda::barrier: split arrive/wait, producer/consumer phases with
+# several reader warps), cp.async groups (double buffering, cuda::pipeline, cooperative groups'
+# memcpy_async) and bulk copies completing on an mbarrier: racecheck follows these orderings
+ASYNC_CLEAN = ["mbarrier_split_phase", "mbarrier_producer_consumer", "mbarrier_bulk_copy", "cp_async_double_buffer",
+               "cuda_pipeline_copy", "cg_memcpy_async_sum", "cp_async_16B"]
+
+
+@pytest.mark.parametrize("name", ASYNC_CLEAN)
+def test_asynchronous_kernel_is_race_free(name):
+    if not (GOLDENS / f"{name}.npz").exists():
+        pytest.skip(f"no golden for {name}")
+    report = _run(name, "racecheck")
+    assert report.ok and not report.warnings, str(report)
 
 
 def test_spinlock_races_are_warnings():
