@@ -97,9 +97,10 @@ class DebugHooks(LaunchHooks):
         new = list(hazards)[self.races:]
         self.races = len(hazards)
         san = self.sanitizer
-        records = [Record(san.tool, "race", f"Race ({kind})", san.location(second), space=space,
-                          other=san.location(first), access=kind, hazards=hazards[(space, kind, first, second)])
-                   for space, kind, first, second in new]
+        records = [Record(san.tool, "race", f"Race ({key[1]})", san.location(key[3]), space=key[0],
+                          other=san.location(key[2]), access=key[1], hazards=hazards[key],
+                          severity=key[4] if len(key) > 4 else "error")
+                   for key in new]  # (space, kind, first pc, second pc, severity)
         self.s._sanitizer_stop(ctx, records, self.issue_pc, int(lanes[0]) if len(lanes) else None)
 
     def _watch(self, ctx, lanes, addr, size, acc, keep) -> None:
