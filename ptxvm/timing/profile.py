@@ -23,7 +23,7 @@ from .memory import MemoryHierarchy
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
-from .trace import _derived, build_work, contend, memory_pass, share_l2
+from .trace import build_work, contend, memory_pass, share_l2
 
 
 @dataclass
@@ -269,7 +269,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
                     l2_bytes_per_clk=cnt["l2_bytes_per_clk"] * params.l2_efficiency,
                     dram_bytes_per_clk=cnt["dram_bytes_per_clk"] * params.dram_efficiency,
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm,
-                    barrier_per_warp=_derived(spec, "barrier_per_warp", 0.0))
+                    barrier_per_warp=params.barrier_release_per_warp,
+                    cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas))
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)

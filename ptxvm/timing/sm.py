@@ -38,6 +38,8 @@ DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
 
 # memory kinds of a warp-instruction (SmWork.mkind)
 MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC = range(7)
+# asynchronous warpgroup MMA (SmWork.asyn): wgmma.mma_async, commit_group, wait_group
+ASYNC_MMA, ASYNC_COMMIT, ASYNC_WAIT = 1, 2, 3
 
 
 @dataclass
@@ -77,6 +79,10 @@ class SmWork:
     ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
+    # warpgroup MMA groups: per warp-instruction ASYNC_* (or 0) and its argument (completion
+    # latency of a wgmma.mma_async, N of a wait_group); empty when the kernel has none
+    asyn: list = field(default_factory=list)
+    async_arg: list = field(default_factory=list)
 
 
 @dataclass
@@ -96,7 +102,8 @@ INF = float("inf")
 
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
-                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best")
+                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
+                 "grp_open", "groups")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -121,6 +128,8 @@ class _Warp:
         self.ahead: set = set()  # positions past `pos` already issued (SmSim.lookahead)
         self.la_key = None  # (pos, issued ahead) of the last fruitless lookahead, and when to retry
         self.la_best = 0.0
+        self.grp_open = 0.0  # completion of the wgmmas issued since the last commit_group
+        self.groups: list = []  # completion of each committed wgmma group, oldest first
 
 
 class SmSim:
@@ -128,7 +137,7 @@ class SmSim:
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
-                 barrier_per_warp: float = 0.0):
+                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -153,6 +162,12 @@ class SmSim:
         self.line_free: dict = {}  # L2 atomic unit of each 128-B line
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
+        # the GPU's CTA dispatcher hands out one CTA per `cta_dispatch_cycles` over all active SMs:
+        # this SM gets its next CTA no sooner than `cta_dispatch` cycles after the previous one
+        self.cta_dispatch = cta_dispatch
+        self.next_dispatch = 0.0
+        self.bar_free = 0.0  # the SM's barrier unit: takes one warp arrival per barrier_arrival_cycles
+        self.bar_last: dict = {}  # CTA -> when the unit has taken its last arrival at the current barrier
         self.warp_slots = list(range(max_warps))
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.cta_finish = [0] * len(work.cta_order)
@@ -163,8 +178,9 @@ class SmSim:
 
     # ------------------------------------------------------------------ CTAs
     def launch_ready(self) -> None:
-        while self.pending and self.slot_open and min(self.slot_open) <= self.t:
+        while self.pending and self.slot_open and min(self.slot_open) <= self.t and self.next_dispatch <= self.t:
             self.slot_open.remove(min(self.slot_open))
+            self.next_dispatch = self.t + self.cta_dispatch
             c = self.pending.pop()
             ws = []
             for w in self.w.warps_of_cta[c]:
@@ -179,6 +195,10 @@ class SmSim:
             self.cta_warps[c] = ws
             if not ws:
                 self.finish_cta(c, self.t)
+
+    def next_launch(self) -> float:
+        """When the next pending CTA can start: a free slot and the dispatcher's turn."""
+        return max(min(self.slot_open), self.next_dispatch)
 
     def finish_cta(self, c: int, when: float) -> None:
         self.cta_finish[c] = int(round(when))
@@ -203,7 +223,8 @@ class SmSim:
             return
         waiting = [x for x in ws if not x.done]
         if waiting and all(x.at_bar for x in waiting):
-            release = when + self.barrier_latency + self.barrier_per_warp * (len(ws) - 1)
+            last = self.bar_last.pop(c, when)
+            release = max(when, last) + self.barrier_latency + self.barrier_per_warp * (len(ws) - 1)
             for x in waiting:
                 x.at_bar = False
                 if x.fetch < release:
@@ -225,6 +246,14 @@ class SmSim:
             got = regs.get(r)
             if got is not None and got[0] > best:
                 best, kind = got
+        if self.w.asyn and self.w.asyn[i] == ASYNC_WAIT:  # wait_group N: all but the newest N groups
+            n = int(self.w.async_arg[i])
+            gs = wp.groups
+            if len(gs) > n:
+                done = max(gs[:len(gs) - n])
+                wp.groups = gs[len(gs) - n:] if n else []
+                if done > best:
+                    best, kind = done, EXEC_DEP
         wp.ready = best
         wp.ready_kind = kind
 
@@ -342,6 +371,15 @@ class SmSim:
         kind = W.dep_kind[i]
         for r in W.writes[i]:
             wp.regs[r] = (done_at, kind)
+        if W.asyn and W.asyn[i]:
+            a = W.asyn[i]
+            if a == ASYNC_MMA:
+                end = t + W.async_arg[i]
+                if end > wp.grp_open:
+                    wp.grp_open = end
+            elif a == ASYNC_COMMIT:
+                wp.groups.append(wp.grp_open)
+                wp.grp_open = 0.0
         if i != wp.pos:  # issued ahead of the head: the head stays
             wp.ahead.add(i)
             wp.fetch = t + 1 + W.bank_extra[i]
@@ -361,6 +399,10 @@ class SmSim:
         self.head_ready(wp)
         if W.barrier[i]:
             wp.at_bar = True
+            arrive = self.bar_free if self.bar_free > t else t
+            self.bar_free = arrive + self.params.barrier_arrival_cycles
+            if self.bar_free > self.bar_last.get(wp.cta, 0.0):
+                self.bar_last[wp.cta] = self.bar_free
 
     def memory(self, i: int, t: float) -> float:
         """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
@@ -473,7 +515,7 @@ class SmSim:
         while self.n_live or self.pending:
             t = self.t
             if not self.n_live:
-                self.t = max(t, min(self.slot_open))
+                self.t = max(t, self.next_launch())
                 self.launch_ready()
                 continue
             any_issue = False
@@ -533,7 +575,7 @@ class SmSim:
             else:
                 nxt = t_next
                 if self.pending and self.slot_open:
-                    nxt = min(nxt, min(self.slot_open))
+                    nxt = min(nxt, self.next_launch())
                 dt = max(1.0, nxt - t) if nxt != INF else 1.0
             self.resident += self.n_live * dt
             for c in barrier_ctas:

@@ -24,8 +24,9 @@ import numpy as np
 from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, InstrInfo, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
-from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
-                 MK_TEX, SmWork)
+from .schedule import block_orders
+from .sm import (ASYNC_COMMIT, ASYNC_MMA, ASYNC_WAIT, DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED,
+                 MK_STORE, MK_TEX, SmWork)
 
 # op class -> pipe (GpuSpec.pipes names, plus "tex")
 PIPE_OF_CLASS = {"fp32": "fp32", "int": "int", "fp64": "fp64", "sfu": "sfu", "tensor": "tensor", "lsu": "lsu",
@@ -371,6 +372,14 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
 
     table = _StaticTable(trace, gpu, params, np.unique(pc))
     split &= table.ctrl[pc] & ~table.barrier[pc]  # only a branch splits a warp
+    if params.list_schedule and total > 2:  # ptxas's order within each straight run (timing/schedule.py)
+        sched = block_orders(pc, row, table.ctrl, table.sched_latency, table.reads, table.writes, table.mem_kind)
+        if (sched != np.arange(total)).any():  # taken/split stay with the positions (the run's end)
+            s_list = sched.tolist()
+            keys = [keys[j] for j in s_list]
+            atom = [atom[j] for j in s_list]
+            pc, active = pc[sched], active[sched]
+            mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
     pipe = table.pipe[pc]
     issue = table.issue[pc]
     latency = np.where(mkind > 0, mlat, table.latency[pc])
@@ -379,6 +388,23 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     dep_kind = np.where(mkind == MK_TEX, DEP_TEX, dep_kind)
 
     stats = _stats(trace, pc, active, lanes[row] if n_rows else lanes, table)
+    free = table.free[pc]
+    if params.fold_immediate_moves and free.any():
+        # moves of immediates take no issue slot: ptxas folds them into their consumers' operands
+        # or hoists them out of the loop (micro2 loop_fma4: 16 FMAs + counter/compare/branch
+        # in 21 cycles with two immediate moves in the PTX body)
+        moved = np.flatnonzero(free & taken)
+        for k in moved.tolist():  # a skipped instruction's fetch redirect goes to the one before
+            if k > 0 and row[k - 1] == row[k]:
+                taken[k - 1] = True
+        keep = ~free
+        kl = np.flatnonzero(keep).tolist()
+        keys = [keys[j] for j in kl]
+        atom = [atom[j] for j in kl]
+        row, pc, taken, split = row[keep], pc[keep], taken[keep], split[keep]
+        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue = (
+            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue))
+        start = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_rows))])
     position = {c: i for i, c in enumerate(cta_order)}
     warps_of_cta: list[list[int]] = [[] for _ in cta_order]
     for w in range(n_rows):
@@ -396,6 +422,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
         atom_lines=atom,
+        asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
+        async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
     )
     return work, stats
@@ -456,6 +484,11 @@ class _StaticTable:
         self.bank_extra = np.zeros(n, np.int64)
         self.ctrl = np.zeros(n, bool)
         self.lsu = np.zeros(n, bool)
+        self.sched_latency = np.ones(n)  # the latency ptxas's list schedule assumes (loads: L2 hits)
+        self.mem_kind = np.zeros(n, np.int8)  # for the schedule: 1 load, 2 store / atomic / other LSU
+        self.free = np.zeros(n, bool)  # moves of an immediate (no issue slot)
+        self.asyn = np.zeros(n, np.int8)  # wgmma mma_async / commit_group / wait_group (sm.ASYNC_*)
+        self.async_arg = np.zeros(n)
         self.reads: dict[int, tuple] = {}
         self.writes: dict[int, tuple] = {}
         reg_id: dict[str, int] = {}
@@ -487,11 +520,24 @@ class _StaticTable:
                 lat = _derived(gpu, "iadd_latency", pipe.latency) * info.sass
             if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
                 lat = params.mov_latency  # register allocation and immediates fold most moves away
+                self.free[p] = not info.reads and not info.sreg
             if info.sreg:
                 lat = max(lat, params.sreg_latency)
+            if info.opcode == "wgmma":
+                lat = self._wgmma(p, info, gpu, params, lat)
             self.latency[p] = lat
+            mem = info.mem
+            if mem is not None and info.op_class != "uniform":
+                is_load = mem.load and not mem.store and not mem.atomic
+                self.mem_kind[p] = 1 if is_load else 2
+                level = {"shared": "shared", "const": "const_hit", "param": "const_hit"}.get(mem.space, "l2_hit")
+                self.sched_latency[p] = gpu.latency[level] if is_load else lat
+            else:
+                self.mem_kind[p] = 2 if name in ("lsu", "tex") else 0
+                self.sched_latency[p] = lat
             self.barrier[p] = info.is_barrier
-            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep")
+            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep") or \
+                (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA)  # fence / commit / wait: kept in place
             self.lsu[p] = name in ("lsu", "tex")
             self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
             self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
@@ -500,3 +546,35 @@ class _StaticTable:
                 banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
                                 if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
                 self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
+
+    def _wgmma(self, p: int, info: InstrInfo, gpu, params, lat: float) -> float:
+        """Warpgroup MMA (micro2 `wg_*`): each warp of the warpgroup holds its sub-partition's
+        tensor pipe for N/2 cycles per m64nN wgmma whatever the type (f16/bf16 k16 and tf32 k8
+        alike: 4096 dense f16 FLOP/clk/SM, tf32 half that); wgmmas on the same accumulators
+        follow each other at that rate; a group completes `wgmma_latency` + N/2 cycles after its
+        last wgmma issued, and wait_group waits for it. Returns the accumulators' latency."""
+        m = _WGMMA.search(info.text)
+        if m is None:
+            return lat
+        what = m.group(1)
+        if what == "mma_async":
+            shape = _WGMMA_SHAPE.search(info.text)
+            n = int(shape.group(1)) if shape else 64
+            busy = n / 2.0
+            self.issue[p] = busy
+            self.asyn[p] = ASYNC_MMA
+            self.async_arg[p] = params.wgmma_latency + busy
+            return busy
+        if what == "commit_group":
+            self.asyn[p] = ASYNC_COMMIT
+        elif what == "wait_group":
+            w = _TRAILING_INT.search(info.text)
+            self.asyn[p] = ASYNC_WAIT
+            self.async_arg[p] = int(w.group(1)) if w else 0
+        self.issue[p] = 1.0
+        return 1.0
+
+
+_WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
+_WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")
+_TRAILING_INT = re.compile(r"(\d+)\s*;?\s*$")
