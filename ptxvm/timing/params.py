@@ -37,7 +37,14 @@ class ModelParams:
     lsu_queue_cycles: int = 16  # L1 backlog (cycles) beyond which memory instructions throttle
     dram_efficiency: float = 1.0  # achievable fraction of dram_bytes_per_s
     dram_write_cost: float = 1.5  # DRAM time of a written sector in read sectors (bus turnaround, ECC)
-    dram_loaded_latency: float = 0.0  # extra DRAM latency at full utilization (queues in the memory system)
+    # extra DRAM latency at full utilization (queues in the memory system), linear in the DRAM
+    # server's recent utilization (micro2 dram_occupancy: streams of 1-32 warps/SM x 1-4 float4 in
+    # flight reach 0.35-4.4 TB/s; 450 reproduces them within 8 %)
+    dram_loaded_latency: float = 450.0
+    # the L1's miss path: cycles per 128-B line request sent to L2 (micro2 loaded_latency: with every
+    # lane chasing its own L2-resident chain an SM gets 0.62 line requests per cycle; one warp's 32
+    # lines cost 60 cycles more than one line)
+    l2_request_cycles: float = 1.6
     l2_efficiency: float = 1.0  # achievable fraction of l2_bytes_per_clk
     atomic_line_cycles: float = 17.0  # L2 cycles per warp atomic request on one 128-B line (SMs share it)
     # L1/shared data-stage cycles per wavefront of a shared atomic (micro2 atom_shared_ways: 32 warps

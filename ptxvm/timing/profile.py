@@ -58,6 +58,8 @@ class Profile:
     counters: dict = field(default_factory=dict)  # raw memory-model counters (simulated SMs)
     wall_seconds: float = 0.0
     executed_thread_instructions: int = 0  # what the engine ran (all CTAs, or the sampled ones)
+    utilization: dict = field(default_factory=dict)  # resource -> busy fraction of the SM's cycles (timing/bound.py)
+    bound: str = ""  # which resource bounds the kernel and why (timing/bound.py)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -112,6 +114,7 @@ class Profile:
             "dram_bytes_per_s": self.dram_bytes_per_s,
             "ctas": self.ctas, "simulated_ctas": self.simulated_ctas, "simulated_sms": self.simulated_sms,
             "waves": round(self.waves, 3), "wall_seconds": round(self.wall_seconds, 3),
+            "utilization": dict(self.utilization), "bound": self.bound,
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
@@ -356,6 +359,11 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
     l2h, l2m = counters.get("l2_hits", 0), counters.get("l2_misses", 0)
     rates = {"l1": l1h / (l1h + l1m) if l1h + l1m else 0.0, "l2": l2h / (l2h + l2m) if l2h + l2m else 0.0}
     dram = int(round((counters.get("dram_bytes_read", 0) + counters.get("dram_bytes_written", 0)) * scale))
+    from .bound import explain, utilizations
+
+    util = utilizations(results, spec.subpartitions)
+    bound = explain(util, stalls, params.kernel_launch / max(cycles, 1), achieved,
+                    G / (occ.ctas_per_sm * spec.sm_count))
     kind = max(flops, key=flops.get) if flops else "fp32"
     peak_key = {"fp32": "fp32", "fp64": "fp64", "fp16": "fp16", "tensor": "fp16_tensor"}.get(kind, "fp32")
     return Profile(
@@ -368,4 +376,5 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
         dram_bytes=dram, flops=flops, ctas=G, simulated_ctas=n_traced, simulated_sms=len(results),
         waves=G / (occ.ctas_per_sm * spec.sm_count), peak_flops=float(spec.peak_flops.get(peak_key, 0.0)),
         dram_bytes_per_s_peak=float(spec.dram_bytes_per_s), counters=counters, wall_seconds=wall,
+        utilization=util, bound=bound,
     )

@@ -82,6 +82,8 @@ class SmWork:
     # warpgroup MMA groups: per warp-instruction ASYNC_* (or 0) and its argument (completion
     # latency of a wgmma.mma_async, N of a wait_group); empty when the kernel has none
     asyn: list = field(default_factory=list)
+    l2_lines: list = field(default_factory=list)  # loads: 128-B lines of the request sent to L2
+    pipe_names: list = field(default_factory=list)  # name of each pipe id (for the utilization report)
     async_arg: list = field(default_factory=list)
 
 
@@ -95,6 +97,8 @@ class SmResult:
     l1_busy: float = 0.0
     l2_busy: float = 0.0
     dram_busy: float = 0.0
+    pipe_busy: dict = field(default_factory=dict)  # pipe name -> issue cycles of the busiest sub-partition ("issue": issues)
+    barrier_busy: float = 0.0  # cycles the barrier unit took arrivals
 
 
 INF = float("inf")
@@ -150,12 +154,15 @@ class SmSim:
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        self.pipe_busy = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        self.issued_sub = [0] * subpartitions
         self.sub_warps: list[list[_Warp]] = [[] for _ in range(subpartitions)]
         self.last_issued: list = [None] * subpartitions
         self.stalls = [0.0] * len(STALL_REASONS)
         self.l1_free = self.l2_free = self.dram_free = 0.0
         self.l1_busy = self.l2_busy = self.dram_busy = 0.0
         self.fills: dict = {}  # sector generation -> cycle its data is in L1
+        self.req_free = 0.0  # the L1's miss path: one 128-B line request to L2 per l2_request_cycles
         self.const_free = 0.0  # the constant cache port
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
         self.dram_last = 0.0
@@ -166,6 +173,7 @@ class SmSim:
         # this SM gets its next CTA no sooner than `cta_dispatch` cycles after the previous one
         self.cta_dispatch = cta_dispatch
         self.next_dispatch = 0.0
+        self.bar_busy = 0.0
         self.bar_free = 0.0  # the SM's barrier unit: takes one warp arrival per barrier_arrival_cycles
         self.bar_last: dict = {}  # CTA -> when the unit has taken its last arrival at the current barrier
         self.warp_slots = list(range(max_warps))
@@ -362,6 +370,8 @@ class SmSim:
         i = wp.cand
         self.last_issued[s] = wp
         self.pipe_free[s][W.pipe[i]] = t + W.issue[i]
+        self.pipe_busy[s][W.pipe[i]] += W.issue[i]
+        self.issued_sub[s] += 1
         self.issued += 1
         done_at = t + W.latency[i]
         if W.mkind[i]:
@@ -401,6 +411,7 @@ class SmSim:
             wp.at_bar = True
             arrive = self.bar_free if self.bar_free > t else t
             self.bar_free = arrive + self.params.barrier_arrival_cycles
+            self.bar_busy += self.params.barrier_arrival_cycles
             if self.bar_free > self.bar_last.get(wp.cta, 0.0):
                 self.bar_last[wp.cta] = self.bar_free
 
@@ -417,11 +428,18 @@ class SmSim:
         self.l1_free = start + wf
         self.l1_busy += wf
         keys = W.keys[i] if W.keys else None
+        lines = W.l2_lines[i] if W.l2_lines else 0
+        if lines:  # the miss path sends the request's L2 lines one after another
+            rq = self.req_free if self.req_free > start + wf else start + wf
+            self.req_free = rq + lines * self.params.l2_request_cycles
+            extra = self.req_free - (start + wf) - self.params.l2_request_cycles
+        else:
+            extra = 0.0
         if keys is not None:
-            return self.load_sectors(keys, start + wf)
+            return self.load_sectors(keys, start + wf + extra)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
             return self.atomics(W.atom_lines[i], start + wf, W.latency[i])
-        done_at = start + wf + W.latency[i]
+        done_at = start + wf + W.latency[i] + extra
         n2 = W.l2_sectors[i]
         if n2:
             s2 = self.l2_free if self.l2_free > start else start
@@ -589,8 +607,13 @@ class SmSim:
             if self.pending:
                 self.launch_ready()
         end = max([self.t] + [float(x) for x in self.cta_finish])
+        names = self.w.pipe_names or [str(k) for k in range(self.w.n_pipes)]
+        # the busiest sub-partition's share (a single warp can only use its own)
+        busy = {n: max(sub[k] for sub in self.pipe_busy) for k, n in enumerate(names)}
+        busy = {n: b for n, b in busy.items() if b}
+        busy["issue"] = float(max(self.issued_sub)) if self.issued_sub else 0.0
         return SmResult(int(round(end)), np.array(stalls), self.issued, self.resident, self.cta_finish,
-                        self.l1_busy, self.l2_busy, self.dram_busy)
+                        self.l1_busy, self.l2_busy, self.dram_busy, busy, self.bar_busy)
 
 
 def simulate(work: SmWork, **kw) -> SmResult:

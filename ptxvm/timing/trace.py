@@ -25,6 +25,7 @@ from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, InstrInfo, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .schedule import block_orders
+from .vectorize import load_groups
 from .sm import (ASYNC_COMMIT, ASYNC_MMA, ASYNC_WAIT, DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED,
                  MK_STORE, MK_TEX, SmWork)
 
@@ -47,6 +48,7 @@ class MemStep:
     dram_read: np.ndarray
     dram_write: np.ndarray
     dep: np.ndarray
+    l2_lines: Optional[np.ndarray] = None  # loads: distinct 128-B lines of the request that go to L2
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     atom: Optional[list] = None  # global atomics, per warp: ((128-B line, L2 operations), ...)
     partial: Optional[np.ndarray] = None  # stores: sectors written only in part
@@ -138,8 +140,9 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     stats = MemStats()
     fills = Fills(write_back)
     p = hier.params
+    groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     for k, step in enumerate(trace.steps):
-        if step.addr is None:
+        if step.addr is None or step.pc in groups.leader_of:
             continue
         info = trace.info(step.pc)
         mem = info.mem
@@ -155,7 +158,8 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
                 sel = np.flatnonzero(codes == code)
                 _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills)
         else:
-            _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills)
+            _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
+                    groups.width.get(step.pc, 1))
         out[k] = res
     return out, stats
 
@@ -170,8 +174,9 @@ def _apart(n: int) -> np.ndarray:
     return _FAR[0] + np.arange(n, dtype=np.float64) * 1e9
 
 
-def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills) -> None:
-    size = mem.bytes_per_lane
+def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
+            width: int = 1) -> None:
+    size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
         if mem.atomic:
@@ -186,7 +191,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         res.shared_atomic = bool(mem.atomic)
         stats.shared_requests += int(live.sum())
         stats.shared_wavefronts += int(waves.sum())
-        stats.shared_ideal += int(_ideal_wavefronts(act, size).sum())
+        stats.shared_ideal += int(np.minimum(_ideal_wavefronts(act, size), waves).sum())
         res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
         res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
         res.wavefronts[sel] = waves
@@ -252,6 +257,13 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
     res.dram_read[sel] = last["dram_bytes"] // p.sector
     res.dep[sel] = DEP_MEM
+    if "sector_level" in last and len(c.sectors):
+        miss = np.asarray(last["sector_level"]) >= 1
+        if miss.any():
+            lk = np.unique(c.warp[miss].astype(np.uint64) << np.uint64(48) | (c.sectors[miss] >> np.uint64(7)))
+            if res.l2_lines is None:
+                res.l2_lines = np.zeros(res.mkind.size, np.int64)
+            res.l2_lines[sel] = np.bincount((lk >> np.uint64(48)).astype(np.int64), minlength=c.n_warps)
     if "sector_level" in last and policy.op not in (CacheOp.CG, CacheOp.CV):
         keys = fills.keys(c.sectors, c.warp, last["sector_level"], last["dram_bytes"] // p.sector, c.n_warps)
         if res.keys is None:
@@ -342,8 +354,11 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
     atom: list = [None] * total
+    l2l = np.zeros(total, np.int64)
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
+        if r.l2_lines is not None:
+            l2l[a:b] = r.l2_lines
         mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
         if r.shared_atomic:
@@ -360,7 +375,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     keys = [keys[j] for j in order.tolist()]
     atom = [atom[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
-    mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
+    mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     per_row = np.bincount(row, minlength=n_rows)
     start = np.concatenate([[0], np.cumsum(per_row)])
     taken = np.zeros(total, bool)
@@ -379,7 +394,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             keys = [keys[j] for j in s_list]
             atom = [atom[j] for j in s_list]
             pc, active = pc[sched], active[sched]
-            mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
+            mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (
+                x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     pipe = table.pipe[pc]
     issue = table.issue[pc]
     latency = np.where(mkind > 0, mlat, table.latency[pc])
@@ -388,8 +404,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     dep_kind = np.where(mkind == MK_TEX, DEP_TEX, dep_kind)
 
     stats = _stats(trace, pc, active, lanes[row] if n_rows else lanes, table)
-    free = table.free[pc]
-    if params.fold_immediate_moves and free.any():
+    free = (table.free[pc] if params.fold_immediate_moves else np.zeros(pc.size, bool)) | table.merged[pc]
+    if free.any():
         # moves of immediates take no issue slot: ptxas folds them into their consumers' operands
         # or hoists them out of the loop (micro2 loop_fma4: 16 FMAs + counter/compare/branch
         # in 21 cycles with two immediate moves in the PTX body)
@@ -402,8 +418,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         keys = [keys[j] for j in kl]
         atom = [atom[j] for j in kl]
         row, pc, taken, split = row[keep], pc[keep], taken[keep], split[keep]
-        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue = (
-            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue))
+        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l = (
+            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l))
         start = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_rows))])
     position = {c: i for i, c in enumerate(cta_order)}
     warps_of_cta: list[list[int]] = [[] for _ in cta_order]
@@ -422,6 +438,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
         atom_lines=atom,
+        l2_lines=l2l.tolist(), pipe_names=list(table.pipe_names),
         asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
         async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
@@ -487,6 +504,7 @@ class _StaticTable:
         self.sched_latency = np.ones(n)  # the latency ptxas's list schedule assumes (loads: L2 hits)
         self.mem_kind = np.zeros(n, np.int8)  # for the schedule: 1 load, 2 store / atomic / other LSU
         self.free = np.zeros(n, bool)  # moves of an immediate (no issue slot)
+        self.merged = np.zeros(n, bool)  # shared loads merged into a leader's vector load (vectorize.py)
         self.asyn = np.zeros(n, np.int8)  # wgmma mma_async / commit_group / wait_group (sm.ASYNC_*)
         self.async_arg = np.zeros(n)
         self.reads: dict[int, tuple] = {}
@@ -546,6 +564,11 @@ class _StaticTable:
                 banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
                                 if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
                 self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
+        groups = load_groups(trace)
+        for f, lead in groups.leader_of.items():
+            if f < n and lead < n and f in self.writes and lead in self.writes:
+                self.merged[f] = True
+                self.writes[lead] = self.writes[lead] + tuple(r for r in self.writes[f] if r not in self.writes[lead])
 
     def _wgmma(self, p: int, info: InstrInfo, gpu, params, lat: float) -> float:
         """Warpgroup MMA (micro2 `wg_*`): each warp of the warpgroup holds its sub-partition's

@@ -156,3 +156,64 @@ def test_wgmma_holds_the_tensor_pipe_n_over_2_cycles_and_groups_complete_later(t
     # two warpgroups share the four sub-partitions' tensor pipes
     two = (_wgmma(ty, n, 8, 4, wgs=2) - _wgmma(ty, n, 8, 2, wgs=2)) / 16
     assert two == pytest.approx(2 * n / 2, rel=0.15)
+
+
+TILE_ROW = """
+.visible .entry tile(.param .u64 out, .param .u32 stride)
+{
+  .reg .b32 %r<12>;
+  .reg .f32 %f<12>;
+  .reg .b64 %rd<5>;
+  .shared .align 16 .b8 As[1024];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  ld.param.u32 %r9, [stride];
+  shl.b32 %r3, %r2, 6;
+  mov.u32 %r4, As;
+  add.s32 %r5, %r4, %r3;
+  mul.lo.s32 %r10, %r1, %r9;
+  add.s32 %r11, %r4, %r10;
+  ld.shared.f32 %f1, [%r5];
+  ld.shared.f32 %f2, [%r5+4];
+  ld.shared.f32 %f3, [%r5+8];
+  ld.shared.f32 %f4, [%r5+12];
+  ld.shared.f32 %f5, [%r11];
+  ld.shared.f32 %f6, [%r11+4];
+  add.f32 %f7, %f1, %f2;
+  add.f32 %f8, %f3, %f4;
+  add.f32 %f9, %f7, %f8;
+  add.f32 %f9, %f9, %f5;
+  add.f32 %f9, %f9, %f6;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.f32 [%rd4], %f9;
+  ret;
+}
+"""
+
+
+def test_scalar_shared_loads_of_an_aligned_row_merge_into_one_vector_load():
+    from ptxvm.engine.trace.events import Trace
+    from ptxvm.timing.vectorize import load_groups
+
+    k = load(TILE_ROW)["tile"]
+    groups = load_groups(Trace(k.module.program, 32))
+    assert sorted(groups.width.values()) == [4]  # the row of %r5 (tid.y << 6 + As); not %r11 (stride unknown)
+    assert len(groups.leader_of) == 3
+    out = np.zeros(16, np.float32)
+    p = k.profile(1, (16, 2), [out, np.uint32(4)])
+    # 32 threads = one warp: 1 merged LDS.128 + 2 scalar loads
+    assert p.bank_conflicts["requests"] == 3
+    assert p.bank_conflicts["conflicts"] == 0
+
+
+def test_profile_says_which_resource_bounds_the_kernel():
+    k = load(EMPTY)["empty"]
+    assert "launch overhead" in k.profile(1, 32, []).bound
+    out = np.zeros(32, np.float32)
+    p = load(loop_kernel(4))["loop"].profile(1, 32, [out, np.uint32(2048)])
+    assert "bound by instruction issue" in p.bound
+    assert p.utilization["issue"] > 0.7
+    assert "why" in p.report() and p.to_dict()["bound"] == p.bound
