@@ -543,6 +543,15 @@ class _StaticTable:
                 lat = max(lat, params.sreg_latency)
             if info.opcode == "wgmma":
                 lat = self._wgmma(p, info, gpu, params, lat)
+            sfu_fp32 = 0
+            if info.op_class == "sfu" and info.opcode in _MUFU_WRAPPED:
+                # SASS: one MUFU plus FP32 instructions around it (ex2/lg2/rsqrt without .ftz:
+                # FSETP, @p FMUL, MUFU, @p FMUL for denormals; sin/cos: FMUL.RZ, MUFU), not two
+                # MUFUs; the FP32 ones take issue slots and add their latency
+                sfu_fp32 = 1 if info.opcode in ("sin", "cos") else (3 if info.sass == 2 else 0)
+                if sfu_fp32:
+                    self.issue[p] = pipe.issue_interval
+                    lat = pipe.latency + sfu_fp32 * gpu.pipes["fp32"].latency
             self.latency[p] = lat
             mem = info.mem
             if mem is not None and info.op_class != "uniform":
@@ -564,6 +573,7 @@ class _StaticTable:
                 banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
                                 if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
                 self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
+            self.bank_extra[p] += sfu_fp32
         groups = load_groups(trace)
         for f, lead in groups.leader_of.items():
             if f < n and lead < n and f in self.writes and lead in self.writes:
@@ -598,6 +608,7 @@ class _StaticTable:
         return 1.0
 
 
+_MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
 _WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
 _WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")
 _TRAILING_INT = re.compile(r"(\d+)\s*;?\s*$")

@@ -217,3 +217,26 @@ def test_profile_says_which_resource_bounds_the_kernel():
     assert "bound by instruction issue" in p.bound
     assert p.utilization["issue"] > 0.7
     assert "why" in p.report() and p.to_dict()["bound"] == p.bound
+
+
+def sfu_kernel(op: str, n: int) -> str:
+    body = [".visible .entry sfu(.param .u64 out)", "{", "  .reg .f32 %f<4>;", "  .reg .b32 %r<2>;", "  .reg .b64 %rd<5>;",
+            "  mov.f32 %f1, 0f3F000000;"]
+    body += [f"  {op} %f1, %f1;"] * n
+    body += ["  mov.u32 %r1, %tid.x;", "  ld.param.u64 %rd1, [out];", "  cvta.to.global.u64 %rd2, %rd1;",
+             "  mul.wide.u32 %rd3, %r1, 4;", "  add.s64 %rd4, %rd2, %rd3;", "  st.global.f32 [%rd4], %f1;", "  ret;", "}"]
+    return "\n".join(body) + "\n"
+
+
+def _sfu_per_op(op):
+    out = np.zeros(32, np.float32)
+    a = load(sfu_kernel(op, 64))["sfu"].profile(1, 32, [out]).sm_cycles
+    b = load(sfu_kernel(op, 32))["sfu"].profile(1, 32, [out]).sm_cycles
+    return (a - b) / 32
+
+
+def test_non_ftz_sfu_ops_are_one_mufu_plus_fp32_fixups():
+    sfu, fp32 = GPU.pipes["sfu"], GPU.pipes["fp32"]
+    assert _sfu_per_op("ex2.approx.ftz.f32") == pytest.approx(sfu.latency, abs=1)
+    assert _sfu_per_op("ex2.approx.f32") == pytest.approx(sfu.latency + 3 * fp32.latency, abs=1)
+    assert _sfu_per_op("sin.approx.f32") == pytest.approx(sfu.latency + fp32.latency, abs=1)
