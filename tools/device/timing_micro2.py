@@ -366,10 +366,78 @@ def m_check(b):
     return {"points": res}
 
 
+def m_int_thr(b):
+    """Integer pipes: 1024 threads per SM (132 CTAs) x 8 chains; lanes per clock per SM."""
+    np = b.np
+    res = {}
+    for op in ("iadd", "lop3", "shf", "imad", "setpsel"):
+        f = b.k(f"ithr_{op}")
+        v = b.cycles(lambda: f((132,), (1024,), (np.uint32(7), np.int32(16), b.out, b.sinkd)), 2 * 132)
+        cyc = statistics.median(v[2 * i] for i in range(132))
+        n = v[1]
+        res[op] = {"cycles": cyc, "warp_instr": n, "warp_instr_per_clk_per_sm": n / cyc,
+                   "issue_interval_per_subpartition": 4 * cyc / n}
+    return res
+
+
+def m_l1_lines(b):
+    """L1 hits with 1..32 distinct lines per warp request: latency (1 warp) and rate (32 warps)."""
+    cp, np = b.cp, b.np
+    buf = cp.zeros(8 * 32 * 32, dtype=cp.uint32)  # 32 KiB: 8 groups of 32 lines
+    f = b.k("l1_lines")
+    res = []
+    for block in (32, 1024):
+        for lines in (1, 2, 4, 8, 16, 32):
+            cyc, n = b.cycles(lambda: f((1,), (block,), (buf, np.int32(lines), np.int32(32), b.out)), 2)
+            res.append({"block": block, "lines": lines, "cycles_per_load": cyc / n,
+                        "sm_cycles_per_warp_load": cyc / n / (block // 32)})
+    return {"points": res}
+
+
+def m_store_lines(b):
+    """Stores of 1..32 lines per warp request into an L2-resident 16 MiB buffer."""
+    cp, np = b.cp, b.np
+    buf = cp.zeros(1 << 22, dtype=cp.uint32)
+    f = b.k("store_lines")
+    res = []
+    for grid, block in ((1, 32), (132, 256), (132, 1024)):
+        for lines in (1, 4, 32):
+            v = b.cycles(lambda: f((grid,), (block,), (buf, np.int32(lines), np.int32(64), np.int64((1 << 22) - 1), b.out)),
+                         2 * grid)
+            cyc = statistics.median(v[2 * i] for i in range(grid))
+            res.append({"grid": grid, "block": block, "lines": lines, "cycles_per_store_per_warp": cyc / 64,
+                        "sm_lines_per_clk": (block // 32) * lines * 64 / cyc})
+    return {"points": res}
+
+
+def m_l2_warm(b):
+    """Back-to-back launches of a read stream (and a copy) over F MiB: how much of the data the
+    previous launch left in L2; and the same launch with the L2 flushed before it."""
+    cp, np = b.cp, b.np
+    big = cp.ones((160 << 20) // 4, dtype=cp.float32)
+    dst = cp.zeros_like(big)
+    f = b.k("stream_read4")
+    res = []
+    for mib in (8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 160):
+        n4 = (mib << 20) // 16
+        fn = lambda: f((132 * 8,), (256,), (big, np.int64(n4), b.sinkf))  # noqa: E731
+        warm = b.events_ms(fn, reps=8, warm=3)
+        cold = b.convention_us(fn, reps=8, flush=True)
+        half = (mib << 20) // 8
+        cp_fn = lambda: cp.copyto(dst[:half], big[:half])  # noqa: E731
+        cwarm = b.events_ms(cp_fn, reps=8, warm=3)
+        res.append({"mib": mib, "read_warm_ms": warm["median_ms"], "read_warm_min_ms": warm["min_ms"],
+                    "read_cold_us": cold["median_us"], "copy_half_warm_ms": cwarm["median_ms"]})
+    del big, dst
+    return {"points": res}
+
+
+ITEMS2 = {"int_thr": m_int_thr, "l1_lines": m_l1_lines, "store_lines": m_store_lines, "l2_warm": m_l2_warm}
+
 # wgmma last: a fault there would poison the context for every later item
 ITEMS = {"clock": m_clock, "latency": m_latency, "issue": m_issue, "shared": m_shared, "barrier": m_barrier,
          "launch": m_launch, "check": m_check, "tail": m_tail, "atomics": m_atomics,
-         "loaded_latency": m_loaded_latency, "dram_occupancy": m_dram_occupancy, "wgmma": m_wgmma}
+         "loaded_latency": m_loaded_latency, "dram_occupancy": m_dram_occupancy, **ITEMS2, "wgmma": m_wgmma}
 
 
 def main(argv=None) -> int:

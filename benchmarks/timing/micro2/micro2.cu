@@ -319,3 +319,62 @@ extern "C" __global__ void tiny_copy(const float *a, float *b, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) b[i] = a[i];
 }
+
+// ---------------------------------------------------------------- second call (issue 20)
+// Integer pipes: 8 chains per thread, x_i = op(x_i, x_{i+1}) (no two steps can be folded).
+#define INT_THR(NAME, OP)                                                                     \
+extern "C" __global__ void ithr_##NAME(unsigned seed, int iters, long long *out, unsigned *sink) { \
+    unsigned x0 = threadIdx.x ^ seed, x1 = x0 * 3u, x2 = x0 * 5u, x3 = x0 * 7u, x4 = x0 * 11u, x5 = x0 * 13u, x6 = x0 * 17u, x7 = x0 * 19u; \
+    __syncthreads();                                                                          \
+    long long t0 = clk();                                                                     \
+    for (int i = 0; i < iters; i++) {                                                         \
+        _Pragma("unroll") for (int k = 0; k < 8; k++) {                                       \
+            asm volatile(OP : "+r"(x0) : "r"(x1)); asm volatile(OP : "+r"(x1) : "r"(x2));     \
+            asm volatile(OP : "+r"(x2) : "r"(x3)); asm volatile(OP : "+r"(x3) : "r"(x4));     \
+            asm volatile(OP : "+r"(x4) : "r"(x5)); asm volatile(OP : "+r"(x5) : "r"(x6));     \
+            asm volatile(OP : "+r"(x6) : "r"(x7)); asm volatile(OP : "+r"(x7) : "r"(x0));     \
+        }                                                                                     \
+    }                                                                                         \
+    __syncthreads();                                                                          \
+    long long t1 = clk();                                                                     \
+    if (threadIdx.x == 0) { out[2 * blockIdx.x] = t1 - t0; out[2 * blockIdx.x + 1] = 64LL * iters * (blockDim.x / 32); } \
+    unsigned s = x0 ^ x1 ^ x2 ^ x3 ^ x4 ^ x5 ^ x6 ^ x7;                                       \
+    if (s == 0x12345678u) sink[0] = s;                                                        \
+}
+INT_THR(iadd, "add.u32 %0, %0, %1;")
+INT_THR(lop3, "lop3.b32 %0, %0, %1, 0x0f0f0f0f, 0x6a;")
+INT_THR(shf, "shf.l.wrap.b32 %0, %0, %1, 5;")
+INT_THR(imad, "mad.lo.u32 %0, %0, %1, 7;")
+INT_THR(setpsel, "{ .reg .pred p; setp.lt.u32 p, %0, %1; selp.b32 %0, %1, %0, p; }")
+
+// L1 hits with `lines` distinct 128-B lines per warp request; dependent through the loaded 0.
+extern "C" __global__ void l1_lines(const unsigned *buf, int lines, int iters, long long *out) {
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const unsigned *p = buf + ((lane % lines) * 32 + lane / lines + (w & 7) * 32 * 32);
+    unsigned v = 0, acc = 0;
+    for (int i = 0; i < 4; i++) { asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); acc += v; }
+    __syncthreads();
+    long long t0 = clk();
+    for (int i = 0; i < iters; i++) {
+#pragma unroll
+        for (int k = 0; k < 16; k++) asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p + v) : "memory");
+    }
+    __syncthreads();
+    long long t1 = clk();
+    if (threadIdx.x == 0) { out[2 * blockIdx.x] = t1 - t0; out[2 * blockIdx.x + 1] = 16LL * iters; }
+    if (v + acc == 777u) out[1] = v;
+}
+// Stores: every lane writes its own 128-B line (`lines` lines per warp request), L2-resident.
+extern "C" __global__ void store_lines(unsigned *buf, int lines, int iters, long long mask, long long *out) {
+    unsigned lane = threadIdx.x & 31;
+    unsigned long long gw = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) >> 5;
+    __syncthreads();
+    long long t0 = clk();
+    for (int i = 0; i < iters; i++) {
+        unsigned long long idx = ((gw * iters + i) * 32 * 32 + (lane % lines) * 32 + lane / lines) & mask;
+        buf[idx] = i;
+    }
+    __syncthreads();
+    long long t1 = clk();
+    if (threadIdx.x == 0) { out[2 * blockIdx.x] = t1 - t0; out[2 * blockIdx.x + 1] = iters; }
+}
