@@ -28,12 +28,20 @@ class ModelParams:
     list_schedule: bool = True
     fold_immediate_moves: bool = True  # mov of an immediate: no issue slot (folded or hoisted by ptxas)
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
-    alu_interval: float = 1.5  # issue interval of simple integer instructions (add, logic, shifts, setp)
+    # issue interval (per sub-partition) of simple integer instructions: logic, shifts, compares,
+    # min/max run on the 16-lane integer pipe (micro2 int_thr: LOP3, SHF, VIMNMX 2.04-2.06 cycles);
+    # adds, subs and moves ptxas spreads over the integer and FMA pipes (IADD3 + IMAD.IADD: 1.07)
+    alu_interval: float = 2.0
+    iadd_interval: float = 1.0
     # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
     reg_banks: int = 2
     # memory pipeline
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
-    l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local access
+    l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local store or atomic
+    # global/local loads pass the stage as wavefronts of the L1 data array (32 banks of 4 bytes, as
+    # shared memory; micro2 l1_lines: 32 warps of L1-hitting loads whose n lines put their words in
+    # the same banks cost n cycles per request per SM, n = 2..32); False: l1_line_cycles per line
+    l1_load_wavefronts: bool = True
     lsu_queue_cycles: int = 16  # L1 backlog (cycles) beyond which memory instructions throttle
     dram_efficiency: float = 1.0  # achievable fraction of dram_bytes_per_s
     dram_write_cost: float = 1.5  # DRAM time of a written sector in read sectors (bus turnaround, ECC)

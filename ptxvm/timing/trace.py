@@ -49,6 +49,7 @@ class MemStep:
     dram_write: np.ndarray
     dep: np.ndarray
     l2_lines: Optional[np.ndarray] = None  # loads: distinct 128-B lines of the request that go to L2
+    l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     atom: Optional[list] = None  # global atomics, per warp: ((128-B line, L2 operations), ...)
     partial: Optional[np.ndarray] = None  # stores: sectors written only in part
@@ -257,6 +258,11 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
     res.dram_read[sel] = last["dram_bytes"] // p.sector
     res.dep[sel] = DEP_MEM
+    from .memory import bank_conflicts
+
+    if res.l1_waves is None:
+        res.l1_waves = np.zeros(res.mkind.size, np.int64)
+    res.l1_waves[sel] = bank_conflicts(addr, act, size)
     if "sector_level" in last and len(c.sectors):
         miss = np.asarray(last["sector_level"]) >= 1
         if miss.any():
@@ -364,7 +370,12 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         if r.shared_atomic:
             wavefronts[a:b] *= params.shared_atomic_cycles
         glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
-        wavefronts[a:b] = np.where(glob, wavefronts[a:b] * params.l1_line_cycles, wavefronts[a:b])
+        staged = wavefronts[a:b] * params.l1_line_cycles
+        if r.l1_waves is not None and params.l1_load_wavefronts:
+            # loads are read out of the L1 data array like shared memory: one wavefront per cycle,
+            # bank conflicts included (micro2 l1_lines: n lines whose words share a bank cost n)
+            staged = np.where(r.mkind == MK_GLOBAL, r.l1_waves * params.l1_wavefront_cycles, staged)
+        wavefronts[a:b] = np.where(glob, staged, wavefronts[a:b])
         if r.partial is not None:
             l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
         if r.keys is not None:
@@ -481,6 +492,8 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 
 _REG_NUMBER = re.compile(r"(\d+)$")
+# integer instructions ptxas spreads over the integer and FMA pipes (IADD3 and IMAD.IADD / IMAD.MOV)
+_TWO_PIPE_OPS = frozenset(("add", "sub", "mov", "cvt", "cvta"))
 _IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
 
 
@@ -519,7 +532,8 @@ class _StaticTable:
             if name == "int" and info.opcode not in _IMAD_OPS:
                 # adds, logic, shifts, compares, moves: ptxas spreads them over the integer and
                 # FMA pipes (IADD3, LOP3, IMAD.MOV...), faster than the IMAD rate
-                name, interval = "alu", min(interval, params.alu_interval)
+                name = "alu"
+                interval = params.iadd_interval if info.opcode in _TWO_PIPE_OPS else params.alu_interval
             self.pipe[p] = pipe_id[name]
             self.issue[p] = interval * info.sass
             lat = pipe.latency * info.sass

@@ -240,3 +240,55 @@ def test_non_ftz_sfu_ops_are_one_mufu_plus_fp32_fixups():
     assert _sfu_per_op("ex2.approx.ftz.f32") == pytest.approx(sfu.latency, abs=1)
     assert _sfu_per_op("ex2.approx.f32") == pytest.approx(sfu.latency + 3 * fp32.latency, abs=1)
     assert _sfu_per_op("sin.approx.f32") == pytest.approx(sfu.latency + fp32.latency, abs=1)
+
+
+def int_kernel(op: str, n: int, chains: int = 8) -> str:
+    body = [".visible .entry ints(.param .u64 out)", "{", f"  .reg .b32 %r<{chains + 2}>;", "  .reg .b64 %rd<5>;"]
+    body += [f"  mov.u32 %r{c}, {c + 3};" for c in range(chains)]
+    for i in range(n):
+        c = i % chains
+        body.append(f"  {op} %r{c}, %r{c}, %r{(c + 1) % chains};")
+    body += ["  ld.param.u64 %rd1, [out];", "  cvta.to.global.u64 %rd2, %rd1;", "  st.global.u32 [%rd2], %r0;", "  ret;", "}"]
+    return "\n".join(body) + "\n"
+
+
+def _int_per_op(op):
+    out = np.zeros(4, np.uint32)
+    a = load(int_kernel(op, 256))["ints"].profile(1, 32, [out]).sm_cycles
+    b = load(int_kernel(op, 128))["ints"].profile(1, 32, [out]).sm_cycles
+    return (a - b) / 128
+
+
+def test_logic_ops_take_the_integer_pipe_adds_both_pipes():
+    assert _int_per_op("xor.b32") == pytest.approx(DEFAULT.alu_interval, abs=0.2)
+    assert _int_per_op("add.u32") == pytest.approx(max(DEFAULT.iadd_interval, 1.0), abs=0.2)
+
+
+def l1_kernel(stride_bytes: int, n: int) -> str:
+    """Every lane loads buf[lane * stride] `n` times (L1 hits after the first)."""
+    body = [".visible .entry l1(.param .u64 buf, .param .u64 out)", "{", "  .reg .b32 %r<4>;",
+            f"  .reg .f32 %f<{n + 2}>;", "  .reg .b64 %rd<8>;",
+            "  mov.u32 %r1, %tid.x;", "  and.b32 %r2, %r1, 31;", f"  mul.wide.u32 %rd3, %r2, {stride_bytes};",
+            "  ld.param.u64 %rd1, [buf];", "  cvta.to.global.u64 %rd2, %rd1;", "  add.s64 %rd4, %rd2, %rd3;",
+            "  mov.f32 %f0, 0f00000000;"]
+    for i in range(n):
+        body.append(f"  ld.global.ca.f32 %f{i + 1}, [%rd4];")
+        body.append(f"  add.f32 %f0, %f0, %f{i + 1};")
+    body += ["  ld.param.u64 %rd5, [out];", "  cvta.to.global.u64 %rd6, %rd5;", "  mul.wide.u32 %rd7, %r1, 4;",
+             "  add.s64 %rd6, %rd6, %rd7;", "  st.global.f32 [%rd6], %f0;", "  ret;", "}"]
+    return "\n".join(body) + "\n"
+
+
+def _l1_per_load(stride):
+    buf = np.zeros(32 * 256, np.float32)
+    out = np.zeros(1024, np.float32)
+    a = load(l1_kernel(stride, 32))["l1"].profile(1, 1024, [buf, out]).sm_cycles
+    b = load(l1_kernel(stride, 16))["l1"].profile(1, 1024, [buf, out]).sm_cycles
+    return (a - b) / 16 / 32  # SM cycles per warp-load
+
+
+def test_l1_hits_pay_data_array_bank_conflicts_like_shared_memory():
+    same_bank = _l1_per_load(128)  # 32 lines, every word in bank 0: 32 wavefronts
+    spread = _l1_per_load(132)  # 32 lines, 32 banks: 1 wavefront
+    assert same_bank == pytest.approx(32 * DEFAULT.l1_wavefront_cycles, rel=0.15)
+    assert spread < 0.2 * same_bank
