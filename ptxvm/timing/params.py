@@ -14,34 +14,71 @@ from dataclasses import dataclass, replace
 @dataclass(frozen=True)
 class ModelParams:
     # front end
-    fetch_redirect: int = 4  # cycles before a warp issues after a taken branch (instruction fetch)
+    # cycles before a warp issues after a taken branch (instruction fetch). In SASS a taken branch
+    # costs ~10 (micro2 loop_fma1: a trip of 16 dependent FFMAs takes 64 + 7.2 cycles), but ptxas
+    # unrolls simple loops 4x beyond the PTX (loop_fma4: 64 FFMAs a trip), so per PTX trip ~2-4 remain
+    fetch_redirect: int = 4
     divergence_cycles: int = 0  # extra cycles when a branch splits a warp's lanes (BSSY/BSYNC bookkeeping)
     sreg_latency: int = 30  # S2R: reading %tid, %ctaid, ... into a register
     # ptxas schedules instructions; PTX order is not SASS order. While a warp's next instruction
     # waits, one of the next `issue_window` instructions of its basic block may issue if it is
     # independent of those it passes (0: strict PTX order).
     issue_window: int = 8
+    # list-schedule each straight run of PTX as ptxas would (timing/schedule.py); False: PTX order
+    list_schedule: bool = True
+    fold_immediate_moves: bool = True  # mov of an immediate: no issue slot (folded or hoisted by ptxas)
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
-    alu_interval: float = 1.5  # issue interval of simple integer instructions (add, logic, shifts, setp)
+    # issue interval (per sub-partition) of simple integer instructions: logic, shifts, compares,
+    # min/max run on the 16-lane integer pipe (micro2 int_thr: LOP3, SHF, VIMNMX 2.04-2.06 cycles);
+    # adds, subs and moves ptxas spreads over the integer and FMA pipes (IADD3 + IMAD.IADD: 1.07)
+    alu_interval: float = 2.0
+    iadd_interval: float = 1.0
     # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
     reg_banks: int = 2
     # memory pipeline
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
-    l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local access
+    l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local store or atomic
+    # global/local loads pass the stage as wavefronts of the L1 data array (32 banks of 4 bytes, as
+    # shared memory; micro2 l1_lines: 32 warps of L1-hitting loads whose n lines put their words in
+    # the same banks cost n cycles per request per SM, n = 2..32); False: l1_line_cycles per line
+    l1_load_wavefronts: bool = True
     lsu_queue_cycles: int = 16  # L1 backlog (cycles) beyond which memory instructions throttle
     dram_efficiency: float = 1.0  # achievable fraction of dram_bytes_per_s
     dram_write_cost: float = 1.5  # DRAM time of a written sector in read sectors (bus turnaround, ECC)
-    dram_loaded_latency: float = 0.0  # extra DRAM latency at full utilization (queues in the memory system)
+    # extra DRAM latency at full utilization (queues in the memory system), linear in the DRAM
+    # server's recent utilization (micro2 dram_occupancy: streams of 1-32 warps/SM x 1-4 float4 in
+    # flight reach 0.35-4.4 TB/s; 450 reproduces them within 8 %)
+    dram_loaded_latency: float = 450.0
+    # the L1's miss path: cycles per 128-B line request sent to L2 (micro2 loaded_latency: with every
+    # lane chasing its own L2-resident chain an SM gets 0.62 line requests per cycle; one warp's 32
+    # lines cost 60 cycles more than one line)
+    l2_request_cycles: float = 1.6
     l2_efficiency: float = 1.0  # achievable fraction of l2_bytes_per_clk
     atomic_line_cycles: float = 17.0  # L2 cycles per warp atomic request on one 128-B line (SMs share it)
-    shared_atomic_cycles: float = 2.0  # L1/shared data-stage cycles per wavefront of a shared atomic
+    # L1/shared data-stage cycles per wavefront of a shared atomic (micro2 atom_shared_ways: 32 warps
+    # of red.shared take 1.0 cycle per warp-request conflict-free or all on one address, n per n-way conflict)
+    shared_atomic_cycles: float = 1.0
     const_first_pass: float = 1.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
     const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
     partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
+    # warpgroup MMA: cycles from a group's last wgmma issue to its completion beyond the N/2 cycles
+    # of tensor-pipe time (micro2 wg_*_k1: fence + one m64nN wgmma + commit + wait = 62.6 + N/2)
+    wgmma_latency: float = 56.0
     # CTA scheduling
     cta_launch: int = 250  # cycles from a CTA slot freeing to the next CTA's first issue
-    kernel_launch: int = 4000  # cycles from launch to the first CTA plus after the last one (as timed)
+    # the GPU's CTA dispatcher: cycles per CTA over the whole GPU (micro2 launch: 33792 empty
+    # CTAs of 256 threads take 23.0 us, 8448 take 7.84 us, 1 takes 2.72 us: 0.60 ns per CTA)
+    cta_dispatch_cycles: float = 1.19
+    # cycles from launch to the first CTA plus after the last one, as CUDA events around one
+    # launch queued behind other work see it (micro2 launch: an empty 1-CTA kernel, 2.72 us)
+    kernel_launch: int = 5400
     barrier_extra: int = 0  # cycles added to GpuSpec.latency["barrier"] per bar.sync release
+    # bar.sync: the SM's barrier unit takes one warp arrival per `barrier_arrival_cycles` (all CTAs
+    # share it); a CTA's barrier releases GpuSpec.latency["barrier"] + `barrier_release_per_warp`
+    # x (warps - 1) after its last arrival was taken. micro2 barrier_multi: 15.6 / 29.6 / 77.7
+    # cycles per barrier for 1 CTA of 1 / 8 / 32 warps; 8 CTAs of 8 warps 97-134; 32 CTAs of 1 warp 61
+    barrier_arrival_cycles: float = 1.5
+    barrier_release_per_warp: float = 0.5
 
     def with_(self, **changes) -> "ModelParams":
         return replace(self, **changes)

@@ -23,7 +23,7 @@ from .memory import MemoryHierarchy
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
-from .trace import _derived, build_work, contend, memory_pass, share_l2
+from .trace import build_work, contend, memory_pass, share_l2
 
 
 @dataclass
@@ -61,6 +61,8 @@ class Profile:
     # what `simulate` ran, kept so that `to_perfetto` can run the SM model again with a recorder
     collected: Optional["Collected"] = field(default=None, repr=False, compare=False)
     params: Optional[ModelParams] = field(default=None, repr=False, compare=False)
+    utilization: dict = field(default_factory=dict)  # resource -> busy fraction of the SM's cycles (timing/bound.py)
+    bound: str = ""  # which resource bounds the kernel and why (timing/bound.py)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -115,6 +117,7 @@ class Profile:
             "dram_bytes_per_s": self.dram_bytes_per_s,
             "ctas": self.ctas, "simulated_ctas": self.simulated_ctas, "simulated_sms": self.simulated_sms,
             "waves": round(self.waves, 3), "wall_seconds": round(self.wall_seconds, 3),
+            "utilization": dict(self.utilization), "bound": self.bound,
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
@@ -284,7 +287,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
                     l2_bytes_per_clk=cnt["l2_bytes_per_clk"] * params.l2_efficiency,
                     dram_bytes_per_clk=cnt["dram_bytes_per_clk"] * params.dram_efficiency,
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm,
-                    barrier_per_warp=_derived(spec, "barrier_per_warp", 0.0), recorder=recorder)
+                    barrier_per_warp=params.barrier_release_per_warp,
+                    cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas), recorder=recorder)
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)
@@ -371,6 +375,11 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
     l2h, l2m = counters.get("l2_hits", 0), counters.get("l2_misses", 0)
     rates = {"l1": l1h / (l1h + l1m) if l1h + l1m else 0.0, "l2": l2h / (l2h + l2m) if l2h + l2m else 0.0}
     dram = int(round((counters.get("dram_bytes_read", 0) + counters.get("dram_bytes_written", 0)) * scale))
+    from .bound import explain, utilizations
+
+    util = utilizations(results, spec.subpartitions)
+    bound = explain(util, stalls, params.kernel_launch / max(cycles, 1), achieved,
+                    G / (occ.ctas_per_sm * spec.sm_count))
     kind = max(flops, key=flops.get) if flops else "fp32"
     peak_key = {"fp32": "fp32", "fp64": "fp64", "fp16": "fp16", "tensor": "fp16_tensor"}.get(kind, "fp32")
     return Profile(
@@ -383,4 +392,5 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
         dram_bytes=dram, flops=flops, ctas=G, simulated_ctas=n_traced, simulated_sms=len(results),
         waves=G / (occ.ctas_per_sm * spec.sm_count), peak_flops=float(spec.peak_flops.get(peak_key, 0.0)),
         dram_bytes_per_s_peak=float(spec.dram_bytes_per_s), counters=counters, wall_seconds=wall,
+        utilization=util, bound=bound,
     )

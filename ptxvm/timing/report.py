@@ -16,6 +16,7 @@ def text_report(p) -> str:
     lines = [
         f"{p.kernel} on {p.gpu}: grid {tuple(p.grid)} x block {tuple(p.block)}, policy {p.policy}",
         f"  time            {p.seconds * 1e6:.2f} us ({p.cycles:,} cycles)",
+        f"  why             {p.bound}" if getattr(p, "bound", "") else "",
         f"  CTAs            {p.ctas} ({p.waves:.2f} waves of {o.ctas_per_sm} per SM; simulated {p.simulated_ctas} "
         f"on {p.simulated_sms} SM)",
         f"  occupancy       achieved {p.achieved_occupancy:.1%}, theoretical {p.theoretical_occupancy:.1%} "
@@ -36,6 +37,10 @@ def text_report(p) -> str:
                      f"({p.flops_per_s / p.peak_flops:.1%} of peak); intensity "
                      f"{'inf' if ai == float('inf') else f'{ai:.2f}'} FLOP/B")
     lines.append("  instruction mix " + ", ".join(f"{k} {v:,}" for k, v in p.instruction_mix.items()))
+    util = getattr(p, "utilization", {}) or {}
+    if util:
+        lines.append("  busy            " + ", ".join(f"{k} {v:.0%}" for k, v in sorted(util.items(), key=lambda kv: -kv[1])
+                                                       if v >= 0.01))
     total = sum(p.stalls.values()) or 1.0
     issued = p.stalls.get("selected", 0.0) or 1.0
     lines.append("  warp states (cycles per issued instruction, share of warp-cycles):")
@@ -43,4 +48,4 @@ def text_report(p) -> str:
         v = p.stalls.get(k, 0.0)
         if v:
             lines.append(f"    {k:22s} {v / issued:8.2f}  {v / total:6.1%}")
-    return "\n".join(lines)
+    return "\n".join(x for x in lines if x)

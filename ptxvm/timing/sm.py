@@ -38,6 +38,8 @@ DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
 
 # memory kinds of a warp-instruction (SmWork.mkind)
 MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC = range(7)
+# asynchronous warpgroup MMA (SmWork.asyn): wgmma.mma_async, commit_group, wait_group
+ASYNC_MMA, ASYNC_COMMIT, ASYNC_WAIT = 1, 2, 3
 
 
 @dataclass
@@ -78,6 +80,12 @@ class SmWork:
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
     pc: object = None  # per warp-instruction: its PC (a NumPy array; for timelines, see `recorder`)
+    # warpgroup MMA groups: per warp-instruction ASYNC_* (or 0) and its argument (completion
+    # latency of a wgmma.mma_async, N of a wait_group); empty when the kernel has none
+    asyn: list = field(default_factory=list)
+    l2_lines: list = field(default_factory=list)  # loads: 128-B lines of the request sent to L2
+    pipe_names: list = field(default_factory=list)  # name of each pipe id (for the utilization report)
+    async_arg: list = field(default_factory=list)
 
 
 @dataclass
@@ -90,6 +98,8 @@ class SmResult:
     l1_busy: float = 0.0
     l2_busy: float = 0.0
     dram_busy: float = 0.0
+    pipe_busy: dict = field(default_factory=dict)  # pipe name -> issue cycles of the busiest sub-partition ("issue": issues)
+    barrier_busy: float = 0.0  # cycles the barrier unit took arrivals
 
 
 INF = float("inf")
@@ -97,7 +107,8 @@ INF = float("inf")
 
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
-                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best")
+                 "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
+                 "grp_open", "groups")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -122,6 +133,8 @@ class _Warp:
         self.ahead: set = set()  # positions past `pos` already issued (SmSim.lookahead)
         self.la_key = None  # (pos, issued ahead) of the last fruitless lookahead, and when to retry
         self.la_best = 0.0
+        self.grp_open = 0.0  # completion of the wgmmas issued since the last commit_group
+        self.groups: list = []  # completion of each committed wgmma group, oldest first
 
 
 class SmSim:
@@ -129,7 +142,7 @@ class SmSim:
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
-                 barrier_per_warp: float = 0.0, recorder=None):
+                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -145,18 +158,28 @@ class SmSim:
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        self.pipe_busy = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        self.issued_sub = [0] * subpartitions
         self.sub_warps: list[list[_Warp]] = [[] for _ in range(subpartitions)]
         self.last_issued: list = [None] * subpartitions
         self.stalls = [0.0] * len(STALL_REASONS)
         self.l1_free = self.l2_free = self.dram_free = 0.0
         self.l1_busy = self.l2_busy = self.dram_busy = 0.0
         self.fills: dict = {}  # sector generation -> cycle its data is in L1
+        self.req_free = 0.0  # the L1's miss path: one 128-B line request to L2 per l2_request_cycles
         self.const_free = 0.0  # the constant cache port
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
         self.dram_last = 0.0
         self.line_free: dict = {}  # L2 atomic unit of each 128-B line
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
+        # the GPU's CTA dispatcher hands out one CTA per `cta_dispatch_cycles` over all active SMs:
+        # this SM gets its next CTA no sooner than `cta_dispatch` cycles after the previous one
+        self.cta_dispatch = cta_dispatch
+        self.next_dispatch = 0.0
+        self.bar_busy = 0.0
+        self.bar_free = 0.0  # the SM's barrier unit: takes one warp arrival per barrier_arrival_cycles
+        self.bar_last: dict = {}  # CTA -> when the unit has taken its last arrival at the current barrier
         self.warp_slots = list(range(max_warps))
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.cta_finish = [0] * len(work.cta_order)
@@ -167,8 +190,9 @@ class SmSim:
 
     # ------------------------------------------------------------------ CTAs
     def launch_ready(self) -> None:
-        while self.pending and self.slot_open and min(self.slot_open) <= self.t:
+        while self.pending and self.slot_open and min(self.slot_open) <= self.t and self.next_dispatch <= self.t:
             self.slot_open.remove(min(self.slot_open))
+            self.next_dispatch = self.t + self.cta_dispatch
             c = self.pending.pop()
             ws = []
             for w in self.w.warps_of_cta[c]:
@@ -183,6 +207,10 @@ class SmSim:
             self.cta_warps[c] = ws
             if not ws:
                 self.finish_cta(c, self.t)
+
+    def next_launch(self) -> float:
+        """When the next pending CTA can start: a free slot and the dispatcher's turn."""
+        return max(min(self.slot_open), self.next_dispatch)
 
     def finish_cta(self, c: int, when: float) -> None:
         self.cta_finish[c] = int(round(when))
@@ -207,7 +235,8 @@ class SmSim:
             return
         waiting = [x for x in ws if not x.done]
         if waiting and all(x.at_bar for x in waiting):
-            release = when + self.barrier_latency + self.barrier_per_warp * (len(ws) - 1)
+            last = self.bar_last.pop(c, when)
+            release = max(when, last) + self.barrier_latency + self.barrier_per_warp * (len(ws) - 1)
             for x in waiting:
                 x.at_bar = False
                 if x.fetch < release:
@@ -229,6 +258,14 @@ class SmSim:
             got = regs.get(r)
             if got is not None and got[0] > best:
                 best, kind = got
+        if self.w.asyn and self.w.asyn[i] == ASYNC_WAIT:  # wait_group N: all but the newest N groups
+            n = int(self.w.async_arg[i])
+            gs = wp.groups
+            if len(gs) > n:
+                done = max(gs[:len(gs) - n])
+                wp.groups = gs[len(gs) - n:] if n else []
+                if done > best:
+                    best, kind = done, EXEC_DEP
         wp.ready = best
         wp.ready_kind = kind
 
@@ -337,6 +374,8 @@ class SmSim:
         i = wp.cand
         self.last_issued[s] = wp
         self.pipe_free[s][W.pipe[i]] = t + W.issue[i]
+        self.pipe_busy[s][W.pipe[i]] += W.issue[i]
+        self.issued_sub[s] += 1
         self.issued += 1
         done_at = t + W.latency[i]
         if W.mkind[i]:
@@ -348,6 +387,15 @@ class SmSim:
             wp.regs[r] = (done_at, kind)
         if self.recorder is not None:
             self.recorder.issue(wp, i, t, done_at)
+        if W.asyn and W.asyn[i]:
+            a = W.asyn[i]
+            if a == ASYNC_MMA:
+                end = t + W.async_arg[i]
+                if end > wp.grp_open:
+                    wp.grp_open = end
+            elif a == ASYNC_COMMIT:
+                wp.groups.append(wp.grp_open)
+                wp.grp_open = 0.0
         if i != wp.pos:  # issued ahead of the head: the head stays
             wp.ahead.add(i)
             wp.fetch = t + 1 + W.bank_extra[i]
@@ -367,6 +415,11 @@ class SmSim:
         self.head_ready(wp)
         if W.barrier[i]:
             wp.at_bar = True
+            arrive = self.bar_free if self.bar_free > t else t
+            self.bar_free = arrive + self.params.barrier_arrival_cycles
+            self.bar_busy += self.params.barrier_arrival_cycles
+            if self.bar_free > self.bar_last.get(wp.cta, 0.0):
+                self.bar_last[wp.cta] = self.bar_free
 
     def memory(self, i: int, t: float) -> float:
         """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
@@ -381,11 +434,18 @@ class SmSim:
         self.l1_free = start + wf
         self.l1_busy += wf
         keys = W.keys[i] if W.keys else None
+        lines = W.l2_lines[i] if W.l2_lines else 0
+        if lines:  # the miss path sends the request's L2 lines one after another
+            rq = self.req_free if self.req_free > start + wf else start + wf
+            self.req_free = rq + lines * self.params.l2_request_cycles
+            extra = self.req_free - (start + wf) - self.params.l2_request_cycles
+        else:
+            extra = 0.0
         if keys is not None:
-            return self.load_sectors(keys, start + wf)
+            return self.load_sectors(keys, start + wf + extra)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
             return self.atomics(W.atom_lines[i], start + wf, W.latency[i])
-        done_at = start + wf + W.latency[i]
+        done_at = start + wf + W.latency[i] + extra
         n2 = W.l2_sectors[i]
         if n2:
             s2 = self.l2_free if self.l2_free > start else start
@@ -486,7 +546,7 @@ class SmSim:
         while self.n_live or self.pending:
             t = self.t
             if not self.n_live:
-                self.t = max(t, min(self.slot_open))
+                self.t = max(t, self.next_launch())
                 self.launch_ready()
                 continue
             any_issue = False
@@ -546,7 +606,7 @@ class SmSim:
             else:
                 nxt = t_next
                 if self.pending and self.slot_open:
-                    nxt = min(nxt, min(self.slot_open))
+                    nxt = min(nxt, self.next_launch())
                 dt = max(1.0, nxt - t) if nxt != INF else 1.0
             self.resident += self.n_live * dt
             for c in barrier_ctas:
@@ -560,8 +620,13 @@ class SmSim:
             if self.pending:
                 self.launch_ready()
         end = max([self.t] + [float(x) for x in self.cta_finish])
+        names = self.w.pipe_names or [str(k) for k in range(self.w.n_pipes)]
+        # the busiest sub-partition's share (a single warp can only use its own)
+        busy = {n: max(sub[k] for sub in self.pipe_busy) for k, n in enumerate(names)}
+        busy = {n: b for n, b in busy.items() if b}
+        busy["issue"] = float(max(self.issued_sub)) if self.issued_sub else 0.0
         return SmResult(int(round(end)), np.array(stalls), self.issued, self.resident, self.cta_finish,
-                        self.l1_busy, self.l2_busy, self.dram_busy)
+                        self.l1_busy, self.l2_busy, self.dram_busy, busy, self.bar_busy)
 
 
 def simulate(work: SmWork, **kw) -> SmResult:

@@ -14,7 +14,6 @@ This module reads the trace's record types and nothing else of the engine.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
@@ -22,15 +21,14 @@ from typing import Optional
 import numpy as np
 
 from ..engine.trace.events import Trace
-from ..engine.trace.info import SPACE_CODES, InstrInfo, MemInfo
+from ..engine.trace.info import SPACE_CODES, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
+from .schedule import block_orders
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
                  MK_TEX, SmWork)
+from .static import PIPE_OF_CLASS, StaticTable  # noqa: F401  (PIPE_OF_CLASS: re-exported)
+from .vectorize import load_groups
 
-# op class -> pipe (GpuSpec.pipes names, plus "tex")
-PIPE_OF_CLASS = {"fp32": "fp32", "int": "int", "fp64": "fp64", "sfu": "sfu", "tensor": "tensor", "lsu": "lsu",
-                 "branch": "branch", "half": "half", "conv": "conv", "uniform": "uniform", "barrier": "branch",
-                 "sync": "branch", "tex": "tex", "shfl": "lsu", "sleep": "branch", "nop": "int"}
 _CODE_SPACE = {v: k for k, v in SPACE_CODES.items()}
 _LANE_BITS = np.uint32(1) << np.arange(32, dtype=np.uint32)
 
@@ -46,6 +44,8 @@ class MemStep:
     dram_read: np.ndarray
     dram_write: np.ndarray
     dep: np.ndarray
+    l2_lines: Optional[np.ndarray] = None  # loads: distinct 128-B lines of the request that go to L2
+    l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     atom: Optional[list] = None  # global atomics, per warp: ((128-B line, L2 operations), ...)
     partial: Optional[np.ndarray] = None  # stores: sectors written only in part
@@ -137,8 +137,9 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     stats = MemStats()
     fills = Fills(write_back)
     p = hier.params
+    groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     for k, step in enumerate(trace.steps):
-        if step.addr is None:
+        if step.addr is None or step.pc in groups.leader_of:
             continue
         info = trace.info(step.pc)
         mem = info.mem
@@ -154,7 +155,8 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
                 sel = np.flatnonzero(codes == code)
                 _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills)
         else:
-            _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills)
+            _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
+                    groups.width.get(step.pc, 1))
         out[k] = res
     return out, stats
 
@@ -169,8 +171,9 @@ def _apart(n: int) -> np.ndarray:
     return _FAR[0] + np.arange(n, dtype=np.float64) * 1e9
 
 
-def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills) -> None:
-    size = mem.bytes_per_lane
+def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
+            width: int = 1) -> None:
+    size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
         if mem.atomic:
@@ -185,7 +188,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         res.shared_atomic = bool(mem.atomic)
         stats.shared_requests += int(live.sum())
         stats.shared_wavefronts += int(waves.sum())
-        stats.shared_ideal += int(_ideal_wavefronts(act, size).sum())
+        stats.shared_ideal += int(np.minimum(_ideal_wavefronts(act, size), waves).sum())
         res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
         res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
         res.wavefronts[sel] = waves
@@ -251,6 +254,18 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
     res.dram_read[sel] = last["dram_bytes"] // p.sector
     res.dep[sel] = DEP_MEM
+    from .memory import bank_conflicts
+
+    if res.l1_waves is None:
+        res.l1_waves = np.zeros(res.mkind.size, np.int64)
+    res.l1_waves[sel] = bank_conflicts(addr, act, size)
+    if "sector_level" in last and len(c.sectors):
+        miss = np.asarray(last["sector_level"]) >= 1
+        if miss.any():
+            lk = np.unique(c.warp[miss].astype(np.uint64) << np.uint64(48) | (c.sectors[miss] >> np.uint64(7)))
+            if res.l2_lines is None:
+                res.l2_lines = np.zeros(res.mkind.size, np.int64)
+            res.l2_lines[sel] = np.bincount((lk >> np.uint64(48)).astype(np.int64), minlength=c.n_warps)
     if "sector_level" in last and policy.op not in (CacheOp.CG, CacheOp.CV):
         keys = fills.keys(c.sectors, c.warp, last["sector_level"], last["dram_bytes"] // p.sector, c.n_warps)
         if res.keys is None:
@@ -341,14 +356,22 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
     atom: list = [None] * total
+    l2l = np.zeros(total, np.int64)
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
+        if r.l2_lines is not None:
+            l2l[a:b] = r.l2_lines
         mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
         if r.shared_atomic:
             wavefronts[a:b] *= params.shared_atomic_cycles
         glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
-        wavefronts[a:b] = np.where(glob, wavefronts[a:b] * params.l1_line_cycles, wavefronts[a:b])
+        staged = wavefronts[a:b] * params.l1_line_cycles
+        if r.l1_waves is not None and params.l1_load_wavefronts:
+            # loads are read out of the L1 data array like shared memory: one wavefront per cycle,
+            # bank conflicts included (micro2 l1_lines: n lines whose words share a bank cost n)
+            staged = np.where(r.mkind == MK_GLOBAL, r.l1_waves * params.l1_wavefront_cycles, staged)
+        wavefronts[a:b] = np.where(glob, staged, wavefronts[a:b])
         if r.partial is not None:
             l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
         if r.keys is not None:
@@ -359,7 +382,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     keys = [keys[j] for j in order.tolist()]
     atom = [atom[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
-    mkind, mlat, wavefronts, l2s, drd, dwr, dep = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep))
+    mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     per_row = np.bincount(row, minlength=n_rows)
     start = np.concatenate([[0], np.cumsum(per_row)])
     taken = np.zeros(total, bool)
@@ -369,8 +392,17 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         taken[:-1] = (pc[1:] != pc[:-1] + 1) & same
         split[:-1] = (active[1:] != active[:-1]) & same
 
-    table = _StaticTable(trace, gpu, params, np.unique(pc))
+    table = StaticTable(trace, gpu, params, np.unique(pc))
     split &= table.ctrl[pc] & ~table.barrier[pc]  # only a branch splits a warp
+    if params.list_schedule and total > 2:  # ptxas's order within each straight run (timing/schedule.py)
+        sched = block_orders(pc, row, table.ctrl, table.sched_latency, table.reads, table.writes, table.mem_kind)
+        if (sched != np.arange(total)).any():  # taken/split stay with the positions (the run's end)
+            s_list = sched.tolist()
+            keys = [keys[j] for j in s_list]
+            atom = [atom[j] for j in s_list]
+            pc, active = pc[sched], active[sched]
+            mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (
+                x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     pipe = table.pipe[pc]
     issue = table.issue[pc]
     latency = np.where(mkind > 0, mlat, table.latency[pc])
@@ -379,6 +411,23 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     dep_kind = np.where(mkind == MK_TEX, DEP_TEX, dep_kind)
 
     stats = _stats(trace, pc, active, lanes[row] if n_rows else lanes, table)
+    free = (table.free[pc] if params.fold_immediate_moves else np.zeros(pc.size, bool)) | table.merged[pc]
+    if free.any():
+        # moves of immediates take no issue slot: ptxas folds them into their consumers' operands
+        # or hoists them out of the loop (micro2 loop_fma4: 16 FMAs + counter/compare/branch
+        # in 21 cycles with two immediate moves in the PTX body)
+        moved = np.flatnonzero(free & taken)
+        for k in moved.tolist():  # a skipped instruction's fetch redirect goes to the one before
+            if k > 0 and row[k - 1] == row[k]:
+                taken[k - 1] = True
+        keep = ~free
+        kl = np.flatnonzero(keep).tolist()
+        keys = [keys[j] for j in kl]
+        atom = [atom[j] for j in kl]
+        row, pc, taken, split = row[keep], pc[keep], taken[keep], split[keep]
+        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l = (
+            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l))
+        start = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_rows))])
     position = {c: i for i, c in enumerate(cta_order)}
     warps_of_cta: list[list[int]] = [[] for _ in cta_order]
     for w in range(n_rows):
@@ -396,18 +445,13 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
         atom_lines=atom,
+        l2_lines=l2l.tolist(), pipe_names=list(table.pipe_names),
+        asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
+        async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc,
     )
     return work, stats
-
-
-def _derived(gpu, key: str, default: float) -> float:
-    """A number the calibration derived (GpuSpec.measured["derived"]), else `default`."""
-    v = (getattr(gpu, "measured", None) or {}).get("derived", {}).get(key)
-    if isinstance(v, dict):
-        v = v.get("value")
-    return float(v) if isinstance(v, (int, float)) else default
 
 
 def hier_lat(gpu, key: str) -> int:
@@ -434,70 +478,3 @@ def _stats(trace: Trace, pc: np.ndarray, active: np.ndarray, lanes: np.ndarray, 
 def _popcount(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.uint32)
     return np.unpackbits(x.view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1) if x.size else np.zeros(0, np.int64)
-
-
-_REG_NUMBER = re.compile(r"(\d+)$")
-_IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
-
-
-class _StaticTable:
-    """Per-PC arrays (indexed by pc) of what the SM loop needs from the instruction."""
-
-    def __init__(self, trace: Trace, gpu, params, pcs: np.ndarray):
-        n = int(pcs.max()) + 1 if pcs.size else 1
-        self.size = n
-        self.pipe_names = list(gpu.pipes) + ["tex", "alu"]
-        pipe_id = {name: i for i, name in enumerate(self.pipe_names)}
-        self.pipe = np.zeros(n, np.int64)
-        self.issue = np.ones(n)
-        self.latency = np.ones(n)
-        self.dep = np.full(n, DEP_EXEC, np.int8)
-        self.barrier = np.zeros(n, bool)
-        self.sleep = np.zeros(n, np.int64)
-        self.bank_extra = np.zeros(n, np.int64)
-        self.ctrl = np.zeros(n, bool)
-        self.lsu = np.zeros(n, bool)
-        self.reads: dict[int, tuple] = {}
-        self.writes: dict[int, tuple] = {}
-        reg_id: dict[str, int] = {}
-        lsu = gpu.pipes["lsu"]
-        for p in pcs.tolist():
-            info: InstrInfo = trace.info(p)
-            name = PIPE_OF_CLASS.get(info.op_class, "int")
-            pipe = gpu.pipes.get(name, lsu)
-            interval = pipe.issue_interval
-            if name == "int" and info.opcode not in _IMAD_OPS:
-                # adds, logic, shifts, compares, moves: ptxas spreads them over the integer and
-                # FMA pipes (IADD3, LOP3, IMAD.MOV...), faster than the IMAD rate
-                name, interval = "alu", min(interval, params.alu_interval)
-            self.pipe[p] = pipe_id[name]
-            self.issue[p] = interval * info.sass
-            lat = pipe.latency * info.sass
-            if info.op_class == "uniform":
-                lat = gpu.pipes["uniform"].latency  # a constant-bank operand of its consumer
-            elif info.op_class in ("barrier", "sync"):
-                lat = gpu.latency["barrier"]
-            elif info.op_class == "branch":
-                lat = gpu.latency["branch"]
-            elif info.op_class == "shfl":
-                lat = gpu.latency["shared"]
-            elif info.op_class == "tex":
-                lat = gpu.latency["tex_hit"]
-                self.dep[p] = DEP_TEX
-            if name == "alu":
-                lat = _derived(gpu, "iadd_latency", pipe.latency) * info.sass
-            if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
-                lat = params.mov_latency  # register allocation and immediates fold most moves away
-            if info.sreg:
-                lat = max(lat, params.sreg_latency)
-            self.latency[p] = lat
-            self.barrier[p] = info.is_barrier
-            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep")
-            self.lsu[p] = name in ("lsu", "tex")
-            self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
-            self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
-            self.writes[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.writes)
-            if params.reg_banks > 1 and info.op_class in ("fp32", "int", "fp64", "half") and len(info.reads) >= 3:
-                banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
-                                if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
-                self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)

@@ -1,0 +1,142 @@
+"""The instruction order ptxas gives a basic block, approximated: a list schedule of each
+straight run of PTX instructions.
+
+PTX order is not SASS order. ptxas list-schedules every basic block: an instruction goes as soon
+as its operands can be ready, the one on the longest latency path to the end of the block first.
+That is why a loop's counter increment, compare and branch cost a one-warp loop almost nothing on
+the H200 (benchmarks/timing/micro2 `loop_fma4`: 16 unrolled FMAs in 4 chains + IADD/ISETP/BRA take
+21 cycles, `loop_fma1`: 4 dependent FMAs + the loop overhead 17.8 = 4 x 4 FMA latency + 1.8),
+while in PTX order the counter's add -> setp -> bra chain comes last and would add its whole
+latency to every iteration.
+
+`block_orders` takes the flat per-warp instruction stream (PCs in program order, warps one after
+another) and returns the permutation that puts each run in its scheduled order. A run is a
+maximal stretch of consecutive PCs of one warp with no control instruction (branch, barrier,
+fence, sleep) inside; a control instruction ends its run and stays last. Within a run:
+
+* register dependences are kept (RAW with the producer's latency, WAR and WAW as order);
+* stores, atomics and LSU instructions without addresses keep their order against every memory
+  instruction; loads may pass loads (nothing observable changes);
+* priority: the longest latency path to the end of the run (loads count as L2 hits: ptxas
+  hoists them), ties in PTX order; one instruction per cycle.
+
+Schedules are computed once per (first PC, length) and applied to all runs alike with NumPy.
+"""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+
+def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.ndarray, reads: dict, writes: dict,
+                 mem_kind: np.ndarray) -> np.ndarray:
+    """Permutation `order` of the flat stream (new position k holds old index order[k]).
+
+    pc, row: per warp-instruction (sorted by row, program order within a row); ctrl, latency,
+    mem_kind: per PC (mem_kind 0 none, 1 load, 2 store/atomic/other LSU); reads/writes: per PC,
+    tuples of register ids."""
+    n = pc.size
+    order = np.arange(n, dtype=np.int64)
+    if n < 2:
+        return order
+    brk = np.ones(n, bool)  # a run starts here
+    brk[1:] = (row[1:] != row[:-1]) | (pc[1:] != pc[:-1] + 1) | ctrl[pc[:-1]]
+    starts = np.flatnonzero(brk)
+    lengths = np.diff(np.append(starts, n))
+    long = lengths > 2
+    if not long.any():
+        return order
+    starts, lengths = starts[long], lengths[long]
+    first = pc[starts]
+    keys = first * 65536 + lengths
+    uniq, inv = np.unique(keys, return_inverse=True)
+    for u, key in enumerate(uniq.tolist()):
+        p0, length = divmod(int(key), 65536)
+        perm = schedule_run(p0, length, ctrl, latency, reads, writes, mem_kind)
+        if perm is None:
+            continue
+        sel = starts[inv == u]
+        idx = sel[:, None] + np.arange(length)[None, :]
+        order[idx] = sel[:, None] + perm[None, :]
+    return order
+
+
+def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_kind):
+    """List schedule of PCs p0..p0+n-1: their offsets in issue order (None: PTX order stays)."""
+    preds: list[list] = [[] for _ in range(n)]  # (pred, delay)
+    last_write: dict = {}
+    readers: dict = {}
+    last_store = -1
+    loads_since: list = []
+    for i in range(n):
+        p = p0 + i
+        for r in reads[p]:
+            w = last_write.get(r)
+            if w is not None:
+                preds[i].append((w, float(latency[p0 + w])))
+        for r in writes[p]:
+            w = last_write.get(r)
+            if w is not None:
+                preds[i].append((w, 0.0))
+            for rd in readers.get(r, ()):
+                if rd != i:
+                    preds[i].append((rd, 0.0))
+        for r in reads[p]:
+            readers.setdefault(r, []).append(i)
+        for r in writes[p]:
+            last_write[r] = i
+            readers[r] = []
+        mk = mem_kind[p]
+        if mk == 1:
+            if last_store >= 0:
+                preds[i].append((last_store, 0.0))
+            loads_since.append(i)
+        elif mk == 2:
+            if last_store >= 0:
+                preds[i].append((last_store, 0.0))
+            preds[i].extend((j, 0.0) for j in loads_since)
+            last_store, loads_since = i, []
+    if ctrl[p0 + n - 1]:
+        preds[n - 1].extend((j, 0.0) for j in range(n - 1))
+    succs: list[list] = [[] for _ in range(n)]
+    for i, ps in enumerate(preds):
+        for j, d in ps:
+            succs[j].append((i, d))
+    height = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        h = 0.0
+        for s, d in succs[i]:
+            v = d + height[s]
+            if v > h:
+                h = v
+        height[i] = h + 1.0
+    missing = [len(ps) for ps in preds]
+    ready_at = [0.0] * n
+    heap = [(-height[i], i) for i in range(n) if missing[i] == 0]
+    heapq.heapify(heap)
+    waiting: list = []  # (ready cycle, -height, i): dependences met, latency not yet
+    out: list[int] = []
+    t = 0.0
+    while heap or waiting:
+        while waiting and waiting[0][0] <= t:
+            _, h, i = heapq.heappop(waiting)
+            heapq.heappush(heap, (h, i))
+        if not heap:
+            t = waiting[0][0]
+            continue
+        _, i = heapq.heappop(heap)
+        out.append(i)
+        for s, d in succs[i]:
+            if t + d > ready_at[s]:
+                ready_at[s] = t + d
+            missing[s] -= 1
+            if missing[s] == 0:
+                if ready_at[s] <= t + 1:
+                    heapq.heappush(heap, (-height[s], s))
+                else:
+                    heapq.heappush(waiting, (ready_at[s], -height[s], s))
+        t += 1.0
+    if len(out) != n or out == list(range(n)):
+        return None
+    return np.array(out, dtype=np.int64)

@@ -1,0 +1,169 @@
+"""The per-PC facts the SM model needs, from the trace's static instruction info.
+
+`StaticTable(trace, gpu, params, pcs)` holds, indexed by PC: pipe, issue cycles on it, result
+latency, dependence kind, control/barrier/sleep flags, registers read and written (small ints),
+register-bank penalties, and the facts behind the issue-20 mechanisms: the latency ptxas's list
+schedule assumes (timing/schedule.py), immediate moves that take no issue slot, shared loads
+merged into a leader's vector load (timing/vectorize.py), SFU operations with FP32 fix-ups, and
+warpgroup MMA groups (sm.ASYNC_*). Used by trace.build_work.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from ..engine.trace.info import InstrInfo
+from .sm import ASYNC_COMMIT, ASYNC_MMA, ASYNC_WAIT, DEP_EXEC, DEP_TEX
+from .vectorize import load_groups
+
+# op class -> pipe (GpuSpec.pipes names, plus "tex")
+PIPE_OF_CLASS = {"fp32": "fp32", "int": "int", "fp64": "fp64", "sfu": "sfu", "tensor": "tensor", "lsu": "lsu",
+                 "branch": "branch", "half": "half", "conv": "conv", "uniform": "uniform", "barrier": "branch",
+                 "sync": "branch", "tex": "tex", "shfl": "lsu", "sleep": "branch", "nop": "int"}
+
+
+def _derived(gpu, key: str, default: float) -> float:
+    """A number the calibration derived (GpuSpec.measured["derived"]), else `default`."""
+    v = (getattr(gpu, "measured", None) or {}).get("derived", {}).get(key)
+    if isinstance(v, dict):
+        v = v.get("value")
+    return float(v) if isinstance(v, (int, float)) else default
+
+
+_REG_NUMBER = re.compile(r"(\d+)$")
+# integer instructions ptxas spreads over the integer and FMA pipes (IADD3 and IMAD.IADD / IMAD.MOV)
+_TWO_PIPE_OPS = frozenset(("add", "sub", "mov", "cvt", "cvta"))
+_IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
+
+
+class StaticTable:
+    """Per-PC arrays (indexed by pc) of what the SM loop needs from the instruction."""
+
+    def __init__(self, trace: Trace, gpu, params, pcs: np.ndarray):
+        n = int(pcs.max()) + 1 if pcs.size else 1
+        self.size = n
+        self.pipe_names = list(gpu.pipes) + ["tex", "alu"]
+        pipe_id = {name: i for i, name in enumerate(self.pipe_names)}
+        self.pipe = np.zeros(n, np.int64)
+        self.issue = np.ones(n)
+        self.latency = np.ones(n)
+        self.dep = np.full(n, DEP_EXEC, np.int8)
+        self.barrier = np.zeros(n, bool)
+        self.sleep = np.zeros(n, np.int64)
+        self.bank_extra = np.zeros(n, np.int64)
+        self.ctrl = np.zeros(n, bool)
+        self.lsu = np.zeros(n, bool)
+        self.sched_latency = np.ones(n)  # the latency ptxas's list schedule assumes (loads: L2 hits)
+        self.mem_kind = np.zeros(n, np.int8)  # for the schedule: 1 load, 2 store / atomic / other LSU
+        self.free = np.zeros(n, bool)  # moves of an immediate (no issue slot)
+        self.merged = np.zeros(n, bool)  # shared loads merged into a leader's vector load (vectorize.py)
+        self.asyn = np.zeros(n, np.int8)  # wgmma mma_async / commit_group / wait_group (sm.ASYNC_*)
+        self.async_arg = np.zeros(n)
+        self.reads: dict[int, tuple] = {}
+        self.writes: dict[int, tuple] = {}
+        reg_id: dict[str, int] = {}
+        lsu = gpu.pipes["lsu"]
+        for p in pcs.tolist():
+            info: InstrInfo = trace.info(p)
+            name = PIPE_OF_CLASS.get(info.op_class, "int")
+            pipe = gpu.pipes.get(name, lsu)
+            interval = pipe.issue_interval
+            if name == "int" and info.opcode not in _IMAD_OPS:
+                # adds, logic, shifts, compares, moves: ptxas spreads them over the integer and
+                # FMA pipes (IADD3, LOP3, IMAD.MOV...), faster than the IMAD rate
+                name = "alu"
+                interval = params.iadd_interval if info.opcode in _TWO_PIPE_OPS else params.alu_interval
+            self.pipe[p] = pipe_id[name]
+            self.issue[p] = interval * info.sass
+            lat = pipe.latency * info.sass
+            if info.op_class == "uniform":
+                lat = gpu.pipes["uniform"].latency  # a constant-bank operand of its consumer
+            elif info.op_class in ("barrier", "sync"):
+                lat = gpu.latency["barrier"]
+            elif info.op_class == "branch":
+                lat = gpu.latency["branch"]
+            elif info.op_class == "shfl":
+                lat = gpu.latency["shared"]
+            elif info.op_class == "tex":
+                lat = gpu.latency["tex_hit"]
+                self.dep[p] = DEP_TEX
+            if name == "alu":
+                lat = _derived(gpu, "iadd_latency", pipe.latency) * info.sass
+            if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
+                lat = params.mov_latency  # register allocation and immediates fold most moves away
+                self.free[p] = not info.reads and not info.sreg
+            if info.sreg:
+                lat = max(lat, params.sreg_latency)
+            if info.opcode == "wgmma":
+                lat = self._wgmma(p, info, gpu, params, lat)
+            sfu_fp32 = 0
+            if info.op_class == "sfu" and info.opcode in _MUFU_WRAPPED:
+                # SASS: one MUFU plus FP32 instructions around it (ex2/lg2/rsqrt without .ftz:
+                # FSETP, @p FMUL, MUFU, @p FMUL for denormals; sin/cos: FMUL.RZ, MUFU), not two
+                # MUFUs; the FP32 ones take issue slots and add their latency
+                sfu_fp32 = 1 if info.opcode in ("sin", "cos") else (3 if info.sass == 2 else 0)
+                if sfu_fp32:
+                    self.issue[p] = pipe.issue_interval
+                    lat = pipe.latency + sfu_fp32 * gpu.pipes["fp32"].latency
+            self.latency[p] = lat
+            mem = info.mem
+            if mem is not None and info.op_class != "uniform":
+                is_load = mem.load and not mem.store and not mem.atomic
+                self.mem_kind[p] = 1 if is_load else 2
+                level = {"shared": "shared", "const": "const_hit", "param": "const_hit"}.get(mem.space, "l2_hit")
+                self.sched_latency[p] = gpu.latency[level] if is_load else lat
+            else:
+                self.mem_kind[p] = 2 if name in ("lsu", "tex") else 0
+                self.sched_latency[p] = lat
+            self.barrier[p] = info.is_barrier
+            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep") or \
+                (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA)  # fence / commit / wait: kept in place
+            self.lsu[p] = name in ("lsu", "tex")
+            self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
+            self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
+            self.writes[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.writes)
+            if params.reg_banks > 1 and info.op_class in ("fp32", "int", "fp64", "half") and len(info.reads) >= 3:
+                banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
+                                if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
+                self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
+            self.bank_extra[p] += sfu_fp32
+        groups = load_groups(trace)
+        for f, lead in groups.leader_of.items():
+            if f < n and lead < n and f in self.writes and lead in self.writes:
+                self.merged[f] = True
+                self.writes[lead] = self.writes[lead] + tuple(r for r in self.writes[f] if r not in self.writes[lead])
+
+    def _wgmma(self, p: int, info: InstrInfo, gpu, params, lat: float) -> float:
+        """Warpgroup MMA (micro2 `wg_*`): each warp of the warpgroup holds its sub-partition's
+        tensor pipe for N/2 cycles per m64nN wgmma whatever the type (f16/bf16 k16 and tf32 k8
+        alike: 4096 dense f16 FLOP/clk/SM, tf32 half that); wgmmas on the same accumulators
+        follow each other at that rate; a group completes `wgmma_latency` + N/2 cycles after its
+        last wgmma issued, and wait_group waits for it. Returns the accumulators' latency."""
+        m = _WGMMA.search(info.text)
+        if m is None:
+            return lat
+        what = m.group(1)
+        if what == "mma_async":
+            shape = _WGMMA_SHAPE.search(info.text)
+            n = int(shape.group(1)) if shape else 64
+            busy = n / 2.0
+            self.issue[p] = busy
+            self.asyn[p] = ASYNC_MMA
+            self.async_arg[p] = params.wgmma_latency + busy
+            return busy
+        if what == "commit_group":
+            self.asyn[p] = ASYNC_COMMIT
+        elif what == "wait_group":
+            w = _TRAILING_INT.search(info.text)
+            self.asyn[p] = ASYNC_WAIT
+            self.async_arg[p] = int(w.group(1)) if w else 0
+        self.issue[p] = 1.0
+        return 1.0
+
+
+_MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
+_WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
+_WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")
+_TRAILING_INT = re.compile(r"(\d+)\s*;?\s*$")
