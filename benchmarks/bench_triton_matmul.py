@@ -24,6 +24,9 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 # the ptxvm to measure: this checkout's (default), or another tree's (PTXVM_TREE, for before/after runs)
 sys.path.insert(0, os.environ.get("PTXVM_TREE") or str(HERE.parent))
+# one process: these are single-process figures (CTA-parallel launches, ptxvm/parallel, are
+# measured by bench_parallel.py; the CPU time of worker processes is not this process's)
+os.environ.setdefault("PTXVM_WORKERS", "1")
 
 import ptxvm  # noqa: E402
 
