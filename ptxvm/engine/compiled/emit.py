@@ -34,7 +34,8 @@ from ..core.operands import literal
 
 INT_TYPES = {"b32", "u32", "s32", "b64", "u64", "s64"}
 FLOAT_TYPES = {"f32", "f64"}
-BITS = {"b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64}
+BITS = {"b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64,
+        "f16": 16, "f16x2": 32}  # the half types only as cvt.rn destinations
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Step:
     reads: set[int] = field(default_factory=set)
     writes: set[int] = field(default_factory=set)
     guard: Optional[tuple[int, bool]] = None
+    sregs: set[str] = field(default_factory=set)  # special registers read ("%tid.x"): runtime.sreg_argument
 
 
 @dataclass
@@ -75,11 +77,42 @@ def _bits_of_literal(value, t: str) -> int:
     return int(np.asarray(value).view(f"u{BITS[t] // 8}"))
 
 
-def _source(lowerer, node, t: str, scope, reads: set) -> Src:
+# special registers a block may read: 32-bit values fixed for a wave (engine/core/sregs.fill,
+# control/cluster.fill_sregs), per thread slot or one for all; the clocks change as it runs
+SREGS = {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%lanemask_eq", "%lanemask_le",
+         "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clusterid", "%nclusterid", "%cluster_ctaid",
+         "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank"}
+
+
+def sreg_name(key: str) -> str:
+    """The generated code's argument name of special register `key` ("%tid.x" -> "S_tid_x")."""
+    return "S_" + key.lstrip("%").replace(".", "_")
+
+
+def _special(lowerer, node, t: str, scope, sregs: set) -> Src:
+    try:
+        sym = lowerer.register(node, scope)
+    except Exception:  # noqa: BLE001
+        raise _Reject from None
+    if sym.space != "sreg" or node.name not in SREGS or t not in ("u32", "s32", "b32") or node.negated:
+        raise _Reject
+    if node.component is not None and node.component not in ("x", "y", "z"):
+        raise _Reject
+    key = node.name if node.component is None else f"{node.name}.{node.component}"
+    sregs.add(key)
+    name = sreg_name(key)
+    return Src(f"U({name}[i * {name}_step])", t)
+
+
+def _source(lowerer, node, t: str, scope, reads: set, sregs: Optional[set] = None) -> Src:
     if t not in BITS and t != "pred":
         raise _Reject
     if isinstance(node, ast.Register):
-        if node.offset is not None or node.component is not None or node.minus:
+        if node.offset is not None or node.minus:
+            raise _Reject
+        if sregs is not None and node.name.startswith("%") and node.name.split(".")[0] in SREGS:
+            return _special(lowerer, node, t, scope, sregs)
+        if node.component is not None:
             raise _Reject
         slot = _register_slot(lowerer, node, t, scope)
         reads.add(slot)
@@ -124,13 +157,16 @@ def _destination(lowerer, node, t: str, scope, writes: set) -> Dst:
     return Dst(slot, t)
 
 
-def _operands(lowerer, instr, m, scope, reads, writes):
+def _operands(lowerer, instr, m, scope, reads, writes, sregs=None):
     from ...isa.table import Kind, Role
 
     srcs, dsts = [], []
-    if len(instr.operands) != len(m.operands):
+    specs = list(m.operands)
+    while len(specs) > len(instr.operands) and specs[-1].spec.optional:  # min.f32 d, a, b{, c}: absent c
+        specs.pop()
+    if len(instr.operands) != len(specs):
         raise _Reject
-    for spec, node in zip(m.operands, instr.operands):
+    for spec, node in zip(specs, instr.operands):
         if spec.type is None or isinstance(node, ast.VectorOperand):
             raise _Reject
         t = spec.type.name
@@ -139,7 +175,7 @@ def _operands(lowerer, instr, m, scope, reads, writes):
             dsts.append(_destination(lowerer, first, t, scope, writes))
             dsts.append(_destination(lowerer, second, "pred", scope, writes) if second is not None else Dst(None, "pred"))
         elif spec.role is Role.SRC:
-            srcs.append(_source(lowerer, node, t, scope, reads))
+            srcs.append(_source(lowerer, node, t, scope, reads, sregs))
         elif spec.role is Role.DST:
             dsts.append(_destination(lowerer, node, t, scope, writes))
         else:
@@ -154,8 +190,9 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
         return None
     reads: set = set()
     writes: set = set()
+    sregs: set = set()
     try:
-        srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes)
+        srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
         mods = tuple(x.lstrip(".") for x in instr.modifiers)
         family, results, lines = emitter(mods, srcs, dsts)
     except _Reject:
@@ -175,7 +212,7 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
             out.append(f"v{dst.slot} = w{k}")
     if guard is not None:
         reads.add(guard[0])
-    return Step(family, out, reads, writes, guard)
+    return Step(family, out, reads, writes, guard, sregs)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -443,8 +480,10 @@ def _float_arith(op):
 def _fma(mods, srcs, dsts):
     t = _one_type(mods, FLOAT_TYPES)
     _only(mods, {t, "rn", "ftz"}, "rn")
-    if t != "f32":
-        raise _Reject
+    if t == "f64":
+        if "ftz" in mods:
+            raise _Reject
+        return _fma64(srcs)
     a, b, c = (s.expr for s in srcs)
     ftz = "ftz" in mods
     if ftz:
@@ -457,11 +496,129 @@ def _fma(mods, srcs, dsts):
     return "float", [_f32_result(lines, "r", ftz)], lines
 
 
+# --------------------------------------------------------------------------- more integer and bit forms
+
+
+def _divrem(is_div):
+    """div / rem on integers (semantics/families/integer.py): a zero divisor gives all ones; the
+    signed forms truncate toward zero (the remainder takes the dividend's sign) and wrap."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, INT_TYPES)
+        _only(mods, {t})
+        a, b, w = srcs[0].expr, srcs[1].expr, BITS[t]
+        ones = "M32" if w == 32 else "M64"
+        if not t.startswith("s"):
+            return "int", [f"({ones} if {b} == U(0) else ({a} {'//' if is_div else '%'} {b}))"], []
+        lines = [f"da = {_signed(a, t)}", f"db = {_signed(b, t)}",
+                 "ma = (U(0) - u64(da)) if da < I(0) else u64(da)",
+                 "mb = (U(0) - u64(db)) if db < I(0) else u64(db)",
+                 f"q = {ones}", "if mb != U(0):"]
+        if is_div:
+            lines += ["    q = ma // mb", "    if (da < I(0)) != (db < I(0)):", "        q = U(0) - q"]
+        else:
+            lines += ["    q = ma % mb", "    if da < I(0):", "        q = U(0) - q"]
+        return "int", [_wrap("q", t)], lines
+    return emit
+
+
+def _bfe(mods, srcs, dsts):
+    """bfe (semantics/families/bits.py): 32-bit forms take pos and len modulo 256, 64-bit ones
+    whole; .s fills the bits past the field with its top bit (a[min(pos+len-1, msb)])."""
+    t = _one_type(mods, {"u32", "s32", "u64", "s64"})
+    _only(mods, {t})
+    a, b, c, w = srcs[0].expr, srcs[1].expr, srcs[2].expr, BITS[t]
+    if w == 32:
+        lines = [f"pos = i64({b} & U(0xff))", f"ln = i64({c} & U(0xff))"]
+    else:
+        lines = [f"pos = i64({b})", f"ln = i64({c})"]
+    lines += [f"ins = max(min(ln, I({w}) - pos), I(0))",
+              f"fd = (({a} >> u64(pos)) if pos < I({w}) else U(0)) & low_mask(ins, {w})"]
+    if t.startswith("u"):
+        return "bits", ["fd"], lines
+    lines += [f"top = min(max(pos + ln - I(1), I(0)), I({w - 1}))",
+              f"if ln > I(0) and (({a} >> u64(top)) & U(1)) == U(1):",
+              f"    fd = fd | (~low_mask(ins, {w}) & {'M32' if w == 32 else 'M64'})"]
+    return "bits", ["fd"], lines
+
+
+# --------------------------------------------------------------------------- more floating point
+
+
+def _fminmax(is_max):
+    """min / max {.ftz}{.NaN} .f32 / .f64 (semantics/families/_float.minmax): -0 < +0, a NaN
+    yields to the other operand, whose bits are returned; a NaN result bails."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, FLOAT_TYPES)
+        _only(mods, {t, "ftz", "NaN"})
+        if "ftz" in mods and t != "f32":
+            raise _Reject
+        a, b = srcs[0].expr, srcs[1].expr
+        if "ftz" in mods:
+            a, b = f"fz32({a})", f"fz32({b})"
+        to, sign = ("f32", "S32") if t == "f32" else ("f64", "U(0x8000000000000000)")
+        lines = [f"ab = {a}", f"bb = {b}", f"x = {to}(ab)", f"y = {to}(bb)",
+                 "xn = math.isnan(x)", "yn = math.isnan(y)",
+                 "if xn or yn:" if "NaN" in mods else "if xn and yn:", f"    {BAIL}"]
+        if is_max:
+            lines.append(f"tt = x > y or (x == y and (ab & {sign}) == U(0))")
+        else:
+            lines.append(f"tt = x < y or (x == y and (ab & {sign}) != U(0))")
+        lines.append("tt = (tt or yn) and not xn")
+        return "float", ["(ab if tt else bb)"], lines
+    return emit
+
+
+def _fsign(flip):
+    """neg / abs .f32 {.ftz} / .f64: the sign bit flipped / cleared (after .ftz); a NaN bails
+    (its result is the numerics policy's)."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, FLOAT_TYPES)
+        _only(mods, {t, "ftz"})
+        a = srcs[0].expr
+        if t == "f32":
+            if "ftz" in mods:
+                a = f"fz32({a})"
+            lines = [f"ab = {a}", "if math.isnan(f32(ab)):", f"    {BAIL}"]
+            return "float", ["(ab ^ S32)" if flip else "(ab & M31)"], lines
+        if "ftz" in mods:
+            raise _Reject
+        lines = [f"ab = {a}", "if math.isnan(f64(ab)):", f"    {BAIL}"]
+        return "float", ["(ab ^ U(0x8000000000000000))" if flip else "(ab & U(0x7fffffffffffffff))"], lines
+    return emit
+
+
+def _fma64(srcs):
+    """fma.rn.f64: LLVM's fma rounds once, as the hardware; a NaN result bails."""
+    a, b, c = (s.expr for s in srcs)
+    lines = [f"r = fma64(f64({a}), f64({b}), f64({c}))", "if math.isnan(r):", f"    {BAIL}"]
+    return "float", ["f64b(r)"], lines
+
+
+def _cvt_f16(mods, srcs, dsts):
+    """cvt.rn.f16.f32 and cvt.rn.f16x2.f32 d, a, b (d = a's half above b's): round to nearest
+    even on the bits (helpers.f16_rn); a NaN operand bails."""
+    if set(mods) not in ({"rn", "f16", "f32"}, {"rn", "f16x2", "f32"}):
+        raise _Reject
+    lines = []
+    for s in srcs:
+        lines += [f"if math.isnan(f32({s.expr})):", f"    {BAIL}"]
+    if "f16" in mods:
+        return "convert", [f"f16_rn({srcs[0].expr})"], lines
+    return "convert", [f"((f16_rn({srcs[0].expr}) << U(16)) | f16_rn({srcs[1].expr}))"], lines
+
+
+def _cvt_any(mods, srcs, dsts):
+    if "f16" in mods or "f16x2" in mods:
+        return _cvt_f16(mods, srcs, dsts)
+    return _cvt(mods, srcs, dsts)
+
+
 EMITTERS: dict[str, Callable] = {
     "add": None, "sub": None, "mul": _mul, "mad": _mad, "neg": _neg, "abs": _abs,
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
-    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt, "fma": _fma, "cvta": _cvta,
+    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
+    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe,
 }
 
 
@@ -476,3 +633,7 @@ def _by_type(int_emit, float_emit):
 EMITTERS["add"] = _by_type(_int_binary("+"), _float_arith("+"))
 EMITTERS["sub"] = _by_type(_int_binary("-"), _float_arith("-"))
 EMITTERS["mul"] = _by_type(_mul, _float_arith("*"))
+EMITTERS["min"] = _by_type(_minmax(True), _fminmax(False))
+EMITTERS["max"] = _by_type(_minmax(False), _fminmax(True))
+EMITTERS["neg"] = _by_type(_neg, _fsign(True))
+EMITTERS["abs"] = _by_type(_abs, _fsign(False))

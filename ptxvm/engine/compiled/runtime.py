@@ -111,14 +111,39 @@ def _load(key: str, source: str):
     return namespace["block"]
 
 
-def _signature(dtypes):
+def _signature(dtypes, n_specials: int = 0):
     from numba import types
 
     def array(dt):
         return types.Array(types.boolean if dt == np.bool_ else getattr(types, dt.name), 1, "C")
 
+    special = (types.Array(types.uint32, 1, "C"), types.int64)
     return (types.int64, types.Array(types.int64, 1, "C"), types.boolean, types.Array(types.int64, 1, "C"),
-            *[array(dt) for dt in dtypes])
+            *[array(dt) for dt in dtypes], *(special * n_specials))
+
+
+def sreg_arguments(ctx, keys: list[str]) -> list:
+    """(uint32 array, step) per special register, as engine/core/sregs.reader reads it: the
+    value of "%tid.x" (else "%tid", else 0), per thread slot (step 1) or one for all (step 0).
+    Made once per wave: the launcher sets the registers before a wave and clears ctx.extra."""
+    cache = ctx.extra.get("jit_sregs")
+    if cache is None:
+        cache = ctx.extra["jit_sregs"] = {}
+    out = []
+    for key in keys:
+        got = cache.get(key)
+        if got is None:
+            v = ctx.sreg.get(key)
+            if v is None:
+                v = ctx.sreg.get(key.split(".")[0], 0)
+            v = np.asarray(v)
+            if v.ndim == 0:
+                got = (np.asarray(v).astype(np.uint32).reshape(1), 0)
+            else:
+                got = (np.ascontiguousarray(v.astype(np.uint32, copy=False)), 1)
+            cache[key] = got
+        out += got
+    return out
 
 
 class FusedBlock:
@@ -129,7 +154,7 @@ class FusedBlock:
         self.ops = ops
         self.length = len(ops)
         self.steps = steps
-        self.source, self.slots = block_source(steps, [op.text for op in ops], dtypes)
+        self.source, self.slots, self.specials = block_source(steps, [op.text for op in ops], dtypes)
         self.dtypes = [np.dtype(dtypes[s]) for s in self.slots]
         self.executed = 0  # thread-instructions run in the interpreter so far
         self.spent = 0.0  # estimated interpreter seconds so far
@@ -153,8 +178,9 @@ class FusedBlock:
         if bail is None or bail.size < ctx.n:
             bail = ctx.extra["jit_bail"] = np.empty(ctx.n, dtype=np.int64)
         regs = ctx.regs
+        specials = sreg_arguments(ctx, self.specials) if self.specials else ()
         nb = self.function(n, _no_lanes if lanes is None else lanes, lanes is not None, bail,
-                           *[regs[s] for s in self.slots])
+                           *[regs[s] for s in self.slots], *specials)
         if nb:
             self._interpret(ctx, bail[:nb].copy())
         return True
@@ -198,7 +224,7 @@ class FusedBlock:
             fn = _compiled.get(key)
             if fn is None:
                 fn = _load(key, self.source)
-                fn.compile(_signature(self.dtypes))
+                fn.compile(_signature(self.dtypes, len(self.specials)))
                 _compiled[key] = fn
             self.function = fn
         except Exception as e:  # noqa: BLE001 - a block Numba refuses stays interpreted
