@@ -333,3 +333,70 @@ def test_observed_launches_run_every_instruction(monkeypatch):
     assert len(trace) == trace.stats.warp_instructions
     report = kernel.sanitize(4, 256, [args[0], np.zeros(N * len(outs), np.uint64)])
     assert not report.errors
+
+
+PARAMS = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry params(.param .u64 out, .param .u32 a, .param .s32 b, .param .f32 c, .param .u64 d,
+                       .param .f64 e, .param .align 8 .b8 blob[16])
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [a];
+    ld.param.s32 %r2, [b];
+    ld.param.f32 %r3, [c];
+    ld.param.u64 %rd2, [d];
+    ld.param.f64 %rd3, [e];
+    ld.param.b32 %r4, [blob+4];
+    ld.param.u64 %rd4, [blob+8];
+    mov.u32 %r5, %tid.x;
+    mul.wide.u32 %rd5, %r5, 64;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.u32 [%rd6], %r1;
+    st.global.u32 [%rd6+4], %r2;
+    st.global.u32 [%rd6+8], %r3;
+    st.global.u64 [%rd6+16], %rd2;
+    st.global.u64 [%rd6+24], %rd3;
+    st.global.u32 [%rd6+32], %r4;
+    st.global.u64 [%rd6+40], %rd4;
+    ret;
+}
+.visible .entry past(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [out+64];
+    add.s32 %r2, %r1, 1;
+    st.global.u32 [%rd1], %r2;
+    ret;
+}
+"""
+
+
+def test_kernel_parameters_read_in_blocks(monkeypatch):
+    """ld.param of a kernel's parameters runs inside the block (a constant address of the
+    read-only buffer): every type and offset gives the interpreter's bits; an address past the
+    buffer faults at the same instruction with the tier on as off."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")
+    module = ptxvm.loads(PARAMS)
+    blob = np.frombuffer(np.array([0x11223344, 0x89ABCDEF, 0x01020304, 0xF0E0D0C0], np.uint32).tobytes(), np.uint8)
+    got = {}
+    for jit in (False, True):
+        out = np.zeros(64 * 64, np.uint8)
+        module["params"].launch(1, 64, [out, np.uint32(0xDEADBEEF), np.int32(-5), np.float32(-0.0),
+                                        np.uint64(0x0123456789ABCDEF), np.float64(np.nan), blob.tobytes()], jit=jit)
+        got[jit] = out
+    assert np.array_equal(got[False], got[True])
+    assert got[True][:4].view(np.uint32)[0] == 0xDEADBEEF
+    block = module.program.code[0].fused
+    assert block is not None and block.function is not None and block.length >= 8
+    faults = []
+    for jit in (False, True):
+        with pytest.raises(ptxvm.KernelFault) as e:
+            module["past"].launch(1, 32, [np.zeros(4, np.uint32)], jit=jit)
+        faults.append(str(e.value))
+    assert faults[0] == faults[1]

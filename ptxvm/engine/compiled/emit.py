@@ -29,6 +29,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+import numpy as np
+
 from ...syntax import ast
 from ..core.operands import literal
 
@@ -47,7 +49,8 @@ class Step:
     reads: set[int] = field(default_factory=set)
     writes: set[int] = field(default_factory=set)
     guard: Optional[tuple[int, bool]] = None
-    sregs: set[str] = field(default_factory=set)  # special registers read ("%tid.x"): runtime.sreg_argument
+    sregs: set[str] = field(default_factory=set)  # special registers read ("%tid.x"): runtime.sreg_arguments
+    params: bool = False  # reads the kernel's parameter buffer (ld.param): arguments P_param, P_size
 
 
 @dataclass
@@ -186,15 +189,20 @@ def _operands(lowerer, instr, m, scope, reads, writes, sregs=None):
 def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
     """The step of `instr` (already lowered to one ordinary Op), or None when it cannot be fused."""
     emitter = EMITTERS.get(instr.opcode)
-    if emitter is None or m is None:
+    if (emitter is None and instr.opcode != "ld") or m is None:
         return None
     reads: set = set()
     writes: set = set()
     sregs: set = set()
+    params = instr.opcode == "ld"
     try:
-        srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
         mods = tuple(x.lstrip(".") for x in instr.modifiers)
-        family, results, lines = emitter(mods, srcs, dsts)
+        if params:
+            dsts = [_destination(lowerer, instr.operands[0], _one_type(mods, INT_TYPES | FLOAT_TYPES), scope, writes)]
+            family, results, lines = _ld_param(lowerer, instr, m, scope, mods)
+        else:
+            srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
+            family, results, lines = emitter(mods, srcs, dsts)
     except _Reject:
         return None
     except Exception:  # noqa: BLE001 - a form no emitter foresaw: interpreted, never a lowering failure
@@ -212,7 +220,7 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
             out.append(f"v{dst.slot} = w{k}")
     if guard is not None:
         reads.add(guard[0])
-    return Step(family, out, reads, writes, guard, sregs)
+    return Step(family, out, reads, writes, guard, sregs, params)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -613,12 +621,45 @@ def _cvt_any(mods, srcs, dsts):
     return _cvt(mods, srcs, dsts)
 
 
+# --------------------------------------------------------------------------- kernel parameters
+
+
+def _ld_param(lowerer, instr, m, scope, mods):
+    """ld.param{.type} d, [name+offset] in a kernel: a read of the launch's parameter buffer
+    (read-only, the same for every thread) at an address fixed when lowering. A misaligned
+    address is left to the interpreter (it faults); one past the buffer bails (the interpreter
+    then faults there too)."""
+    from ..memory.access import address_reader
+
+    t = _one_type(mods, INT_TYPES | FLOAT_TYPES)
+    _only(mods, {"param", t})
+    if lowerer.current.kind != "entry" or len(instr.operands) != 2 or not isinstance(instr.operands[1], ast.Address):
+        raise _Reject
+    if isinstance(instr.operands[0], ast.VectorOperand):
+        raise _Reject
+    try:
+        hint, address = address_reader(lowerer, instr.operands[1], scope)
+    except Exception:  # noqa: BLE001 - the interpreter reports it
+        raise _Reject from None
+    if hint != "kparam":
+        raise _Reject
+    value = address(None, None)  # a kernel parameter's address is a constant
+    if not isinstance(value, (int, np.integer)) or np.ndim(value):
+        raise _Reject
+    off, size = int(value), BITS[t] // 8
+    if off % size or off < 0:
+        raise _Reject
+    parts = " | ".join(f"(U(P_param[{off + j}]) << U({8 * j}))" if j else f"U(P_param[{off}])" for j in range(size))
+    lines = [f"if P_size < {off + size}:", f"    {BAIL}", f"q = {parts}"]
+    return "param", ["q"], lines
+
+
 EMITTERS: dict[str, Callable] = {
     "add": None, "sub": None, "mul": _mul, "mad": _mad, "neg": _neg, "abs": _abs,
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
     "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
-    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe,
+    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe, "ld": None,
 }
 
 

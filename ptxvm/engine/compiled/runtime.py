@@ -111,15 +111,17 @@ def _load(key: str, source: str):
     return namespace["block"]
 
 
-def _signature(dtypes, n_specials: int = 0):
+def _signature(dtypes, specials: list[str] = ()):
     from numba import types
 
     def array(dt):
         return types.Array(types.boolean if dt == np.bool_ else getattr(types, dt.name), 1, "C")
 
-    special = (types.Array(types.uint32, 1, "C"), types.int64)
+    extra = []
+    for key in specials:
+        extra += [types.Array(types.uint8 if key == "params" else types.uint32, 1, "C"), types.int64]
     return (types.int64, types.Array(types.int64, 1, "C"), types.boolean, types.Array(types.int64, 1, "C"),
-            *[array(dt) for dt in dtypes], *(special * n_specials))
+            *[array(dt) for dt in dtypes], *extra)
 
 
 def sreg_arguments(ctx, keys: list[str]) -> list:
@@ -132,6 +134,8 @@ def sreg_arguments(ctx, keys: list[str]) -> list:
     out = []
     for key in keys:
         got = cache.get(key)
+        if got is None and key == "params":  # the kernel parameter buffer (read-only) and its size
+            got = cache[key] = (ctx.kparams.buf, int(ctx.kparams.size))
         if got is None:
             v = ctx.sreg.get(key)
             if v is None:
@@ -182,7 +186,10 @@ class FusedBlock:
         nb = self.function(n, _no_lanes if lanes is None else lanes, lanes is not None, bail,
                            *[regs[s] for s in self.slots], *specials)
         if nb:
-            self._interpret(ctx, bail[:nb].copy())
+            left = bail[:nb].copy()
+            if lanes is None and ctx.n_live != ctx.n and "params" in self.specials:
+                left = np.intersect1d(left, ctx.lanes_or_live(None))  # an ld.param faults for live threads only
+            self._interpret(ctx, left)
         return True
 
     def _hot(self) -> bool:
@@ -208,14 +215,27 @@ class FusedBlock:
 
     def _interpret(self, ctx, lanes: np.ndarray) -> None:
         """The block, one instruction at a time, for the lanes the compiled code left."""
-        for op in self.ops:
+        from ..core.machine import Fault
+        from ..core.memory import AccessFault
+
+        for j, op in enumerate(self.ops):
             active = lanes
             if op.guard is not None:
                 slot, negated = op.guard
                 p = ctx.regs[slot][lanes]
                 active = lanes[~p] if negated else lanes[p]
-            if active.size:
+            if not active.size:
+                continue
+            try:  # a fault (an ld.param past the buffer) names this instruction, as the interpreter's would
                 op.run(ctx, active)
+            except AccessFault as e:
+                raise Fault(e.reason, int(active[min(e.position, active.size - 1)]), e.address, self.pc + j) from None
+            except Fault as f:
+                if f.pc is None:
+                    f.pc = self.pc + j
+                if f.lane is None:
+                    f.lane = int(active[0])
+                raise
 
     def _compile(self, ctx) -> bool:
         start = time.perf_counter()
@@ -224,7 +244,7 @@ class FusedBlock:
             fn = _compiled.get(key)
             if fn is None:
                 fn = _load(key, self.source)
-                fn.compile(_signature(self.dtypes, len(self.specials)))
+                fn.compile(_signature(self.dtypes, self.specials))
                 _compiled[key] = fn
             self.function = fn
         except Exception as e:  # noqa: BLE001 - a block Numba refuses stays interpreted

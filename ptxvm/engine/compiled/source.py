@@ -51,11 +51,13 @@ def _load(slot: int, dtype: np.dtype) -> str:
 def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list[int], list[str]]:
     """(source, register slots in argument order, special registers after them) of the
     function running `steps`. A special register comes as a uint32 array and a step (1: one
-    value per thread slot, 0: one value for all)."""
+    value per thread slot, 0: one value for all); "params" last: the kernel's parameter buffer
+    (uint8) and its size in bytes."""
     slots = sorted(set().union(*(s.reads | s.writes for s in steps)))
     written = sorted(set().union(*(s.writes for s in steps)))
     specials = sorted(set().union(*(s.sregs for s in steps)))
-    args = ", ".join([f"a{s}" for s in slots] + [f"{sreg_name(k)}, {sreg_name(k)}_step" for k in specials])
+    args = ", ".join([f"a{s}" for s in slots] + [f"{sreg_name(k)}, {sreg_name(k)}_step" for k in specials] +
+                     (["P_param, P_size"] if any(s.params for s in steps) else []))
     out = [f"def block(n, lanes, use_lanes, bail, {args}):", "    nb = 0", "    for k in range(n):",
            "        i = lanes[k] if use_lanes else k"]
     out += [f"        {_load(s, dtypes[s])}" for s in slots]
@@ -80,4 +82,6 @@ def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list
     values = sorted({int(v, 0) for v in _CONSTANT.findall(body)})
     body = _CONSTANT.sub(lambda m: f"K{int(m.group(1), 0):x}", body)
     constants = "".join(f"K{v:x} = np.uint64({v:#x})\n" for v in values)
+    if any(s.params for s in steps):
+        specials.append("params")
     return HEADER.replace("\n\n\n@njit", "\n" + constants + "\n\n@njit") + body + "\n", slots, specials
