@@ -82,10 +82,20 @@ def operands(seed=0):
     h, g, c16 = _f16_cases(rng, hi - lo)
     for col, v in zip(cols, (h, g, c16)):
         col[lo:hi] = v.astype(np.uint64)
-    a, b, c = _f64_fma_cases(rng, 400)
+    a, b, c = _f64_fma_cases(rng, 200)
     for col, v in zip(cols, (a, b, c)):
-        col[hi:hi + 400] = v
+        col[hi:hi + 200] = v
+    for col in cols:  # ex2's edges: underflow near -126, tiny inputs the fixed point drops, overflow near 128
+        col[hi + 200:hi + 400] = _ex2_cases(rng, 200)
     return cols
+
+
+def _ex2_cases(rng, n):
+    x = np.concatenate([rng.uniform(-152, -118, n // 4), rng.uniform(120, 130, n // 8),
+                        np.ldexp(rng.uniform(-2, 2, n // 4), rng.integers(-40, -18, n // 4)),
+                        np.round(rng.uniform(-130, 130, n // 8)) - np.where(rng.integers(0, 2, n // 8) == 0, 0, 2.0 ** -20)])
+    x = np.resize(x.astype(np.float32), n)
+    return x.view(np.uint32).astype(np.uint64)
 
 
 def _f16_cases(rng, n):
@@ -261,7 +271,8 @@ FLOAT_MORE = ["min.f32 %r10, %r1, %r2;", "max.f32 %r11, %r1, %r2;", "min.ftz.f32
               "min.f64 %rd10, %rd1, %rd2;", "max.f64 %rd11, %rd1, %rd2;",
               "neg.f32 %r16, %r1;", "neg.ftz.f32 %r17, %r1;", "abs.f32 %r18, %r1;", "abs.ftz.f32 %r19, %r1;",
               "neg.f64 %rd13, %rd1;", "abs.f64 %rd14, %rd1;", "fma.rn.f64 %rd15, %rd1, %rd2, %rd3;",
-              "fma.rn.f64 %rd16, %rd1, %rd1, 0dBFF0000000000000;", "max.f32 %r20, %r1, 0f00000000;"]
+              "fma.rn.f64 %rd16, %rd1, %rd1, 0dBFF0000000000000;", "max.f32 %r20, %r1, 0f00000000;",
+              "ex2.approx.ftz.f32 %r21, %r1;", "ex2.approx.ftz.f32 %r22, %r3;"]
 CONVERT_HALF = ["cvt.rn.f16x2.f32 %r10, %r1, %r2;", "cvt.rn.f16.f32 %hs1, %r3;", "cvt.rn.f16x2.f32 %r11, %r2, %r3;",
                 "cvt.rn.f16.f32 %hs2, %r1;"]
 BITS_DIV = ["and.b32 %r5, %r2, 63;", "and.b32 %r6, %r3, 63;", "and.b32 %r7, %r2, 127;",

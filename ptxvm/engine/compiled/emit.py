@@ -26,6 +26,7 @@ Instructions ptxas contracts (engine/contraction.py) are never emitted: the lowe
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -88,8 +89,9 @@ SREGS = {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid",
 
 
 def sreg_name(key: str) -> str:
-    """The generated code's argument name of special register `key` ("%tid.x" -> "S_tid_x")."""
-    return "S_" + key.lstrip("%").replace(".", "_")
+    """The generated code's argument name of special register `key` ("%tid.x" -> "S_tid_x"),
+    or of a measured function table ("table:ex2" -> "S_table_ex2", runtime.sreg_arguments)."""
+    return "S_" + key.lstrip("%").replace(".", "_").replace(":", "_")
 
 
 def _special(lowerer, node, t: str, scope, sregs: set) -> Src:
@@ -203,6 +205,8 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
         else:
             srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
             family, results, lines = emitter(mods, srcs, dsts)
+            for name in re.findall(r"\bS_table_(\w+)", " ".join(list(lines) + list(results))):
+                sregs.add(f"table:{name}")
     except _Reject:
         return None
     except Exception:  # noqa: BLE001 - a form no emitter foresaw: interpreted, never a lowering failure
@@ -621,6 +625,14 @@ def _cvt_any(mods, srcs, dsts):
     return _cvt(mods, srcs, dsts)
 
 
+def _ex2(mods, srcs, dsts):
+    """ex2.approx.ftz.f32: MUFU.EX2 from its measured table (helpers.ex2_ftz); a NaN bails."""
+    _only(mods, {"approx", "ftz", "f32"}, "approx", "ftz", "f32")
+    a = srcs[0].expr
+    lines = [f"if math.isnan(f32({a})):", f"    {BAIL}"]
+    return "float", [f"ex2_ftz({a}, S_table_ex2)"], lines
+
+
 # --------------------------------------------------------------------------- kernel parameters
 
 
@@ -659,7 +671,7 @@ EMITTERS: dict[str, Callable] = {
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
     "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
-    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe, "ld": None,
+    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe, "ld": None, "ex2": _ex2,
 }
 
 

@@ -162,3 +162,25 @@ def f16_rn(bits):
     if h <= 0:  # subnormal f16: the significand in units of 2^-24
         return sign | _round_shift(m | U(0x800000), 14 - h)
     return sign | ((U(h) << U(10)) + _round_shift(m, 13))  # a carry may reach the infinity: right
+
+
+@njit(cache=True)
+def ex2_ftz(b, table):
+    """MUFU.EX2 (ex2.approx.ftz.f32) on f32 bits that are not a NaN, as numerics.mufu.ex2: the
+    input as fixed point with 23 fraction bits (subnormals read as zero), its integer part the
+    exponent, its fraction the index into the measured table."""
+    e = np.int64((b >> U(23)) & U(0xFF))
+    sh = min(max(e - 127, -30), 9)
+    sig = np.int64((b & U(0x7FFFFF)) | U(0x800000))
+    fx = (sig << sh) if sh >= 0 else (sig >> -sh)
+    if e == 0:
+        fx = np.int64(0)
+    if (b & S32) != U(0):
+        fx = -fx - 1 if (fx & 0x7FFFFF) != 0 else -fx
+    t = U(table[fx & 0x7FFFFF])
+    exp = np.int64((t >> U(23)) & U(0xFF)) + (fx >> 23)
+    if exp <= 0:
+        return U(0)
+    if exp >= 255:
+        return U(0x7F800000)
+    return (U(exp) << U(23)) | (t & U(0x7FFFFF))

@@ -136,6 +136,10 @@ def sreg_arguments(ctx, keys: list[str]) -> list:
         got = cache.get(key)
         if got is None and key == "params":  # the kernel parameter buffer (read-only) and its size
             got = cache[key] = (ctx.kparams.buf, int(ctx.kparams.size))
+        if got is None and key.startswith("table:"):  # a measured MUFU table (numerics.mufu)
+            from ...numerics import mufu
+
+            got = cache[key] = (mufu.table(key.split(":", 1)[1]), 0)
         if got is None:
             v = ctx.sreg.get(key)
             if v is None:
