@@ -272,7 +272,8 @@ FLOAT_MORE = ["min.f32 %r10, %r1, %r2;", "max.f32 %r11, %r1, %r2;", "min.ftz.f32
               "neg.f32 %r16, %r1;", "neg.ftz.f32 %r17, %r1;", "abs.f32 %r18, %r1;", "abs.ftz.f32 %r19, %r1;",
               "neg.f64 %rd13, %rd1;", "abs.f64 %rd14, %rd1;", "fma.rn.f64 %rd15, %rd1, %rd2, %rd3;",
               "fma.rn.f64 %rd16, %rd1, %rd1, 0dBFF0000000000000;", "max.f32 %r20, %r1, 0f00000000;",
-              "ex2.approx.ftz.f32 %r21, %r1;", "ex2.approx.ftz.f32 %r22, %r3;"]
+              "ex2.approx.ftz.f32 %r21, %r1;", "ex2.approx.ftz.f32 %r22, %r3;",
+              "div.full.f32 %r23, %r1, %r2;", "div.full.ftz.f32 %r24, %r1, %r2;", "div.full.f32 %r25, %r3, %r1;"]
 CONVERT_HALF = ["cvt.rn.f16x2.f32 %r10, %r1, %r2;", "cvt.rn.f16.f32 %hs1, %r3;", "cvt.rn.f16x2.f32 %r11, %r2, %r3;",
                 "cvt.rn.f16.f32 %hs2, %r1;"]
 BITS_DIV = ["and.b32 %r5, %r2, 63;", "and.b32 %r6, %r3, 63;", "and.b32 %r7, %r2, 127;",

@@ -633,6 +633,17 @@ def _ex2(mods, srcs, dsts):
     return "float", [f"ex2_ftz({a}, S_table_ex2)"], lines
 
 
+def _div_float(mods, srcs, dsts):
+    """div.full{.ftz}.f32 (helpers.div_full, MUFU.RCP's measured table); a NaN operand or result
+    bails. div.rn and div.approx stay interpreted."""
+    _only(mods, {"full", "ftz", "f32"}, "full", "f32")
+    a, b = srcs[0].expr, srcs[1].expr
+    lines = [f"if math.isnan(f32({a})) or math.isnan(f32({b})):", f"    {BAIL}",
+             f"r = div_full({a}, {b}, {'True' if 'ftz' in mods else 'False'}, S_table_rcp)",
+             "if math.isnan(r):", f"    {BAIL}"]
+    return "float", ["f32b(r)"], lines
+
+
 # --------------------------------------------------------------------------- kernel parameters
 
 
@@ -671,7 +682,7 @@ EMITTERS: dict[str, Callable] = {
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
     "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
-    "div": _divrem(True), "rem": _divrem(False), "bfe": _bfe, "ld": None, "ex2": _ex2,
+    "rem": _divrem(False), "bfe": _bfe, "ld": None, "ex2": _ex2,
 }
 
 
@@ -686,6 +697,7 @@ def _by_type(int_emit, float_emit):
 EMITTERS["add"] = _by_type(_int_binary("+"), _float_arith("+"))
 EMITTERS["sub"] = _by_type(_int_binary("-"), _float_arith("-"))
 EMITTERS["mul"] = _by_type(_mul, _float_arith("*"))
+EMITTERS["div"] = _by_type(_divrem(True), _div_float)
 EMITTERS["min"] = _by_type(_minmax(True), _fminmax(False))
 EMITTERS["max"] = _by_type(_minmax(False), _fminmax(True))
 EMITTERS["neg"] = _by_type(_neg, _fsign(True))

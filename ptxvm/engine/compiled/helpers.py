@@ -184,3 +184,59 @@ def ex2_ftz(b, table):
     if exp >= 255:
         return U(0x7F800000)
     return (U(exp) << U(23)) | (t & U(0x7FFFFF))
+
+
+@njit(cache=True)
+def rcp_ftz(b, table):
+    """MUFU.RCP (rcp.approx.ftz.f32) on f32 bits that are not a NaN, as numerics.mufu.rcp: the
+    significand indexes the measured table, the exponent is negated; 1/0 is the infinity and
+    1/inf the zero of the operand's sign."""
+    s = b & S32
+    e = np.int64((b >> U(23)) & U(0xFF))
+    if e == 0:
+        return s | U(0x7F800000)
+    if e == 255:
+        return s
+    t = U(table[b & U(0x7FFFFF)])
+    exp = np.int64((t >> U(23)) & U(0xFF)) - (e - 127)
+    if exp <= 0:
+        return s
+    if exp >= 255:
+        return s | U(0x7F800000)
+    return s | (U(exp) << U(23)) | (t & U(0x7FFFFF))
+
+
+@njit(cache=True)
+def fzf(x):
+    """.ftz on a float32 value: a subnormal becomes the zero of its sign."""
+    return f32(fz32(f32b(x)))
+
+
+@njit(cache=True)
+def div_full(a, b, ftz, table):
+    """div.full{.ftz}.f32 on f32 bits (no NaN operand) as ptxas emits it
+    (semantics/families/approx.div_full_f32): operands scaled by 1/4 when |b| > 2^126 (and,
+    without .ftz, by 2^24 when |b| < 2^-126), MUFU.RCP of b, one FMUL{.FTZ}."""
+    x = f32(a)
+    y = f32(b)
+    big = abs(y) > F32(2.0 ** 126)
+    if ftz:
+        if big:
+            x = fzf(fzf(x) * F32(0.25))
+            y = fzf(fzf(y) * F32(0.25))
+        else:
+            x = fzf(x)
+            y = fzf(y)
+    else:
+        if big:
+            sc = F32(0.25)
+        elif abs(y) < F32(2.0 ** -126):
+            sc = F32(2.0 ** 24)
+        else:
+            sc = F32(1.0)
+        x = F32(x * sc)
+        y = F32(y * sc)
+    r = f32(rcp_ftz(f32b(y), table))
+    if ftz:
+        return fzf(fzf(r) * fzf(x))
+    return F32(r * x)
