@@ -166,7 +166,7 @@ def family_kernel(body: list[str]) -> tuple[str, list[str]]:
     outs = []
     for line in body:
         for reg in _opcode_and_rest(line)[1].split(",")[0].split("|"):
-            if reg.strip() not in outs:
+            if reg.strip() not in outs and not reg.strip().startswith("{"):  # unpacked: stored by later lines
                 outs.append(reg.strip())
     text = PROLOGUE.format(nr=100, nrd=100, np=100, n8=8 * N, n16=16 * N)
     text += "    setp.ne.b32 %p1, %r3, 0;\n    setp.ne.b32 %p2, %r2, 0;\n"
@@ -288,7 +288,11 @@ SPECIAL = ["mov.u32 %r10, %tid.x;", "mov.u32 %r11, %tid.y;", "mov.u32 %r12, %tid
            "mov.u32 %r18, %laneid;", "mov.u32 %r19, %warpid;", "mov.u32 %r20, %lanemask_lt;",
            "mov.u32 %r21, %cluster_ctarank;", "mov.u32 %r22, %clusterid.y;", "cvt.u64.u32 %rd10, %tid.x;",
            "add.s32 %r23, %r10, %r14;"]
-FAMILIES = {"float_more": FLOAT_MORE, "convert_half": CONVERT_HALF, "bits_div": BITS_DIV,
+PACK = ["mov.b64 %rd10, {%r1, %r2};", "mov.b64 {%r30, %r31}, %rd1;", "mov.b64 {_, %r32}, %rd2;",
+        "mov.b32 {%hs3, %hs4}, %r1;", "mov.b32 %r10, {%hs4, %hs3};", "mov.b64 {%hs5, %hs6, %hs7, %hs8}, %rd3;",
+        "mov.b64 %rd11, {%hs8, %hs6, %hs7, %hs5};", "mov.b32 %r11, %r30;", "mov.b32 %r12, %r31;",
+        "mov.b32 %r13, %r32;", "mov.b64 {%r33, %r34}, %rd3;", "mov.b64 %rd12, {%r34, %r33};"]
+FAMILIES = {"float_more": FLOAT_MORE, "pack": PACK, "convert_half": CONVERT_HALF, "bits_div": BITS_DIV,
             "int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "move": MOVE,
             "setp_int": SETP_INT, "setp_float": SETP_FLOAT, "float32": FLOAT32, "float64": FLOAT64,
             "address": ADDRESS}

@@ -202,6 +202,8 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
         if params:
             dsts = [_destination(lowerer, instr.operands[0], _one_type(mods, INT_TYPES | FLOAT_TYPES), scope, writes)]
             family, results, lines = _ld_param(lowerer, instr, m, scope, mods)
+        elif instr.opcode == "mov" and any(isinstance(o, ast.VectorOperand) for o in instr.operands):
+            family, results, lines, dsts = _mov_vector(lowerer, instr, mods, scope, reads, writes)
         else:
             srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
             family, results, lines = emitter(mods, srcs, dsts)
@@ -642,6 +644,60 @@ def _div_float(mods, srcs, dsts):
              f"r = div_full({a}, {b}, {'True' if 'ftz' in mods else 'False'}, S_table_rcp)",
              "if math.isnan(r):", f"    {BAIL}"]
     return "float", ["f32b(r)"], lines
+
+
+# --------------------------------------------------------------------------- packing moves
+
+
+def _element_slot(lowerer, node, bits: int, scope) -> int:
+    """The slot of a register of exactly `bits` bits (an element of a packing mov)."""
+    if not isinstance(node, ast.Register) or node.negated or node.offset is not None or node.component is not None:
+        raise _Reject
+    try:
+        sym = lowerer.register(node, scope)
+    except Exception:  # noqa: BLE001
+        raise _Reject from None
+    dt = lowerer.regs.dtypes[sym.offset] if sym.space == "reg" else None
+    if dt is None or dt.kind != "u" or dt.itemsize * 8 != bits:
+        raise _Reject
+    return sym.offset
+
+
+def _mov_vector(lowerer, instr, mods, scope, reads, writes):
+    """mov.b64 d, {a, b} / mov.b64 {a, b}, d (and .b32 with two .b16, .b64 with four): the
+    first element is the least significant; `_` discards an element."""
+    t = _one_type(mods, {"b32", "b64"})
+    _only(mods, {t})
+    w = BITS[t]
+    d, v = instr.operands
+    if isinstance(v, ast.VectorOperand) and not isinstance(d, ast.VectorOperand):  # pack
+        n = len(v.elements)
+        if n not in (2, 4) or (n == 4 and w != 64):
+            raise _Reject
+        k = w // n
+        parts = []
+        for j, e in enumerate(v.elements):
+            slot = _element_slot(lowerer, e, k, scope)
+            reads.add(slot)
+            parts.append(f"(v{slot} << U({j * k}))" if j else f"v{slot}")
+        return "move", [" | ".join(parts)], [], [_destination(lowerer, d, t, scope, writes)]
+    if isinstance(d, ast.VectorOperand) and not isinstance(v, ast.VectorOperand):  # unpack
+        n = len(d.elements)
+        if n not in (2, 4) or (n == 4 and w != 64):
+            raise _Reject
+        k = w // n
+        src = _source(lowerer, v, t, scope, reads)
+        dsts, results = [], []
+        for j, e in enumerate(d.elements):
+            if isinstance(e, ast.Sink):
+                dsts.append(Dst(None, t))
+            else:
+                slot = _element_slot(lowerer, e, k, scope)
+                writes.add(slot)
+                dsts.append(Dst(slot, t))
+            results.append(f"(({src.expr} >> U({j * k})) & U({(1 << k) - 1:#x}))")
+        return "move", results, [], dsts
+    raise _Reject
 
 
 # --------------------------------------------------------------------------- kernel parameters
