@@ -52,6 +52,7 @@ class Step:
     guard: Optional[tuple[int, bool]] = None
     sregs: set[str] = field(default_factory=set)  # special registers read ("%tid.x"): runtime.sreg_arguments
     params: bool = False  # reads the kernel's parameter buffer (ld.param): arguments P_param, P_size
+    cost: float = 1.0  # the interpreter's time for it relative to a simple integer instruction (tiering)
 
 
 @dataclass
@@ -226,7 +227,29 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
             out.append(f"v{dst.slot} = w{k}")
     if guard is not None:
         reads.add(guard[0])
-    return Step(family, out, reads, writes, guard, sregs, params)
+    return Step(family, out, reads, writes, guard, sregs, params, interpreter_cost(instr.opcode, mods))
+
+
+def interpreter_cost(opcode: str, mods) -> float:
+    """How many simple integer instructions' worth of interpreter time one instruction takes
+    (NumPy passes per group; measured on 2,048-lane groups: a simple one ~6 us, min/max.f32
+    ~40, bfe ~50, ex2/div.full ~100, cvt.rn.f16 ~250, fma.rn.f64 ~700, add/fma.f32 ~40-130).
+    runtime.FusedBlock weighs its break-even estimate with it, so that a block of costly
+    instructions compiles as soon as that pays."""
+    floating = any(x in ("f32", "f64") for x in mods)
+    if opcode == "fma" and "f64" in mods:
+        return 80.0
+    if opcode == "cvt" and ("f16" in mods or "f16x2" in mods):
+        return 40.0
+    if opcode == "ex2" or (opcode == "div" and "full" in mods):
+        return 15.0
+    if opcode == "bfe":
+        return 8.0
+    if floating and opcode in ("add", "sub", "mul", "fma", "min", "max"):
+        return 6.0
+    if opcode in ("div", "rem", "ld") or (floating and opcode in ("neg", "abs")):
+        return 4.0
+    return 1.0
 
 
 # --------------------------------------------------------------------------- helpers

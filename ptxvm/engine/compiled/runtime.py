@@ -1,7 +1,8 @@
 """Fused blocks at run time: tiering, the on-disk cache of machine code, and running a group.
 
 Tiering is a break-even rule: a `FusedBlock` estimates the seconds the interpreter has spent on
-it (per scheduler step and per thread-instruction) and compiles once that reaches what
+it (per scheduler step and per thread-instruction, each instruction weighted by what the
+interpreter spends on it: emit.interpreter_cost) and compiles once that reaches what
 compiling is expected to cost: about `WARM_COST` when its machine code is already in the disk
 cache, else `COLD_BASE + COLD_PER_OP * length` (what Numba takes on an idle machine for this
 kind of code: ~0.3 s for a few instructions, ~1.2 s for two dozen). Like renting skis until
@@ -164,6 +165,7 @@ class FusedBlock:
         self.steps = steps
         self.source, self.slots, self.specials = block_source(steps, [op.text for op in ops], dtypes)
         self.dtypes = [np.dtype(dtypes[s]) for s in self.slots]
+        self.weight = sum(step.cost for step in steps)  # in simple instructions (emit.interpreter_cost)
         self.executed = 0  # thread-instructions run in the interpreter so far
         self.spent = 0.0  # estimated interpreter seconds so far
         self.cost: Optional[float] = None  # expected seconds to compile (or load) it
@@ -178,7 +180,7 @@ class FusedBlock:
             if self.error is not None:
                 return False
             self.executed += work
-            self.spent += STEP_COST * self.length + LANE_COST * work
+            self.spent += (STEP_COST + LANE_COST * (work / self.length)) * self.weight
             if not self._hot() or not self._compile(ctx):
                 return False
         n = ctx.n if lanes is None else lanes.size
