@@ -12,14 +12,24 @@ Only the forms below are emitted; any other modifier, type, operand kind or regi
 the fused run (`describe` returns None), and the interpreter runs that instruction:
 
     integer (.u32 .s32 .b32 .u64 .s64 .b64)  add sub (no .cc/.sat), mul/mad .lo (.wide, .hi: 32-bit
-                                              types), neg abs (.s32 .s64), min max (no .relu)
+                                              types), neg abs (.s32 .s64), min max (no .relu),
+                                              div rem, bfe (.u32 .s32 .u64 .s64)
     logic                                     and or xor not (.b32 .b64 .pred), shl shr
-    moves and selection                       mov (register or immediate), selp, setp (integer,
-                                              .f32 {.ftz}, .f64; with .and/.or/.xor), cvt integer
-                                              -> integer (no .sat)
+    moves and selection                       mov (register, immediate, or a special register
+                                              %tid %ntid %ctaid %nctaid %laneid %warpid ... : SREGS),
+                                              packing mov.b64 / mov.b32 with {a, b} (or four .b16),
+                                              selp, setp (integer, .f32 {.ftz}, .f64; with
+                                              .and/.or/.xor), cvt integer -> integer (no .sat),
+                                              cvt.rn.f16.f32, cvt.rn.f16x2.f32
+    parameters                                ld.param{.type} d, [name+offset] in a kernel
     addresses                                 cvta(.to).{global,shared,local,const}.u64
     floating point                            add sub mul {.rn}{.ftz}.f32, fma.rn{.ftz}.f32,
-                                              add sub mul {.rn}.f64
+                                              add sub mul {.rn}.f64, fma.rn.f64, min max {.ftz}{.NaN}
+                                              (.f32; .f64 without either), neg abs {.ftz}.f32 and .f64,
+                                              ex2.approx.ftz.f32, div.full{.ftz}.f32
+
+A NaN result of the floating-point forms (and a NaN operand of cvt.rn.f16, ex2, div.full, neg and
+abs) bails, as does an ld.param past the parameter buffer (the interpreter then faults).
 
 Instructions ptxas contracts (engine/contraction.py) are never emitted: the lowerer asks first.
 """
