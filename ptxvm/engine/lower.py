@@ -608,7 +608,9 @@ class Lowerer:
     def _note_fusible(self, instr, m, scope, written, ops, guard) -> None:
         """Remember the compiled tier's code for an ordinary register-only instruction (not one
         ptxas contracts: its Op does more than the instruction says)."""
-        if len(ops) != 1 or ops[0].control or ops[0].side_effects or m is None or instr.opcode not in FUSIBLE_OPCODES:
+        if len(ops) != 1 or ops[0].control or m is None or instr.opcode not in FUSIBLE_OPCODES:
+            return
+        if ops[0].side_effects and instr.opcode != "ld":  # ld: ld.param of a kernel only (emit._ld_param)
             return
         if id(written) in self.contraction.fused or id(written) in self.contraction.stashed:
             return

@@ -77,8 +77,52 @@ def operands(seed=0):
     a, b, c = _f32_fma_cases(rng, q)
     for col, v in zip(cols, (a, b, c)):
         col[N - q:] = v.astype(np.uint64)
-    # f32 values with random exponents near the subnormal range and float64 ones, in the second half
+    # f32 -> f16 rounding ties and near-ties (normal, subnormal, overflow) and f64 fma cancellations
+    lo, hi = 2200, 2600
+    h, g, c16 = _f16_cases(rng, hi - lo)
+    for col, v in zip(cols, (h, g, c16)):
+        col[lo:hi] = v.astype(np.uint64)
+    a, b, c = _f64_fma_cases(rng, 200)
+    for col, v in zip(cols, (a, b, c)):
+        col[hi:hi + 200] = v
+    for col in cols:  # ex2's edges: underflow near -126, tiny inputs the fixed point drops, overflow near 128
+        col[hi + 200:hi + 400] = _ex2_cases(rng, 200)
     return cols
+
+
+def _ex2_cases(rng, n):
+    x = np.concatenate([rng.uniform(-152, -118, n // 4), rng.uniform(120, 130, n // 8),
+                        np.ldexp(rng.uniform(-2, 2, n // 4), rng.integers(-40, -18, n // 4)),
+                        np.round(rng.uniform(-130, 130, n // 8)) - np.where(rng.integers(0, 2, n // 8) == 0, 0, 2.0 ** -20)])
+    x = np.resize(x.astype(np.float32), n)
+    return x.view(np.uint32).astype(np.uint64)
+
+
+def _f16_cases(rng, n):
+    """f32 bits on and next to f16 rounding midpoints: exponents over f16's whole range (its
+    subnormals, normals, the overflow threshold), low 13 (or more) bits = half an ulp, +-1."""
+    out = []
+    for _ in range(3):
+        e = rng.integers(127 - 26, 127 + 17, n).astype(np.uint64)
+        m = rng.integers(0, 1 << 23, n, dtype=np.uint64)
+        shift = np.where(e >= 113, 13, np.minimum(13 + (113 - e), 23)).astype(np.uint64)
+        m = (m >> shift << shift) | (np.uint64(1) << (shift - np.uint64(1)))
+        m = m + rng.integers(-1, 2, n).astype(np.int64).astype(np.uint64) * (rng.integers(0, 2, n) == 0)
+        sign = rng.integers(0, 2, n).astype(np.uint64) << np.uint64(31)
+        out.append(sign | (e << np.uint64(23)) | (m & np.uint64(0x7FFFFF)))
+    return out
+
+
+def _f64_fma_cases(rng, n):
+    """a, b, c (f64 bits) with c = -RN(a*b) (the exact error term is the result), c near a*b's
+    ulp (double-rounding bait), tiny and huge scales."""
+    a = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-600, 600, n))
+    b = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-500, 500, n))
+    with np.errstate(over="ignore"):  # an infinite product is a case too
+        p = a * b
+    kind = rng.integers(0, 3, n)
+    c = np.where(kind == 0, -p, np.where(kind == 1, np.spacing(p) * 0.5, rng.standard_normal(n)))
+    return a.view(np.uint64), b.view(np.uint64), c.view(np.uint64)
 
 
 PROLOGUE = """
@@ -90,6 +134,7 @@ PROLOGUE = """
     .reg .b32 %r<{nr}>;
     .reg .b64 %rd<{nrd}>;
     .reg .pred %p<{np}>;
+    .reg .b16 %hs<20>;
     ld.param.u64 %rd90, [pin];
     ld.param.u64 %rd91, [pout];
     mov.u32 %r90, %tid.x;
@@ -121,7 +166,7 @@ def family_kernel(body: list[str]) -> tuple[str, list[str]]:
     outs = []
     for line in body:
         for reg in _opcode_and_rest(line)[1].split(",")[0].split("|"):
-            if reg.strip() not in outs:
+            if reg.strip() not in outs and not reg.strip().startswith("{"):  # unpacked: stored by later lines
                 outs.append(reg.strip())
     text = PROLOGUE.format(nr=100, nrd=100, np=100, n8=8 * N, n16=16 * N)
     text += "    setp.ne.b32 %p1, %r3, 0;\n    setp.ne.b32 %p2, %r2, 0;\n"
@@ -132,6 +177,8 @@ def family_kernel(body: list[str]) -> tuple[str, list[str]]:
             text += f"    st.global.u64 [%rd94{off}], {reg};\n"
         elif reg.startswith("%r"):
             text += f"    st.global.u32 [%rd94{off}], {reg};\n"
+        elif reg.startswith("%hs"):
+            text += f"    st.global.u16 [%rd94{off}], {reg};\n"
         else:
             text += f"    selp.b32 %r95, 1, 0, {reg};\n    st.global.u32 [%rd94{off}], %r95;\n"
     text += "    ret;\n}\n"
@@ -219,7 +266,34 @@ FLOAT64 = ["add.f64 %rd10, %rd1, %rd2;", "sub.rn.f64 %rd11, %rd1, %rd2;", "mul.f
 ADDRESS = ["cvta.to.global.u64 %rd10, %rd1;", "cvta.global.u64 %rd11, %rd2;", "cvta.to.shared.u64 %rd12, %rd1;",
            "cvta.shared.u64 %rd13, %rd2;", "cvta.to.local.u64 %rd14, %rd1;", "cvta.local.u64 %rd15, %rd2;",
            "cvta.to.const.u64 %rd16, %rd1;", "cvta.const.u64 %rd17, %rd3;"]
-FAMILIES = {"int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "move": MOVE,
+FLOAT_MORE = ["min.f32 %r10, %r1, %r2;", "max.f32 %r11, %r1, %r2;", "min.ftz.f32 %r12, %r1, %r2;",
+              "max.ftz.f32 %r13, %r1, %r2;", "max.NaN.f32 %r14, %r1, %r2;", "min.NaN.ftz.f32 %r15, %r1, %r2;",
+              "min.f64 %rd10, %rd1, %rd2;", "max.f64 %rd11, %rd1, %rd2;",
+              "neg.f32 %r16, %r1;", "neg.ftz.f32 %r17, %r1;", "abs.f32 %r18, %r1;", "abs.ftz.f32 %r19, %r1;",
+              "neg.f64 %rd13, %rd1;", "abs.f64 %rd14, %rd1;", "fma.rn.f64 %rd15, %rd1, %rd2, %rd3;",
+              "fma.rn.f64 %rd16, %rd1, %rd1, 0dBFF0000000000000;", "max.f32 %r20, %r1, 0f00000000;",
+              "ex2.approx.ftz.f32 %r21, %r1;", "ex2.approx.ftz.f32 %r22, %r3;",
+              "div.full.f32 %r23, %r1, %r2;", "div.full.ftz.f32 %r24, %r1, %r2;", "div.full.f32 %r25, %r3, %r1;"]
+CONVERT_HALF = ["cvt.rn.f16x2.f32 %r10, %r1, %r2;", "cvt.rn.f16.f32 %hs1, %r3;", "cvt.rn.f16x2.f32 %r11, %r2, %r3;",
+                "cvt.rn.f16.f32 %hs2, %r1;"]
+BITS_DIV = ["and.b32 %r5, %r2, 63;", "and.b32 %r6, %r3, 63;", "and.b32 %r7, %r2, 127;",
+            "bfe.u32 %r10, %r1, %r5, %r6;", "bfe.s32 %r11, %r1, %r5, %r6;", "bfe.u32 %r12, %r1, %r2, %r3;",
+            "bfe.s32 %r13, %r1, %r2, %r3;", "bfe.u64 %rd10, %rd1, %r7, %r6;", "bfe.s64 %rd11, %rd1, %r7, %r5;",
+            "bfe.s64 %rd12, %rd1, %r2, %r3;", "bfe.s32 %r14, %r1, 8, 8;",
+            "div.u32 %r15, %r1, %r2;", "div.s32 %r16, %r1, %r2;", "rem.u32 %r17, %r1, %r2;", "rem.s32 %r18, %r1, %r2;",
+            "div.u64 %rd13, %rd1, %rd2;", "div.s64 %rd14, %rd1, %rd2;", "rem.u64 %rd15, %rd1, %rd2;",
+            "rem.s64 %rd16, %rd1, %rd2;", "div.s32 %r19, %r1, %r5;", "rem.s32 %r20, %r1, 7;"]
+SPECIAL = ["mov.u32 %r10, %tid.x;", "mov.u32 %r11, %tid.y;", "mov.u32 %r12, %tid.z;", "mov.u32 %r13, %ntid.y;",
+           "mov.u32 %r14, %ctaid.x;", "mov.u32 %r15, %ctaid.y;", "mov.u32 %r16, %nctaid.x;", "mov.u32 %r17, %nctaid.y;",
+           "mov.u32 %r18, %laneid;", "mov.u32 %r19, %warpid;", "mov.u32 %r20, %lanemask_lt;",
+           "mov.u32 %r21, %cluster_ctarank;", "mov.u32 %r22, %clusterid.y;", "cvt.u64.u32 %rd10, %tid.x;",
+           "add.s32 %r23, %r10, %r14;"]
+PACK = ["mov.b64 %rd10, {%r1, %r2};", "mov.b64 {%r30, %r31}, %rd1;", "mov.b64 {_, %r32}, %rd2;",
+        "mov.b32 {%hs3, %hs4}, %r1;", "mov.b32 %r10, {%hs4, %hs3};", "mov.b64 {%hs5, %hs6, %hs7, %hs8}, %rd3;",
+        "mov.b64 %rd11, {%hs8, %hs6, %hs7, %hs5};", "mov.b32 %r11, %r30;", "mov.b32 %r12, %r31;",
+        "mov.b32 %r13, %r32;", "mov.b64 {%r33, %r34}, %rd3;", "mov.b64 %rd12, {%r34, %r33};"]
+FAMILIES = {"float_more": FLOAT_MORE, "pack": PACK, "convert_half": CONVERT_HALF, "bits_div": BITS_DIV,
+            "int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "move": MOVE,
             "setp_int": SETP_INT, "setp_float": SETP_FLOAT, "float32": FLOAT32, "float64": FLOAT64,
             "address": ADDRESS}
 
@@ -228,6 +302,22 @@ FAMILIES = {"int32": INT32, "int64": INT64, "logic": LOGIC, "shift": SHIFT, "mov
 def test_family_matches_interpreter(family, monkeypatch):
     run_both(FAMILIES[family], monkeypatch)
 
+
+def test_special_registers_in_other_geometries(monkeypatch):
+    """Special registers read per thread slot (tid, ctaid, laneid ...) and once for all (ntid,
+    nctaid ...), in a 3-D block and 2-D grid: the index arithmetic of the prologue uses them too."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")
+    ptx, outs = family_kernel(SPECIAL)
+    module = ptxvm.loads(ptx)
+    a, b, c = operands(3)
+    got = {}
+    for jit in (False, True):
+        out = np.zeros(N * len(outs), np.uint64)
+        module["family"].launch((4, 2, 2), (8, 4, 2), [np.concatenate([a, b, c]), out], jit=jit)
+        got[jit] = out
+    assert any(op.fused is not None and op.fused.specials and op.fused.function is not None for op in module.program.code)
+    assert np.array_equal(got[False], got[True])
+    assert got[True].any()
 
 
 def test_switched_off_runs_no_compiled_block(monkeypatch):
@@ -259,3 +349,70 @@ def test_observed_launches_run_every_instruction(monkeypatch):
     assert len(trace) == trace.stats.warp_instructions
     report = kernel.sanitize(4, 256, [args[0], np.zeros(N * len(outs), np.uint64)])
     assert not report.errors
+
+
+PARAMS = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry params(.param .u64 out, .param .u32 a, .param .s32 b, .param .f32 c, .param .u64 d,
+                       .param .f64 e, .param .align 8 .b8 blob[16])
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [a];
+    ld.param.s32 %r2, [b];
+    ld.param.f32 %r3, [c];
+    ld.param.u64 %rd2, [d];
+    ld.param.f64 %rd3, [e];
+    ld.param.b32 %r4, [blob+4];
+    ld.param.u64 %rd4, [blob+8];
+    mov.u32 %r5, %tid.x;
+    mul.wide.u32 %rd5, %r5, 64;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.u32 [%rd6], %r1;
+    st.global.u32 [%rd6+4], %r2;
+    st.global.u32 [%rd6+8], %r3;
+    st.global.u64 [%rd6+16], %rd2;
+    st.global.u64 [%rd6+24], %rd3;
+    st.global.u32 [%rd6+32], %r4;
+    st.global.u64 [%rd6+40], %rd4;
+    ret;
+}
+.visible .entry past(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [out+64];
+    add.s32 %r2, %r1, 1;
+    st.global.u32 [%rd1], %r2;
+    ret;
+}
+"""
+
+
+def test_kernel_parameters_read_in_blocks(monkeypatch):
+    """ld.param of a kernel's parameters runs inside the block (a constant address of the
+    read-only buffer): every type and offset gives the interpreter's bits; an address past the
+    buffer faults at the same instruction with the tier on as off."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")
+    module = ptxvm.loads(PARAMS)
+    blob = np.frombuffer(np.array([0x11223344, 0x89ABCDEF, 0x01020304, 0xF0E0D0C0], np.uint32).tobytes(), np.uint8)
+    got = {}
+    for jit in (False, True):
+        out = np.zeros(64 * 64, np.uint8)
+        module["params"].launch(1, 64, [out, np.uint32(0xDEADBEEF), np.int32(-5), np.float32(-0.0),
+                                        np.uint64(0x0123456789ABCDEF), np.float64(np.nan), blob.tobytes()], jit=jit)
+        got[jit] = out
+    assert np.array_equal(got[False], got[True])
+    assert got[True][:4].view(np.uint32)[0] == 0xDEADBEEF
+    block = module.program.code[0].fused
+    assert block is not None and block.function is not None and block.length >= 8
+    faults = []
+    for jit in (False, True):
+        with pytest.raises(ptxvm.KernelFault) as e:
+            module["past"].launch(1, 32, [np.zeros(4, np.uint32)], jit=jit)
+        faults.append(str(e.value))
+    assert faults[0] == faults[1]

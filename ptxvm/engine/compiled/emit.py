@@ -12,29 +12,43 @@ Only the forms below are emitted; any other modifier, type, operand kind or regi
 the fused run (`describe` returns None), and the interpreter runs that instruction:
 
     integer (.u32 .s32 .b32 .u64 .s64 .b64)  add sub (no .cc/.sat), mul/mad .lo (.wide, .hi: 32-bit
-                                              types), neg abs (.s32 .s64), min max (no .relu)
+                                              types), neg abs (.s32 .s64), min max (no .relu),
+                                              div rem, bfe (.u32 .s32 .u64 .s64)
     logic                                     and or xor not (.b32 .b64 .pred), shl shr
-    moves and selection                       mov (register or immediate), selp, setp (integer,
-                                              .f32 {.ftz}, .f64; with .and/.or/.xor), cvt integer
-                                              -> integer (no .sat)
+    moves and selection                       mov (register, immediate, or a special register
+                                              %tid %ntid %ctaid %nctaid %laneid %warpid ... : SREGS),
+                                              packing mov.b64 / mov.b32 with {a, b} (or four .b16),
+                                              selp, setp (integer, .f32 {.ftz}, .f64; with
+                                              .and/.or/.xor), cvt integer -> integer (no .sat),
+                                              cvt.rn.f16.f32, cvt.rn.f16x2.f32
+    parameters                                ld.param{.type} d, [name+offset] in a kernel
     addresses                                 cvta(.to).{global,shared,local,const}.u64
     floating point                            add sub mul {.rn}{.ftz}.f32, fma.rn{.ftz}.f32,
-                                              add sub mul {.rn}.f64
+                                              add sub mul {.rn}.f64, fma.rn.f64, min max {.ftz}{.NaN}
+                                              (.f32; .f64 without either), neg abs {.ftz}.f32 and .f64,
+                                              ex2.approx.ftz.f32, div.full{.ftz}.f32
+
+A NaN result of the floating-point forms (and a NaN operand of cvt.rn.f16, ex2, div.full, neg and
+abs) bails, as does an ld.param past the parameter buffer (the interpreter then faults).
 
 Instructions ptxas contracts (engine/contraction.py) are never emitted: the lowerer asks first.
 """
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+import numpy as np
 
 from ...syntax import ast
 from ..core.operands import literal
 
 INT_TYPES = {"b32", "u32", "s32", "b64", "u64", "s64"}
 FLOAT_TYPES = {"f32", "f64"}
-BITS = {"b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64}
+BITS = {"b32": 32, "u32": 32, "s32": 32, "f32": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64,
+        "f16": 16, "f16x2": 32}  # the half types only as cvt.rn destinations
 
 
 @dataclass
@@ -46,6 +60,9 @@ class Step:
     reads: set[int] = field(default_factory=set)
     writes: set[int] = field(default_factory=set)
     guard: Optional[tuple[int, bool]] = None
+    sregs: set[str] = field(default_factory=set)  # special registers read ("%tid.x"): runtime.sreg_arguments
+    params: bool = False  # reads the kernel's parameter buffer (ld.param): arguments P_param, P_size
+    cost: float = 1.0  # the interpreter's time for it relative to a simple integer instruction (tiering)
 
 
 @dataclass
@@ -75,11 +92,43 @@ def _bits_of_literal(value, t: str) -> int:
     return int(np.asarray(value).view(f"u{BITS[t] // 8}"))
 
 
-def _source(lowerer, node, t: str, scope, reads: set) -> Src:
+# special registers a block may read: 32-bit values fixed for a wave (engine/core/sregs.fill,
+# control/cluster.fill_sregs), per thread slot or one for all; the clocks change as it runs
+SREGS = {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%lanemask_eq", "%lanemask_le",
+         "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clusterid", "%nclusterid", "%cluster_ctaid",
+         "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank"}
+
+
+def sreg_name(key: str) -> str:
+    """The generated code's argument name of special register `key` ("%tid.x" -> "S_tid_x"),
+    or of a measured function table ("table:ex2" -> "S_table_ex2", runtime.sreg_arguments)."""
+    return "S_" + key.lstrip("%").replace(".", "_").replace(":", "_")
+
+
+def _special(lowerer, node, t: str, scope, sregs: set) -> Src:
+    try:
+        sym = lowerer.register(node, scope)
+    except Exception:  # noqa: BLE001
+        raise _Reject from None
+    if sym.space != "sreg" or node.name not in SREGS or t not in ("u32", "s32", "b32") or node.negated:
+        raise _Reject
+    if node.component is not None and node.component not in ("x", "y", "z"):
+        raise _Reject
+    key = node.name if node.component is None else f"{node.name}.{node.component}"
+    sregs.add(key)
+    name = sreg_name(key)
+    return Src(f"U({name}[i * {name}_step])", t)
+
+
+def _source(lowerer, node, t: str, scope, reads: set, sregs: Optional[set] = None) -> Src:
     if t not in BITS and t != "pred":
         raise _Reject
     if isinstance(node, ast.Register):
-        if node.offset is not None or node.component is not None or node.minus:
+        if node.offset is not None or node.minus:
+            raise _Reject
+        if sregs is not None and node.name.startswith("%") and node.name.split(".")[0] in SREGS:
+            return _special(lowerer, node, t, scope, sregs)
+        if node.component is not None:
             raise _Reject
         slot = _register_slot(lowerer, node, t, scope)
         reads.add(slot)
@@ -124,13 +173,16 @@ def _destination(lowerer, node, t: str, scope, writes: set) -> Dst:
     return Dst(slot, t)
 
 
-def _operands(lowerer, instr, m, scope, reads, writes):
+def _operands(lowerer, instr, m, scope, reads, writes, sregs=None):
     from ...isa.table import Kind, Role
 
     srcs, dsts = [], []
-    if len(instr.operands) != len(m.operands):
+    specs = list(m.operands)
+    while len(specs) > len(instr.operands) and specs[-1].spec.optional:  # min.f32 d, a, b{, c}: absent c
+        specs.pop()
+    if len(instr.operands) != len(specs):
         raise _Reject
-    for spec, node in zip(m.operands, instr.operands):
+    for spec, node in zip(specs, instr.operands):
         if spec.type is None or isinstance(node, ast.VectorOperand):
             raise _Reject
         t = spec.type.name
@@ -139,7 +191,7 @@ def _operands(lowerer, instr, m, scope, reads, writes):
             dsts.append(_destination(lowerer, first, t, scope, writes))
             dsts.append(_destination(lowerer, second, "pred", scope, writes) if second is not None else Dst(None, "pred"))
         elif spec.role is Role.SRC:
-            srcs.append(_source(lowerer, node, t, scope, reads))
+            srcs.append(_source(lowerer, node, t, scope, reads, sregs))
         elif spec.role is Role.DST:
             dsts.append(_destination(lowerer, node, t, scope, writes))
         else:
@@ -150,14 +202,24 @@ def _operands(lowerer, instr, m, scope, reads, writes):
 def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
     """The step of `instr` (already lowered to one ordinary Op), or None when it cannot be fused."""
     emitter = EMITTERS.get(instr.opcode)
-    if emitter is None or m is None:
+    if (emitter is None and instr.opcode != "ld") or m is None:
         return None
     reads: set = set()
     writes: set = set()
+    sregs: set = set()
+    params = instr.opcode == "ld"
     try:
-        srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes)
         mods = tuple(x.lstrip(".") for x in instr.modifiers)
-        family, results, lines = emitter(mods, srcs, dsts)
+        if params:
+            dsts = [_destination(lowerer, instr.operands[0], _one_type(mods, INT_TYPES | FLOAT_TYPES), scope, writes)]
+            family, results, lines = _ld_param(lowerer, instr, m, scope, mods)
+        elif instr.opcode == "mov" and any(isinstance(o, ast.VectorOperand) for o in instr.operands):
+            family, results, lines, dsts = _mov_vector(lowerer, instr, mods, scope, reads, writes)
+        else:
+            srcs, dsts = _operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
+            family, results, lines = emitter(mods, srcs, dsts)
+            for name in re.findall(r"\bS_table_(\w+)", " ".join(list(lines) + list(results))):
+                sregs.add(f"table:{name}")
     except _Reject:
         return None
     except Exception:  # noqa: BLE001 - a form no emitter foresaw: interpreted, never a lowering failure
@@ -175,7 +237,29 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
             out.append(f"v{dst.slot} = w{k}")
     if guard is not None:
         reads.add(guard[0])
-    return Step(family, out, reads, writes, guard)
+    return Step(family, out, reads, writes, guard, sregs, params, interpreter_cost(instr.opcode, mods))
+
+
+def interpreter_cost(opcode: str, mods) -> float:
+    """How many simple integer instructions' worth of interpreter time one instruction takes
+    (NumPy passes per group; measured on 2,048-lane groups: a simple one ~6 us, min/max.f32
+    ~40, bfe ~50, ex2/div.full ~100, cvt.rn.f16 ~250, fma.rn.f64 ~700, add/fma.f32 ~40-130).
+    runtime.FusedBlock weighs its break-even estimate with it, so that a block of costly
+    instructions compiles as soon as that pays."""
+    floating = any(x in ("f32", "f64") for x in mods)
+    if opcode == "fma" and "f64" in mods:
+        return 80.0
+    if opcode == "cvt" and ("f16" in mods or "f16x2" in mods):
+        return 40.0
+    if opcode == "ex2" or (opcode == "div" and "full" in mods):
+        return 15.0
+    if opcode == "bfe":
+        return 8.0
+    if floating and opcode in ("add", "sub", "mul", "fma", "min", "max"):
+        return 6.0
+    if opcode in ("div", "rem", "ld") or (floating and opcode in ("neg", "abs")):
+        return 4.0
+    return 1.0
 
 
 # --------------------------------------------------------------------------- helpers
@@ -443,8 +527,10 @@ def _float_arith(op):
 def _fma(mods, srcs, dsts):
     t = _one_type(mods, FLOAT_TYPES)
     _only(mods, {t, "rn", "ftz"}, "rn")
-    if t != "f32":
-        raise _Reject
+    if t == "f64":
+        if "ftz" in mods:
+            raise _Reject
+        return _fma64(srcs)
     a, b, c = (s.expr for s in srcs)
     ftz = "ftz" in mods
     if ftz:
@@ -457,11 +543,235 @@ def _fma(mods, srcs, dsts):
     return "float", [_f32_result(lines, "r", ftz)], lines
 
 
+# --------------------------------------------------------------------------- more integer and bit forms
+
+
+def _divrem(is_div):
+    """div / rem on integers (semantics/families/integer.py): a zero divisor gives all ones; the
+    signed forms truncate toward zero (the remainder takes the dividend's sign) and wrap."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, INT_TYPES)
+        _only(mods, {t})
+        a, b, w = srcs[0].expr, srcs[1].expr, BITS[t]
+        ones = "M32" if w == 32 else "M64"
+        if not t.startswith("s"):
+            return "int", [f"({ones} if {b} == U(0) else ({a} {'//' if is_div else '%'} {b}))"], []
+        lines = [f"da = {_signed(a, t)}", f"db = {_signed(b, t)}",
+                 "ma = (U(0) - u64(da)) if da < I(0) else u64(da)",
+                 "mb = (U(0) - u64(db)) if db < I(0) else u64(db)",
+                 f"q = {ones}", "if mb != U(0):"]
+        if is_div:
+            lines += ["    q = ma // mb", "    if (da < I(0)) != (db < I(0)):", "        q = U(0) - q"]
+        else:
+            lines += ["    q = ma % mb", "    if da < I(0):", "        q = U(0) - q"]
+        return "int", [_wrap("q", t)], lines
+    return emit
+
+
+def _bfe(mods, srcs, dsts):
+    """bfe (semantics/families/bits.py): 32-bit forms take pos and len modulo 256, 64-bit ones
+    whole; .s fills the bits past the field with its top bit (a[min(pos+len-1, msb)])."""
+    t = _one_type(mods, {"u32", "s32", "u64", "s64"})
+    _only(mods, {t})
+    a, b, c, w = srcs[0].expr, srcs[1].expr, srcs[2].expr, BITS[t]
+    if w == 32:
+        lines = [f"pos = i64({b} & U(0xff))", f"ln = i64({c} & U(0xff))"]
+    else:
+        lines = [f"pos = i64({b})", f"ln = i64({c})"]
+    lines += [f"ins = max(min(ln, I({w}) - pos), I(0))",
+              f"fd = (({a} >> u64(pos)) if pos < I({w}) else U(0)) & low_mask(ins, {w})"]
+    if t.startswith("u"):
+        return "bits", ["fd"], lines
+    lines += [f"top = min(max(pos + ln - I(1), I(0)), I({w - 1}))",
+              f"if ln > I(0) and (({a} >> u64(top)) & U(1)) == U(1):",
+              f"    fd = fd | (~low_mask(ins, {w}) & {'M32' if w == 32 else 'M64'})"]
+    return "bits", ["fd"], lines
+
+
+# --------------------------------------------------------------------------- more floating point
+
+
+def _fminmax(is_max):
+    """min / max {.ftz}{.NaN} .f32 / .f64 (semantics/families/_float.minmax): -0 < +0, a NaN
+    yields to the other operand, whose bits are returned; a NaN result bails."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, FLOAT_TYPES)
+        _only(mods, {t, "ftz", "NaN"})
+        if "ftz" in mods and t != "f32":
+            raise _Reject
+        a, b = srcs[0].expr, srcs[1].expr
+        if "ftz" in mods:
+            a, b = f"fz32({a})", f"fz32({b})"
+        to, sign = ("f32", "S32") if t == "f32" else ("f64", "U(0x8000000000000000)")
+        lines = [f"ab = {a}", f"bb = {b}", f"x = {to}(ab)", f"y = {to}(bb)",
+                 "xn = math.isnan(x)", "yn = math.isnan(y)",
+                 "if xn or yn:" if "NaN" in mods else "if xn and yn:", f"    {BAIL}"]
+        if is_max:
+            lines.append(f"tt = x > y or (x == y and (ab & {sign}) == U(0))")
+        else:
+            lines.append(f"tt = x < y or (x == y and (ab & {sign}) != U(0))")
+        lines.append("tt = (tt or yn) and not xn")
+        return "float", ["(ab if tt else bb)"], lines
+    return emit
+
+
+def _fsign(flip):
+    """neg / abs .f32 {.ftz} / .f64: the sign bit flipped / cleared (after .ftz); a NaN bails
+    (its result is the numerics policy's)."""
+    def emit(mods, srcs, dsts):
+        t = _one_type(mods, FLOAT_TYPES)
+        _only(mods, {t, "ftz"})
+        a = srcs[0].expr
+        if t == "f32":
+            if "ftz" in mods:
+                a = f"fz32({a})"
+            lines = [f"ab = {a}", "if math.isnan(f32(ab)):", f"    {BAIL}"]
+            return "float", ["(ab ^ S32)" if flip else "(ab & M31)"], lines
+        if "ftz" in mods:
+            raise _Reject
+        lines = [f"ab = {a}", "if math.isnan(f64(ab)):", f"    {BAIL}"]
+        return "float", ["(ab ^ U(0x8000000000000000))" if flip else "(ab & U(0x7fffffffffffffff))"], lines
+    return emit
+
+
+def _fma64(srcs):
+    """fma.rn.f64: LLVM's fma rounds once, as the hardware; a NaN result bails."""
+    a, b, c = (s.expr for s in srcs)
+    lines = [f"r = fma64(f64({a}), f64({b}), f64({c}))", "if math.isnan(r):", f"    {BAIL}"]
+    return "float", ["f64b(r)"], lines
+
+
+def _cvt_f16(mods, srcs, dsts):
+    """cvt.rn.f16.f32 and cvt.rn.f16x2.f32 d, a, b (d = a's half above b's): round to nearest
+    even on the bits (helpers.f16_rn); a NaN operand bails."""
+    if set(mods) not in ({"rn", "f16", "f32"}, {"rn", "f16x2", "f32"}):
+        raise _Reject
+    lines = []
+    for s in srcs:
+        lines += [f"if math.isnan(f32({s.expr})):", f"    {BAIL}"]
+    if "f16" in mods:
+        return "convert", [f"f16_rn({srcs[0].expr})"], lines
+    return "convert", [f"((f16_rn({srcs[0].expr}) << U(16)) | f16_rn({srcs[1].expr}))"], lines
+
+
+def _cvt_any(mods, srcs, dsts):
+    if "f16" in mods or "f16x2" in mods:
+        return _cvt_f16(mods, srcs, dsts)
+    return _cvt(mods, srcs, dsts)
+
+
+def _ex2(mods, srcs, dsts):
+    """ex2.approx.ftz.f32: MUFU.EX2 from its measured table (helpers.ex2_ftz); a NaN bails."""
+    _only(mods, {"approx", "ftz", "f32"}, "approx", "ftz", "f32")
+    a = srcs[0].expr
+    lines = [f"if math.isnan(f32({a})):", f"    {BAIL}"]
+    return "float", [f"ex2_ftz({a}, S_table_ex2)"], lines
+
+
+def _div_float(mods, srcs, dsts):
+    """div.full{.ftz}.f32 (helpers.div_full, MUFU.RCP's measured table); a NaN operand or result
+    bails. div.rn and div.approx stay interpreted."""
+    _only(mods, {"full", "ftz", "f32"}, "full", "f32")
+    a, b = srcs[0].expr, srcs[1].expr
+    lines = [f"if math.isnan(f32({a})) or math.isnan(f32({b})):", f"    {BAIL}",
+             f"r = div_full({a}, {b}, {'True' if 'ftz' in mods else 'False'}, S_table_rcp)",
+             "if math.isnan(r):", f"    {BAIL}"]
+    return "float", ["f32b(r)"], lines
+
+
+# --------------------------------------------------------------------------- packing moves
+
+
+def _element_slot(lowerer, node, bits: int, scope) -> int:
+    """The slot of a register of exactly `bits` bits (an element of a packing mov)."""
+    if not isinstance(node, ast.Register) or node.negated or node.offset is not None or node.component is not None:
+        raise _Reject
+    try:
+        sym = lowerer.register(node, scope)
+    except Exception:  # noqa: BLE001
+        raise _Reject from None
+    dt = lowerer.regs.dtypes[sym.offset] if sym.space == "reg" else None
+    if dt is None or dt.kind != "u" or dt.itemsize * 8 != bits:
+        raise _Reject
+    return sym.offset
+
+
+def _mov_vector(lowerer, instr, mods, scope, reads, writes):
+    """mov.b64 d, {a, b} / mov.b64 {a, b}, d (and .b32 with two .b16, .b64 with four): the
+    first element is the least significant; `_` discards an element."""
+    t = _one_type(mods, {"b32", "b64"})
+    _only(mods, {t})
+    w = BITS[t]
+    d, v = instr.operands
+    if isinstance(v, ast.VectorOperand) and not isinstance(d, ast.VectorOperand):  # pack
+        n = len(v.elements)
+        if n not in (2, 4) or (n == 4 and w != 64):
+            raise _Reject
+        k = w // n
+        parts = []
+        for j, e in enumerate(v.elements):
+            slot = _element_slot(lowerer, e, k, scope)
+            reads.add(slot)
+            parts.append(f"(v{slot} << U({j * k}))" if j else f"v{slot}")
+        return "move", [" | ".join(parts)], [], [_destination(lowerer, d, t, scope, writes)]
+    if isinstance(d, ast.VectorOperand) and not isinstance(v, ast.VectorOperand):  # unpack
+        n = len(d.elements)
+        if n not in (2, 4) or (n == 4 and w != 64):
+            raise _Reject
+        k = w // n
+        src = _source(lowerer, v, t, scope, reads)
+        dsts, results = [], []
+        for j, e in enumerate(d.elements):
+            if isinstance(e, ast.Sink):
+                dsts.append(Dst(None, t))
+            else:
+                slot = _element_slot(lowerer, e, k, scope)
+                writes.add(slot)
+                dsts.append(Dst(slot, t))
+            results.append(f"(({src.expr} >> U({j * k})) & U({(1 << k) - 1:#x}))")
+        return "move", results, [], dsts
+    raise _Reject
+
+
+# --------------------------------------------------------------------------- kernel parameters
+
+
+def _ld_param(lowerer, instr, m, scope, mods):
+    """ld.param{.type} d, [name+offset] in a kernel: a read of the launch's parameter buffer
+    (read-only, the same for every thread) at an address fixed when lowering. A misaligned
+    address is left to the interpreter (it faults); one past the buffer bails (the interpreter
+    then faults there too)."""
+    from ..memory.access import address_reader
+
+    t = _one_type(mods, INT_TYPES | FLOAT_TYPES)
+    _only(mods, {"param", t})
+    if lowerer.current.kind != "entry" or len(instr.operands) != 2 or not isinstance(instr.operands[1], ast.Address):
+        raise _Reject
+    if isinstance(instr.operands[0], ast.VectorOperand):
+        raise _Reject
+    try:
+        hint, address = address_reader(lowerer, instr.operands[1], scope)
+    except Exception:  # noqa: BLE001 - the interpreter reports it
+        raise _Reject from None
+    if hint != "kparam":
+        raise _Reject
+    value = address(None, None)  # a kernel parameter's address is a constant
+    if not isinstance(value, (int, np.integer)) or np.ndim(value):
+        raise _Reject
+    off, size = int(value), BITS[t] // 8
+    if off % size or off < 0:
+        raise _Reject
+    parts = " | ".join(f"(U(P_param[{off + j}]) << U({8 * j}))" if j else f"U(P_param[{off}])" for j in range(size))
+    lines = [f"if P_size < {off + size}:", f"    {BAIL}", f"q = {parts}"]
+    return "param", ["q"], lines
+
+
 EMITTERS: dict[str, Callable] = {
     "add": None, "sub": None, "mul": _mul, "mad": _mad, "neg": _neg, "abs": _abs,
     "min": _minmax(True), "max": _minmax(False),
     "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
-    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt, "fma": _fma, "cvta": _cvta,
+    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
+    "rem": _divrem(False), "bfe": _bfe, "ld": None, "ex2": _ex2,
 }
 
 
@@ -476,3 +786,8 @@ def _by_type(int_emit, float_emit):
 EMITTERS["add"] = _by_type(_int_binary("+"), _float_arith("+"))
 EMITTERS["sub"] = _by_type(_int_binary("-"), _float_arith("-"))
 EMITTERS["mul"] = _by_type(_mul, _float_arith("*"))
+EMITTERS["div"] = _by_type(_divrem(True), _div_float)
+EMITTERS["min"] = _by_type(_minmax(True), _fminmax(False))
+EMITTERS["max"] = _by_type(_minmax(False), _fminmax(True))
+EMITTERS["neg"] = _by_type(_neg, _fsign(True))
+EMITTERS["abs"] = _by_type(_abs, _fsign(False))

@@ -1,7 +1,8 @@
 """Fused blocks at run time: tiering, the on-disk cache of machine code, and running a group.
 
 Tiering is a break-even rule: a `FusedBlock` estimates the seconds the interpreter has spent on
-it (per scheduler step and per thread-instruction) and compiles once that reaches what
+it (per scheduler step and per thread-instruction, each instruction weighted by what the
+interpreter spends on it: emit.interpreter_cost) and compiles once that reaches what
 compiling is expected to cost: about `WARM_COST` when its machine code is already in the disk
 cache, else `COLD_BASE + COLD_PER_OP * length` (what Numba takes on an idle machine for this
 kind of code: ~0.3 s for a few instructions, ~1.2 s for two dozen). Like renting skis until
@@ -111,14 +112,47 @@ def _load(key: str, source: str):
     return namespace["block"]
 
 
-def _signature(dtypes):
+def _signature(dtypes, specials: list[str] = ()):
     from numba import types
 
     def array(dt):
         return types.Array(types.boolean if dt == np.bool_ else getattr(types, dt.name), 1, "C")
 
+    extra = []
+    for key in specials:
+        extra += [types.Array(types.uint8 if key == "params" else types.uint32, 1, "C"), types.int64]
     return (types.int64, types.Array(types.int64, 1, "C"), types.boolean, types.Array(types.int64, 1, "C"),
-            *[array(dt) for dt in dtypes])
+            *[array(dt) for dt in dtypes], *extra)
+
+
+def sreg_arguments(ctx, keys: list[str]) -> list:
+    """(uint32 array, step) per special register, as engine/core/sregs.reader reads it: the
+    value of "%tid.x" (else "%tid", else 0), per thread slot (step 1) or one for all (step 0).
+    Made once per wave: the launcher sets the registers before a wave and clears ctx.extra."""
+    cache = ctx.extra.get("jit_sregs")
+    if cache is None:
+        cache = ctx.extra["jit_sregs"] = {}
+    out = []
+    for key in keys:
+        got = cache.get(key)
+        if got is None and key == "params":  # the kernel parameter buffer (read-only) and its size
+            got = cache[key] = (ctx.kparams.buf, int(ctx.kparams.size))
+        if got is None and key.startswith("table:"):  # a measured MUFU table (numerics.mufu)
+            from ...numerics import mufu
+
+            got = cache[key] = (mufu.table(key.split(":", 1)[1]), 0)
+        if got is None:
+            v = ctx.sreg.get(key)
+            if v is None:
+                v = ctx.sreg.get(key.split(".")[0], 0)
+            v = np.asarray(v)
+            if v.ndim == 0:
+                got = (np.asarray(v).astype(np.uint32).reshape(1), 0)
+            else:
+                got = (np.ascontiguousarray(v.astype(np.uint32, copy=False)), 1)
+            cache[key] = got
+        out += got
+    return out
 
 
 class FusedBlock:
@@ -129,8 +163,9 @@ class FusedBlock:
         self.ops = ops
         self.length = len(ops)
         self.steps = steps
-        self.source, self.slots = block_source(steps, [op.text for op in ops], dtypes)
+        self.source, self.slots, self.specials = block_source(steps, [op.text for op in ops], dtypes)
         self.dtypes = [np.dtype(dtypes[s]) for s in self.slots]
+        self.weight = sum(step.cost for step in steps)  # in simple instructions (emit.interpreter_cost)
         self.executed = 0  # thread-instructions run in the interpreter so far
         self.spent = 0.0  # estimated interpreter seconds so far
         self.cost: Optional[float] = None  # expected seconds to compile (or load) it
@@ -145,7 +180,7 @@ class FusedBlock:
             if self.error is not None:
                 return False
             self.executed += work
-            self.spent += STEP_COST * self.length + LANE_COST * work
+            self.spent += (STEP_COST + LANE_COST * (work / self.length)) * self.weight
             if not self._hot() or not self._compile(ctx):
                 return False
         n = ctx.n if lanes is None else lanes.size
@@ -153,10 +188,14 @@ class FusedBlock:
         if bail is None or bail.size < ctx.n:
             bail = ctx.extra["jit_bail"] = np.empty(ctx.n, dtype=np.int64)
         regs = ctx.regs
+        specials = sreg_arguments(ctx, self.specials) if self.specials else ()
         nb = self.function(n, _no_lanes if lanes is None else lanes, lanes is not None, bail,
-                           *[regs[s] for s in self.slots])
+                           *[regs[s] for s in self.slots], *specials)
         if nb:
-            self._interpret(ctx, bail[:nb].copy())
+            left = bail[:nb].copy()
+            if lanes is None and ctx.n_live != ctx.n and "params" in self.specials:
+                left = np.intersect1d(left, ctx.lanes_or_live(None))  # an ld.param faults for live threads only
+            self._interpret(ctx, left)
         return True
 
     def _hot(self) -> bool:
@@ -182,14 +221,27 @@ class FusedBlock:
 
     def _interpret(self, ctx, lanes: np.ndarray) -> None:
         """The block, one instruction at a time, for the lanes the compiled code left."""
-        for op in self.ops:
+        from ..core.machine import Fault
+        from ..core.memory import AccessFault
+
+        for j, op in enumerate(self.ops):
             active = lanes
             if op.guard is not None:
                 slot, negated = op.guard
                 p = ctx.regs[slot][lanes]
                 active = lanes[~p] if negated else lanes[p]
-            if active.size:
+            if not active.size:
+                continue
+            try:  # a fault (an ld.param past the buffer) names this instruction, as the interpreter's would
                 op.run(ctx, active)
+            except AccessFault as e:
+                raise Fault(e.reason, int(active[min(e.position, active.size - 1)]), e.address, self.pc + j) from None
+            except Fault as f:
+                if f.pc is None:
+                    f.pc = self.pc + j
+                if f.lane is None:
+                    f.lane = int(active[0])
+                raise
 
     def _compile(self, ctx) -> bool:
         start = time.perf_counter()
@@ -198,7 +250,7 @@ class FusedBlock:
             fn = _compiled.get(key)
             if fn is None:
                 fn = _load(key, self.source)
-                fn.compile(_signature(self.dtypes))
+                fn.compile(_signature(self.dtypes, self.specials))
                 _compiled[key] = fn
             self.function = fn
         except Exception as e:  # noqa: BLE001 - a block Numba refuses stays interpreted

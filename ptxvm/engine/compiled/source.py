@@ -1,7 +1,8 @@
 """The Python source of one fused block: one Numba function, one loop over lanes.
 
     @njit(cache=True, nogil=True)
-    def block(n, lanes, use_lanes, bail, a3, a7, ...):   # a<slot>: register <slot>'s array
+    def block(n, lanes, use_lanes, bail, a3, a7, ..., S_tid_x, S_tid_x_step):
+        # a<slot>: register <slot>'s array; S_<name>: a special register's (sregs)
         nb = 0
         for k in range(n):
             i = lanes[k] if use_lanes else k
@@ -19,7 +20,7 @@ import re
 
 import numpy as np
 
-from .emit import BAIL, Step
+from .emit import BAIL, Step, sreg_name
 
 HEADER = """import math
 import numpy as np
@@ -29,7 +30,7 @@ from ptxvm.engine.compiled.helpers import *
 
 @njit(cache=True, nogil=True)
 """
-_TEMPS = re.compile(r"\b(x|y|tt|r|rb|p|s|w\d+)\b")
+_TEMPS = re.compile(r"\b(x|y|tt|r|rb|p|s|ab|bb|xn|yn|da|db|ma|mb|q|pos|ln|ins|fd|top|w\d+)\b")
 _CONSTANT = re.compile(r"\bU\((0x[0-9a-fA-F]+|\d+)\)")
 
 
@@ -47,11 +48,16 @@ def _load(slot: int, dtype: np.dtype) -> str:
     return f"v{slot} = U(a{slot}[i])"
 
 
-def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list[int]]:
-    """(source, register slots in argument order) of the function running `steps`."""
+def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list[int], list[str]]:
+    """(source, register slots in argument order, special registers after them) of the
+    function running `steps`. A special register comes as a uint32 array and a step (1: one
+    value per thread slot, 0: one value for all); "params" last: the kernel's parameter buffer
+    (uint8) and its size in bytes."""
     slots = sorted(set().union(*(s.reads | s.writes for s in steps)))
     written = sorted(set().union(*(s.writes for s in steps)))
-    args = ", ".join(f"a{s}" for s in slots)
+    specials = sorted(set().union(*(s.sregs for s in steps)))
+    args = ", ".join([f"a{s}" for s in slots] + [f"{sreg_name(k)}, {sreg_name(k)}_step" for k in specials] +
+                     (["P_param, P_size"] if any(s.params for s in steps) else []))
     out = [f"def block(n, lanes, use_lanes, bail, {args}):", "    nb = 0", "    for k in range(n):",
            "        i = lanes[k] if use_lanes else k"]
     out += [f"        {_load(s, dtypes[s])}" for s in slots]
@@ -76,4 +82,6 @@ def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list
     values = sorted({int(v, 0) for v in _CONSTANT.findall(body)})
     body = _CONSTANT.sub(lambda m: f"K{int(m.group(1), 0):x}", body)
     constants = "".join(f"K{v:x} = np.uint64({v:#x})\n" for v in values)
-    return HEADER.replace("\n\n\n@njit", "\n" + constants + "\n\n@njit") + body + "\n", slots
+    if any(s.params for s in steps):
+        specials.append("params")
+    return HEADER.replace("\n\n\n@njit", "\n" + constants + "\n\n@njit") + body + "\n", slots, specials
