@@ -170,6 +170,7 @@ def main():
                   f"{'' if st.workers == w or w == 1 else f'  (ran on {st.workers}: {st.serial_reason})'}", flush=True)
             results["runs"].append({"workload": name, "title": title, "workers": w, "ran_on": st.workers,
                                     "wall_s": wall, "speedup": base / wall, "critical_cpu_s": path,
+                                    "parent_cpu_s": cpu, "worker_cpu_max_s": max(st.worker_cpu, default=0.0),
                                     "cpu_speedup": base_path / path, "identical": same})
             if opt.json:  # after every run: a run cut short still leaves what it measured
                 pathlib.Path(opt.json).write_text(json.dumps(results, indent=1))
