@@ -10,7 +10,6 @@ tens of MB, no intermediate copies).
 from __future__ import annotations
 
 import dataclasses
-import gc
 import multiprocessing as mp
 import os
 from multiprocessing.connection import wait
@@ -51,25 +50,16 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
             shm = shared_memory.SharedMemory(create=True, size=max(1, arena.size))
             shm.buf[: arena.size] = arena.data.cast("B") if arena.size else b""
             image = image_of(launch)
-        else:
-            # the children's garbage collections would otherwise touch (and so copy) every page
-            # holding a Python object; frozen objects are not traversed
-            gc.freeze()
-        try:
-            for i, pos in enumerate(shards):
-                recv, send = ctx.Pipe(duplex=False)
-                _widen(recv)
-                if method == "fork":
-                    p = ctx.Process(target=_forked, args=(launch, i, pos, send, limit), daemon=True)
-                else:
-                    p = ctx.Process(target=_spawned, args=(image, shm.name, arena.size, i, pos, send, limit),
-                                    daemon=True)
-                p.start()
-                send.close()
-                procs.append((p, recv))
-        finally:
+        for i, pos in enumerate(shards):
+            recv, send = ctx.Pipe(duplex=False)
+            _widen(recv)
             if method == "fork":
-                gc.unfreeze()
+                p = ctx.Process(target=_forked, args=(launch, i, pos, send, limit), daemon=True)
+            else:
+                p = ctx.Process(target=_spawned, args=(image, shm.name, arena.size, i, pos, send, limit), daemon=True)
+            p.start()
+            send.close()
+            procs.append((p, recv))
         results: dict[int, ShardResult] = {}
         pending = {recv: (i, p) for i, (p, recv) in enumerate(procs)}
         while pending:
