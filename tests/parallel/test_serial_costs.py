@@ -174,3 +174,15 @@ def test_overlapping_arguments_are_copied_back_as_one_process_does(split):
     assert st.workers == 2
     assert np.array_equal(one[n // 2 : n], np.arange(n // 2, n, dtype=np.float32))  # in's old bytes won
     assert np.array_equal(one, many)
+
+
+def test_pickled_results_where_pipes_are_not_descriptors(split, monkeypatch):
+    """Where raw pipe reads are unavailable (RAW_PIPES False: Windows), results are pickled
+    whole, the arena slices joined first; the launch's bytes are the same."""
+    monkeypatch.setattr(local, "RAW_PIPES", False)
+    k = ptxvm.load(KERNELS)["vadd"]
+    n = 4096
+    a, b = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32)
+    c = np.zeros(n, np.float32)
+    assert k.launch(n // 128, 128, [a, b, c, n], workers=2).workers == 2
+    assert np.array_equal(c, a + b)
