@@ -139,15 +139,19 @@ def main():
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--only", default=",".join(WORKLOADS))
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--machine", help="describe the machine (in the JSON and under the plot) instead of host: N CPUs")
     ap.add_argument("--repeat", type=int, default=1, help="time each worker count this many times, keep the fastest")
     ap.add_argument("--plot", nargs=2, metavar=("RESULTS_JSON", "OUT_SVG"), help="draw a results file as an SVG")
     opt = ap.parse_args()
     if opt.plot:
-        plot(json.loads(pathlib.Path(opt.plot[0]).read_text()), pathlib.Path(opt.plot[1]))
+        results = json.loads(pathlib.Path(opt.plot[0]).read_text())
+        if opt.machine:
+            results["machine"] = opt.machine
+        plot(results, pathlib.Path(opt.plot[1]))
         return
     counts = [int(w) for w in opt.workers.split(",")]
     os.environ["PTXVM_PARALLEL_MIN_WORK"] = "0"
-    results = {"machine": f"{platform.node()}: {os.cpu_count()} CPUs", "python": platform.python_version(), "runs": []}
+    results = {"machine": opt.machine or f"{platform.node()}: {os.cpu_count()} CPUs", "python": platform.python_version(), "runs": []}
     print(f"{'workload':<50} {'workers':>7} {'wall s':>8} {'speed-up':>8} {'path s':>8} {'CPU-path':>8}  bytes")
     for name in opt.only.split(","):
         title, make = WORKLOADS[name]
