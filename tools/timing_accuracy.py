@@ -5,6 +5,8 @@
     python tools/timing_accuracy.py --from-json     # re-render from the last run's predictions (no profiling)
     python tools/timing_accuracy.py --only a,b      # profile some cases only (prints; the report is not written)
     python tools/timing_accuracy.py --only a,b --update   # ... and replace their rows in the saved run, re-render
+    python tools/timing_accuracy.py --workers 8           # profile 8 cases at a time (forked processes)
+    python tools/timing_accuracy.py --executor ray        # one Ray task per case (ptxvm.ray; RAY_ADDRESS)
 
 Cases: benchmarks/timing/kernels/suite.py (the original 36 and the families of issue 20). The split
 into calibration and validation is benchmarks/timing/split.py's (by family; never fitted on).
@@ -173,6 +175,74 @@ def predict(suite, case, gpu: str, modules: dict, convention: str):
     t0 = time.time()
     p = mod[case.kernel].profile(case.grid, case.block, args, shared_mem=case.shared, gpu=gpu, **_options(convention))
     return p, time.time() - t0
+
+
+# ------------------------------------------------------------------ one case, and many side by side
+
+PARALLEL_DEFAULT = None  # --executor local without --workers: ptxvm's default (PTXVM_WORKERS, else every core)
+_LOADED: dict = {}  # per process: the suite, the split and the modules loaded so far
+
+
+def profile_case(name: str, gpu: str, convs: list) -> dict:
+    """One case's row: its predictions under each convention, what bounds it, the profile's
+    speed; an exception is the row's `error`. Runs wherever it is called (this process, a
+    forked worker, a Ray task): modules load once per process, as the serial run loads them."""
+    if "suite" not in _LOADED:
+        _LOADED.update(suite=load_suite(), split=load_split(), modules={})
+    suite, split, modules = _LOADED["suite"], _LOADED["split"], _LOADED["modules"]
+    c = next(c for c in suite.CASES if c.name == name)
+    row = {"case": c.name, "kernel": c.kernel, "module": c.module, "family": c.family,
+           "split": split.split_of(c), "legacy": c.module == "suite",
+           "launch": f"{'x'.join(map(str, c.grid))} x {'x'.join(map(str, c.block))}"
+                     + (f" +{c.shared // 1024} KiB" if c.shared >= 1024 else ""), "pred": {}}
+    try:
+        for conv in convs:
+            p, wall = predict(suite, c, gpu, modules, conv)
+            row["pred"][conv] = p.seconds * 1e6
+            if conv == "cold" or "explain" not in row:
+                row.update(explain=explain(p), wall_s=wall, thread_instructions=p.executed_thread_instructions,
+                           speed=p.thread_instructions_per_second, stalls=dict(p.stalls),
+                           limiter=p.occupancy.limiter)
+    except Exception as e:  # a failing case is reported in the table, not fatal
+        row["error"] = f"{type(e).__name__}: {e}"
+    return row
+
+
+def profile_cases(names: list, gpu: str, convs: list, executor: str = "local", workers=None) -> list:
+    """profile_case of every name, side by side through ptxvm.map_launches (forked processes or
+    Ray tasks); the rows come back in the names' order. Each case's launches run in one process
+    (a profile's launch is never split), so the rows are the serial run's but for the wall times."""
+    import functools
+
+    import ptxvm
+
+    if executor == "ray":  # a Ray worker loads this file itself (the suite is no importable module)
+        return ptxvm.map_launches(_anywhere(os.path.abspath(__file__)), [(n, gpu, convs) for n in names],
+                                  executor="ray", workers=workers)
+    return ptxvm.map_launches(functools.partial(profile_case, gpu=gpu, convs=convs), names,
+                              executor=executor, workers=workers)
+
+
+def _anywhere(path: str):
+    """profile_case for a process that has not loaded this tool: a function that travels by
+    value (cloudpickle) and loads the tool from `path` once per process."""
+    def call(item):
+        import importlib.util
+        import sys
+
+        tool = sys.modules.get("ptxvm_timing_accuracy_tool")
+        if tool is None:
+            spec = importlib.util.spec_from_file_location("ptxvm_timing_accuracy_tool", path)
+            tool = importlib.util.module_from_spec(spec)
+            sys.modules["ptxvm_timing_accuracy_tool"] = tool
+            spec.loader.exec_module(tool)
+        return tool.profile_case(*item)
+    return call
+
+
+def case_line(row: dict) -> str:
+    return (f"{row['case']:36s} {row['split'][:3]} " + " ".join(f"{k} {v:9.2f}" for k, v in row["pred"].items())
+            + f"  wall {row.get('wall_s', 0):.1f}s" + (f"  [{row['error'][:100]}]" if row.get("error") else ""))
 
 
 # ------------------------------------------------------------------ statistics
@@ -354,8 +424,17 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--from-json", action="store_true", help="re-render from the saved predictions (no profiling)")
     ap.add_argument("--update", action="store_true", help="with --only: replace those rows of the saved run, re-render")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="profile this many cases side by side (processes; default 1, or the Ray cluster's CPUs)")
+    ap.add_argument("--executor", choices=["local", "ray"], default=None,
+                    help="local: forked processes (default with --workers); ray: one Ray task per case (ptxvm.ray)")
     args = ap.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        ap.error("--workers must be at least 1")
+    if args.workers is None:
+        args.workers = None if args.executor == "ray" else (PARALLEL_DEFAULT if args.executor else 1)
     suite, split = load_suite(), load_split()
+    _LOADED.update(suite=suite, split=split, modules={})
     measured_doc = read_json(os.path.join(RESULTS, f"measured_{args.gpu}.json"))
     measured = measured_doc.get("cases", {})
     ncu = read_json(os.path.join(RESULTS, f"ncu_issue20_{args.gpu}.json"))
@@ -370,29 +449,16 @@ def main(argv=None) -> int:
         from ptxvm.timing.gpu import load_gpu
 
         load_gpu(args.gpu)  # a clear error for an unknown GPU before any work
-        modules: dict = {}
-        rows = []
-        for c in suite.CASES:
-            if only and not any(c.name == o or c.name.startswith(o) for o in only):
-                continue
-            row = {"case": c.name, "kernel": c.kernel, "module": c.module, "family": c.family,
-                   "split": split.split_of(c), "legacy": c.module == "suite",
-                   "launch": f"{'x'.join(map(str, c.grid))} x {'x'.join(map(str, c.block))}"
-                             + (f" +{c.shared // 1024} KiB" if c.shared >= 1024 else ""), "pred": {}}
-            try:
-                for conv in convs:
-                    p, wall = predict(suite, c, args.gpu, modules, conv)
-                    row["pred"][conv] = p.seconds * 1e6
-                    if conv == "cold" or "explain" not in row:
-                        row.update(explain=explain(p), wall_s=wall, thread_instructions=p.executed_thread_instructions,
-                                   speed=p.thread_instructions_per_second, stalls=dict(p.stalls),
-                                   limiter=p.occupancy.limiter)
-            except Exception as e:  # a failing case is reported in the table, not fatal
-                row["error"] = f"{type(e).__name__}: {e}"
-            rows.append(row)
-            print(f"{c.name:36s} {row['split'][:3]} " + " ".join(f"{k} {v:9.2f}" for k, v in row["pred"].items())
-                  + f"  wall {row.get('wall_s', 0):.1f}s" + (f"  [{row['error'][:100]}]" if row.get("error") else ""),
-                  flush=True)
+        names = [c.name for c in suite.CASES if not only or any(c.name == o or c.name.startswith(o) for o in only)]
+        if args.workers == 1 and args.executor is None:
+            rows = []
+            for name in names:  # one after the other, each printed as it finishes
+                rows.append(profile_case(name, args.gpu, convs))
+                print(case_line(rows[-1]), flush=True)
+        else:
+            rows = profile_cases(names, args.gpu, convs, args.executor or "local", args.workers)
+            for row in rows:
+                print(case_line(row), flush=True)
         meta = {"date": datetime.date.today().isoformat(), "gpu": args.gpu}
     meta.update({"device": measured_doc.get("device", "GPU"), "measured_date": measured_doc.get("date", "?")[:10],
                  "reps": next((v.get("us", {}).get("reps") for v in measured.values() if isinstance(v, dict) and v.get("us")), "?")})

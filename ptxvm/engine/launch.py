@@ -249,15 +249,18 @@ class Launch:
         stats.seconds = time.perf_counter() - start
         return stats, printf
 
-    def finish(self, stats: LaunchStats, printf: list, start: float) -> LaunchStats:
+    def finish(self, stats: LaunchStats, printf: list, start: float, unchanged=()) -> LaunchStats:
         """After the CTAs ran: copy the arguments' device copies back to the host arrays, free them,
-        write the printf output in launch order."""
+        write the printf output in launch order. `unchanged`: indices of `copies` whose device
+        bytes the kernel is known not to have written (a split launch's write sets say so), which
+        are not copied back (their host arrays already hold those bytes)."""
         if getattr(self.hooks, "faulted", False):  # a tool suppressed what would have faulted
             self._discard()
             stats.seconds = time.perf_counter() - start
             return stats
-        for host, dev in self.copies:
-            dev.copy_to_host(out=host)
+        for i, (host, dev) in enumerate(self.copies):
+            if i not in unchanged:
+                dev.copy_to_host(out=host)
         self._discard()
         if printf:
             printf.sort(key=lambda r: (r[1], r[0]))

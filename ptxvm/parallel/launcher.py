@@ -26,6 +26,7 @@ from ..engine.core.memory import GLOBAL_BASE
 from ..errors import DataRaceError, DataRaceWarning, LaunchError
 from . import analysis
 from .merge import merge
+from .shard import BLOCK
 
 EXECUTORS = ("local", "ray")
 DEFAULT_MIN_WORK = 20_000_000  # estimated thread-instructions below which a launch stays in one process
@@ -94,7 +95,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         stats = _sum_stats([r.stats for r in results])
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
-        return launch.finish(stats, [], start)
+        return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))
     except BaseException:
         launch._discard()
         raise
@@ -133,6 +134,34 @@ def _plan(launch, workers, executor):
         return [], "one worker" if workers <= 1 else ("one cluster of CTAs" if size > 1 else "one CTA")
     bounds = [k * clusters // n * size for k in range(n + 1)]
     return [(bounds[k], bounds[k + 1]) for k in range(n)], ""
+
+
+def _unchanged_copies(launch, results) -> set:
+    """Indices of the launch's argument copies that no worker wrote a byte of: copying them back
+    would write the host array's own bytes again. A host array that may share memory with another
+    argument's is copied back regardless (the copies' order decides the overlap's bytes)."""
+    hosts = [host for host, _ in launch.copies]
+    out = set()
+    for i, (host, dev) in enumerate(launch.copies):
+        if any(j != i and np.may_share_memory(host, other) for j, other in enumerate(hosts)):
+            continue
+        lo = dev.address - GLOBAL_BASE
+        hi = lo + dev.nbytes
+        if not any(_touches(r, lo, hi) for r in results):
+            out.add(i)
+    return out
+
+
+def _touches(r, lo: int, hi: int) -> bool:
+    """Whether a shard's write set (stored blocks, atomic locations) meets arena bytes [lo, hi)."""
+    if r.blocks.size:
+        k = int(np.searchsorted(r.blocks, lo // BLOCK))
+        if k < r.blocks.size and int(r.blocks[k]) * BLOCK < hi:
+            return True
+    if r.atom_offsets.size:
+        k = int(np.searchsorted(r.atom_offsets, lo - 16))  # an atomic is at most 16 bytes wide
+        return k < r.atom_offsets.size and int(r.atom_offsets[k]) < hi
+    return False
 
 
 def _spawning() -> bool:

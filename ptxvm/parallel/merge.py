@@ -73,6 +73,9 @@ def _plain_conflict(results) -> Optional[Conflict]:
     tagged = [(r.blocks, np.full(r.blocks.size, i, np.int64)) for i, r in enumerate(results) if r.blocks.size]
     if len(tagged) < 2:
         return None
+    spans = sorted((int(b[0]), int(b[-1])) for b, _ in tagged)  # each shard's blocks are sorted
+    if all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:])):
+        return None  # the shards stored to disjoint ranges of blocks (the common case): nothing shared
     blocks = np.concatenate([b for b, _ in tagged])
     owner = np.concatenate([o for _, o in tagged])
     uniq, counts = np.unique(blocks, return_counts=True)

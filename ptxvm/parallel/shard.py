@@ -20,6 +20,7 @@ from .analysis import MERGEABLE_ATOMIC_OPS, MERGEABLE_ATOMIC_TYPES
 
 BLOCK = 64  # bytes per block of a write set (the arena is a whole number of 512-byte units)
 CHUNK = 1 << 24  # bytes of arena compared at a time
+REGION_SHIFT = 20  # the journal notes which 1 MiB regions were written, so only those are scanned
 MIXED = 255  # an atomic location updated by more than one kind of operation (or one not mergeable)
 KINDS = [(op, t) for op in MERGEABLE_ATOMIC_OPS for t in MERGEABLE_ATOMIC_TYPES]
 CODE = {k: i + 1 for i, k in enumerate(KINDS)}  # (op, type) -> code, the same in every process
@@ -34,6 +35,7 @@ class ShardResult:
     blocks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # BLOCK-byte blocks stored to
     masks: np.ndarray = field(default_factory=lambda: np.zeros((0, BLOCK // 8), np.uint8))  # packed bytes stored
     data: np.ndarray = field(default_factory=lambda: np.zeros((0, BLOCK), np.uint8))  # the blocks' new bytes
+    parts: Optional[list] = None  # in a forked worker: `data` as slices of its arena, until sent (local.send)
     atom_offsets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # arena offsets
     atom_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
     atom_finals: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))  # final raw bits
@@ -46,36 +48,73 @@ _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 
 
 
 class Journal:
-    """GlobalMemory.journal while a shard runs: which bytes were stored (1 per byte), and per arena
-    offset which atomic kind updated the element there (0: none, MIXED: several kinds or one that
-    does not merge); for inc/dec the bound. Arrays are made at first use (zeros cost no memory
-    until written)."""
+    """GlobalMemory.journal while a shard runs: which bytes were stored, and per arena offset
+    which atomic kind updated the element there (0: none, MIXED: several kinds or one that does
+    not merge); for inc/dec the bound.
+
+    Stores are noted cheaply: a coalesced store (one gap-free range, what most kernels' stores
+    are) marks the BLOCK-byte blocks it covers whole in `full` (one byte per block) and only its
+    ragged ends byte by byte in `written` (one byte per arena byte); scattered stores mark bytes.
+    Which 1 MiB regions each array was marked in (`dirty_bytes`, `dirty_full`, `dirty_atomics`)
+    is kept too, so extracting the write set reads those regions only, not the whole arena in
+    every worker. Arrays are made at first use (zeros cost no memory until written)."""
 
     def __init__(self, size: int):
         self.size = size
         self.written: Optional[np.ndarray] = None
+        self.full: Optional[np.ndarray] = None
         self.code: Optional[np.ndarray] = None
         self.bound: Optional[np.ndarray] = None  # inc/dec bounds per 4-byte word, -1: none yet
+        regions = (size >> REGION_SHIFT) + 1
+        self.dirty_bytes = np.zeros(regions, bool)
+        self.dirty_full = np.zeros(regions, bool)
+        self.dirty_atomics = np.zeros(regions, bool)
 
     def stored(self, offsets: np.ndarray, itemsize: int, count: int) -> None:
-        if self.written is None:
-            self.written = np.zeros(self.size, np.uint8)
         n, span = offsets.size, itemsize * count
+        if not n:
+            return
         if n > 64:  # a coalesced store: increasing addresses with no gap fill one range
             lo, hi = int(offsets[0]), int(offsets[-1])
             if hi - lo == (n - 1) * span and bool((offsets[1:] > offsets[:-1]).all()):
-                self.written[lo : hi + span] = 1
+                self.stored_range(lo, hi + span)
                 return
+        written = self._bytes()
+        _mark(self.dirty_bytes, offsets, span)
         if itemsize in _ONES:  # one scatter of the store's own shape
-            scatter(self.written, offsets, _ONES[itemsize], np.dtype(f"u{itemsize}"), count)
+            scatter(written, offsets, _ONES[itemsize], np.dtype(f"u{itemsize}"), count)
         else:
             idx = np.asarray(offsets, np.int64)[:, None] + np.arange(itemsize * count)[None, :]
-            self.written[idx.reshape(-1)] = 1
+            written[idx.reshape(-1)] = 1
+
+    def stored_range(self, lo: int, hi: int) -> None:
+        """Arena bytes [lo, hi) were stored."""
+        b0, b1 = -(-lo // BLOCK), hi // BLOCK  # the blocks wholly inside
+        if b0 >= b1:
+            self._bytes()[lo:hi] = 1
+            self.dirty_bytes[lo >> REGION_SHIFT : ((hi - 1) >> REGION_SHIFT) + 1] = True
+            return
+        if self.full is None:
+            self.full = np.zeros(self.size // BLOCK, np.uint8)
+        self.full[b0:b1] = 1
+        self.dirty_full[(b0 * BLOCK) >> REGION_SHIFT : ((b1 * BLOCK - 1) >> REGION_SHIFT) + 1] = True
+        for a, e in ((lo, b0 * BLOCK), (b1 * BLOCK, hi)):
+            if a < e:
+                self._bytes()[a:e] = 1
+                self.dirty_bytes[a >> REGION_SHIFT] = self.dirty_bytes[(e - 1) >> REGION_SHIFT] = True
+
+    def _bytes(self) -> np.ndarray:
+        if self.written is None:
+            self.written = np.zeros(self.size, np.uint8)
+        return self.written
 
     def atomic(self, op: str, t: str, offsets: np.ndarray, width: int, values) -> None:
         if self.code is None:
             self.code = np.zeros(self.size, np.uint8)
         offs = np.asarray(offsets, dtype=np.int64).reshape(-1)
+        if not offs.size:
+            return
+        _mark(self.dirty_atomics, offs, width)
         c = CODE.get((op, t), MIXED)
         if c != MIXED and width != int(t[1:]) // 8:
             c = MIXED  # a vector atomic
@@ -93,9 +132,28 @@ class Journal:
                 self.code[offs[clash]] = MIXED
 
 
-def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray, copy: bool) -> ShardResult:
+def _mark(dirty: np.ndarray, offsets: np.ndarray, span: int) -> None:
+    """Mark the regions that accesses of `span` bytes at `offsets` touch (an access may straddle two)."""
+    offs = np.asarray(offsets).astype(np.int64, copy=False)
+    dirty[offs >> REGION_SHIFT] = True
+    dirty[(offs + (span - 1)) >> REGION_SHIFT] = True
+
+
+def _runs(dirty: np.ndarray, size: int):
+    """(start, stop) arena byte ranges of the consecutive dirty regions, clipped to `size`."""
+    hit = np.flatnonzero(dirty)
+    if not hit.size:
+        return []
+    breaks = np.flatnonzero(np.diff(hit) != 1) + 1
+    return [(int(hit[a]) << REGION_SHIFT, min(size, (int(hit[b - 1]) + 1) << REGION_SHIFT))
+            for a, b in zip(np.r_[0, breaks], np.r_[breaks, hit.size])]
+
+
+def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray, copy: bool,
+              views: bool = False) -> ShardResult:
     """Run CTAs at launch-order positions [start, stop) of `launch` on `arena` (global memory as
-    the launch began; `copy` it first unless it is this process's own) and return what they wrote."""
+    the launch began; `copy` it first unless it is this process's own) and return what they wrote
+    (`views`: the stored bytes as slices of the arena, `ShardResult.parts`, for local.send)."""
     from ..engine.control import cluster as cluster_ops
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -111,7 +169,7 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
         if mem.arena.size != arena.size:  # device malloc grew it (such kernels run in one process)
             raise RuntimeError("global memory grew while the shard ran")
         out.stats = stats
-        _write_set(out, mem.arena, journal)
+        _write_set(out, mem.arena, journal, views)
     except BaseException as e:  # noqa: BLE001 - any failure: the parent reruns in one process
         out.error = f"{type(e).__name__}: {e}" if str(e) else "".join(traceback.format_exception_only(type(e), e))
     out.seconds = time.perf_counter() - t0
@@ -119,10 +177,13 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     return out
 
 
-def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal) -> None:
-    written = journal.written
+def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: bool = False) -> None:
+    """Fill `out` from the journal: atomic locations with their final values, then the stored
+    blocks, masks and bytes. `views`: leave the bytes as `out.parts`, slices of `arena` (sent
+    from there, not copied first), rather than one `out.data` array."""
     if journal.code is not None:
-        offs = np.flatnonzero(journal.code).astype(np.int64)
+        offs = np.concatenate([np.flatnonzero(journal.code[a:b]).astype(np.int64) + a
+                               for a, b in _runs(journal.dirty_atomics, journal.size)] or [np.zeros(0, np.int64)])
         codes = journal.code[offs]
         widths = np.array([width_of(c) for c in codes], dtype=np.int64)
         out.atom_offsets, out.atom_codes = offs, codes
@@ -131,32 +192,49 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal) -> None:
         if journal.bound is not None:
             bounds = journal.bound[offs // 4]
         out.atom_bounds = bounds
-        if written is not None:  # an atomic location's bytes merge as atomics, not as stores
-            atom_bytes = (offs[:, None] + np.arange(8)[None, :])[np.arange(8)[None, :] < widths[:, None]]
-            written[atom_bytes] = 0
-    if written is None:
+        atom_bytes = (offs[:, None] + np.arange(8)[None, :])[np.arange(8)[None, :] < widths[:, None]]
+        if journal.full is not None and atom_bytes.size:  # blocks stored whole but holding an atomic location
+            blocks = np.unique(atom_bytes // BLOCK)
+            for blk in blocks[journal.full[blocks] != 0]:  # noted byte by byte instead
+                journal.full[blk] = 0
+                journal._bytes()[int(blk) * BLOCK : int(blk + 1) * BLOCK] = 1
+                journal.dirty_bytes[(int(blk) * BLOCK) >> REGION_SHIFT] = True
+        if journal.written is not None:  # an atomic location's bytes merge as atomics, not as stores
+            journal.written[atom_bytes] = 0
+    whole = np.zeros(0, np.int64)
+    if journal.full is not None:
+        whole = np.concatenate([np.flatnonzero(journal.full[a // BLOCK : b // BLOCK]) + a // BLOCK
+                                for a, b in _runs(journal.dirty_full, journal.size)] or [whole]).astype(np.int64)
+    some, all_set = [np.zeros(0, np.int64)], [np.zeros(0, bool)]
+    if journal.written is not None:
+        words = journal.written.view(np.uint64).reshape(-1, BLOCK // 8)
+        every = np.uint64(int.from_bytes(b"\x01" * 8, "little"))
+        for start, stop in _runs(journal.dirty_bytes, journal.size):  # regions are whole blocks
+            for c0 in range(start // BLOCK, stop // BLOCK, CHUNK // BLOCK):
+                w = words[c0 : min(c0 + CHUNK // BLOCK, stop // BLOCK)]
+                hit = np.flatnonzero(w.any(axis=1))
+                if hit.size:
+                    some.append(hit + c0)
+                    all_set.append((w[hit] == every).all(axis=1))
+    some, all_set = np.concatenate(some).astype(np.int64), np.concatenate(all_set)
+    if not whole.size and not some.size:
         return
-    words = written.view(np.uint64).reshape(-1, BLOCK // 8)
-    blocks, full = [], []
-    every = np.uint64(int.from_bytes(b"\x01" * 8, "little"))
-    for c0 in range(0, words.shape[0], CHUNK // BLOCK):
-        w = words[c0 : c0 + CHUNK // BLOCK]
-        hit = np.flatnonzero(w.any(axis=1))
-        if hit.size:
-            blocks.append(hit + c0)
-            full.append((w[hit] == every).all(axis=1))
-    if not blocks:
-        return
-    b = np.concatenate(blocks).astype(np.int64)
-    full = np.concatenate(full)
+    b = np.union1d(whole, some) if some.size else whole
     masks = np.full((b.size, BLOCK // 8), 0xFF, np.uint8)
-    part = np.flatnonzero(~full)
+    part = some[~all_set]
+    if whole.size:
+        part = part[~np.isin(part, whole)]  # a block stored whole is whole whatever else marked its bytes
     if part.size:
-        masks[part] = np.packbits(written.reshape(-1, BLOCK)[b[part]], axis=1)  # 0/1 bytes pack as bits
+        rows = np.searchsorted(b, part)
+        masks[rows] = np.packbits(journal.written.reshape(-1, BLOCK)[part], axis=1)  # 0/1 bytes pack as bits
     # the blocks' bytes, run by run of consecutive blocks (slices copy at memory speed)
     breaks = np.flatnonzero(np.diff(b) != 1) + 1
     rows = arena.reshape(-1, BLOCK)
-    out.data = np.concatenate([rows[b[lo] : b[hi - 1] + 1] for lo, hi in zip(np.r_[0, breaks], np.r_[breaks, b.size])])
+    parts = [rows[b[lo] : b[hi - 1] + 1] for lo, hi in zip(np.r_[0, breaks], np.r_[breaks, b.size])]
+    if views:
+        out.parts = parts
+    else:
+        out.data = np.concatenate(parts)
     out.blocks, out.masks = b, masks
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -96,6 +96,17 @@ class GpuSpec:
 
     def seconds(self, cycles: float) -> float:
         return cycles / self.clock_hz
+
+    def __reduce__(self):
+        # pickles (a profile's collected trace sent back from a sweep's worker): the read-only
+        # mappings travel as dicts and are made read-only again
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        proxies = tuple(k for k, v in values.items() if isinstance(v, MappingProxyType))
+        return _unpickle_spec, ({k: dict(v) if k in proxies else v for k, v in values.items()}, proxies)
+
+
+def _unpickle_spec(values: dict, proxies: tuple) -> "GpuSpec":
+    return GpuSpec(**{k: MappingProxyType(v) if k in proxies else v for k, v in values.items()})
 
 
 def known_gpus() -> tuple[str, ...]:

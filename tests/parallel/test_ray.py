@@ -89,3 +89,23 @@ def test_conformance_check_on_ray(ray_session):
     serial = C.check(tier="ci", families=["compare", "atomic"])
     remote = C.check(tier="ci", families=["compare", "atomic"], executor="ray")
     assert [(r.id, r.status) for r in serial] == [(r.id, r.status) for r in remote]
+
+
+def test_timing_tools_on_ray_print_the_serial_output(ray_session):
+    """tools/timing_accuracy.py and tools/timing_tune.py with --executor ray (tasks and actors
+    that load the tools from their paths) print what their serial runs print, wall times aside."""
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    import test_sweep_tools as t
+    import timing_accuracy
+    import timing_tune
+
+    serial = t.output(timing_accuracy.main, ["--only", t.CASES])
+    assert t.without_times(t.output(timing_accuracy.main, ["--only", t.CASES, "--executor", "ray"])) == \
+        t.without_times(serial)
+    argv = ["--only", t.CASES, "--rounds", "1", "--params", "kernel_launch,cta_launch"]
+    serial = t.output(timing_tune.main, argv)
+    assert "round 0:" in serial
+    assert t.without_times(t.output(timing_tune.main, argv + ["--executor", "ray", "--workers", "2"])) == \
+        t.without_times(serial)

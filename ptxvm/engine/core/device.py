@@ -50,11 +50,10 @@ class DeviceArray:
 
     def copy_to_host(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         raw = self.device.memory.view(self._alloc)[: self.nbytes]
-        host = raw.view(self.dtype).reshape(self.shape).copy()
-        if out is not None:
-            out[...] = host
+        if out is not None:  # one copy, straight from device memory into the host array
+            out[...] = raw.view(self.dtype).reshape(self.shape)
             return out
-        return host
+        return raw.view(self.dtype).reshape(self.shape).copy()
 
     def copy_from_host(self, a: np.ndarray) -> None:
         a = np.ascontiguousarray(a)
