@@ -42,6 +42,11 @@ __all__ = ["GpuModule", "GpuKernel", "GpuLaunchStats", "CudaKernelFault", "CudaU
            "gpu_available"]
 
 
+# The system calls nvcc emits as calls to .extern functions (ISA 7.x: vprintf, __assertfail, malloc,
+# free): the driver's JIT supplies them, so they are not unresolved.
+SYSTEM_CALLS = frozenset({"vprintf", "__assertfail", "malloc", "free"})
+
+
 class CudaKernelFault(KernelFault):
     """A launch failed on the GPU. `cuda_error` is the CUresult name (CUDA_ERROR_ILLEGAL_ADDRESS, ...).
 
@@ -93,7 +98,8 @@ class GpuModule:
         # (weak/strong, private names), and the driver's JIT compiles it as a whole program.
         parts = getattr(host, "parts", None)
         defined = {f.name for f in host.ast.functions() if f.body is not None}
-        unresolved = sorted({f.name for f in host.ast.functions() if f.body is None and f.name not in defined})
+        unresolved = sorted({f.name for f in host.ast.functions()
+                             if f.body is None and f.name not in defined and f.name not in SYSTEM_CALLS})
         if unresolved:  # the CPU engine faults only where a call is reached; the driver's JIT needs them all
             from ..errors import LaunchError
 

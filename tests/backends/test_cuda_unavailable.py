@@ -181,3 +181,17 @@ def test_a_sticky_fault_names_the_kernel_and_the_gpu_stays_unusable(monkeypatch)
                       "block (4, 1, 1)); the GPU is now unusable in this process (CUDA needs a new process)")
     with pytest.raises(CudaContextLost, match="kernel saxpy failed with CUDA_ERROR_LAUNCH_FAILED; CUDA accepts no more"):
         mod["saxpy"].launch(1, 4, [np.int32(4), np.float32(1), np.ones(4, np.float32), y])
+
+
+def test_system_calls_are_not_unresolved_but_other_externs_are(monkeypatch, fresh_runtimes):
+    """vprintf (and __assertfail, malloc, free) come from the driver's JIT: loading a printf kernel
+    gets as far as the runtime (here: no GPU); an .extern function nobody defines is named first."""
+    from .ptx_kernels import PRINTF
+
+    for name in ("cuda", "cuda.bindings", "cuda.bindings.driver", "cuda.core", "cuda.core.experimental"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(CudaUnavailableError):
+        ptxvm.loads(PRINTF, device="cuda")
+    missing = PRINTF.replace("vprintf", "my_log")
+    with pytest.raises(ptxvm.LaunchError, match="calls .extern functions no module defines \\(my_log\\)"):
+        ptxvm.loads(missing, device="cuda")
