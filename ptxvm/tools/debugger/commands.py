@@ -11,7 +11,9 @@ import re
 from typing import Callable
 
 from .program import DebuggerError
-from .session import WARP, Debugger, Stop, _is_name
+from .registers import _is_name
+from .session import Debugger
+from .state import WARP, Stop
 from .values import FORMATS, SPACES, elements
 
 HELP = """Commands (cuda-gdb's names where they overlap; abbreviations as in gdb):

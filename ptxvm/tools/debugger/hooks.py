@@ -1,6 +1,6 @@
 """The debugger's hooks: where a running launch may stop.
 
-The launch runs in a worker thread (session.py). A hook that decides to stop calls
+The launch runs in a worker thread (control.py). A hook that decides to stop calls
 `session._pause(stop)`, which hands the stop to the user's thread and blocks until a command
 resumes the launch (or kills it: the hook then raises `Killed`, which unwinds the launch as any
 exception does: argument copies freed, host arrays untouched). While the worker is blocked inside
