@@ -47,10 +47,11 @@ from typing import Callable, Optional
 from ....syntax import ast
 from .common import (BAIL, BITS, FLOAT_TYPES, INT_TYPES, SREGS, Dst, Reject, Src, Step, destination, one_type,
                      operands, sreg_name)
-from .floating import _div_float, _ex2, _float_arith, _fma, _fminmax, _fsign
-from .integer import _abs, _bfe, _divrem, _int_binary, _logic, _mad, _minmax, _mul, _neg, _not, _shl, _shr
-from .moves import _cvt_any, _cvta, _mov, _mov_vector, _selp, _setp
-from .params import _ld_param
+from .floating import ex2, float_arith, float_div, float_minmax, float_sign, fma
+from .integer import (bfe, int_abs, int_binary, int_divrem, int_mad, int_minmax, int_mul, int_neg, logic, logic_not, shl,
+                      shr)
+from .moves import cvt, cvta, mov, mov_vector, selp, setp
+from .params import ld_param
 
 __all__ = ["BAIL", "BITS", "EMITTERS", "FLOAT_TYPES", "INT_TYPES", "SREGS", "Dst", "Src", "Step", "describe",
            "interpreter_cost", "sreg_name"]
@@ -69,9 +70,9 @@ def describe(lowerer, instr, m, scope, guard) -> Optional[Step]:
         mods = tuple(x.lstrip(".") for x in instr.modifiers)
         if params:
             dsts = [destination(lowerer, instr.operands[0], one_type(mods, INT_TYPES | FLOAT_TYPES), scope, writes)]
-            family, results, lines = _ld_param(lowerer, instr, m, scope, mods)
+            family, results, lines = ld_param(lowerer, instr, m, scope, mods)
         elif instr.opcode == "mov" and any(isinstance(o, ast.VectorOperand) for o in instr.operands):
-            family, results, lines, dsts = _mov_vector(lowerer, instr, mods, scope, reads, writes)
+            family, results, lines, dsts = mov_vector(lowerer, instr, mods, scope, reads, writes)
         else:
             srcs, dsts = operands(lowerer, instr, m, scope, reads, writes, sregs if instr.opcode in ("mov", "cvt") else None)
             family, results, lines = emitter(mods, srcs, dsts)
@@ -119,7 +120,6 @@ def interpreter_cost(opcode: str, mods) -> float:
     return 1.0
 
 
-
 def _by_type(int_emit, float_emit):
     def emit(mods, srcs, dsts):
         if any(x in FLOAT_TYPES for x in mods):
@@ -128,21 +128,20 @@ def _by_type(int_emit, float_emit):
     return emit
 
 
-
 # the table: opcode -> emitter(mods, srcs, dsts) -> (family, result expressions, lines); an opcode
 # with both integer and floating-point forms picks by its type (ld and mov's vector forms are
 # handled by describe itself)
 EMITTERS: dict[str, Optional[Callable]] = {
-    "add": _by_type(_int_binary("+"), _float_arith("+")),
-    "sub": _by_type(_int_binary("-"), _float_arith("-")),
-    "mul": _by_type(_mul, _float_arith("*")),
-    "mad": _mad,
-    "neg": _by_type(_neg, _fsign(True)),
-    "abs": _by_type(_abs, _fsign(False)),
-    "min": _by_type(_minmax(True), _fminmax(False)),
-    "max": _by_type(_minmax(False), _fminmax(True)),
-    "and": _logic("&", "and"), "or": _logic("|", "or"), "xor": _logic("^", "!="), "not": _not,
-    "shl": _shl, "shr": _shr, "mov": _mov, "selp": _selp, "setp": _setp, "cvt": _cvt_any, "fma": _fma, "cvta": _cvta,
-    "rem": _divrem(False), "bfe": _bfe, "ld": None, "ex2": _ex2,
-    "div": _by_type(_divrem(True), _div_float),
+    "add": _by_type(int_binary("+"), float_arith("+")),
+    "sub": _by_type(int_binary("-"), float_arith("-")),
+    "mul": _by_type(int_mul, float_arith("*")),
+    "mad": int_mad,
+    "neg": _by_type(int_neg, float_sign(True)),
+    "abs": _by_type(int_abs, float_sign(False)),
+    "min": _by_type(int_minmax(True), float_minmax(False)),
+    "max": _by_type(int_minmax(False), float_minmax(True)),
+    "and": logic("&", "and"), "or": logic("|", "or"), "xor": logic("^", "!="), "not": logic_not,
+    "shl": shl, "shr": shr, "mov": mov, "selp": selp, "setp": setp, "cvt": cvt, "fma": fma, "cvta": cvta,
+    "rem": int_divrem(False), "bfe": bfe, "ld": None, "ex2": ex2,
+    "div": _by_type(int_divrem(True), float_div),
 }

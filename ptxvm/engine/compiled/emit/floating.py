@@ -17,7 +17,7 @@ def _f32_result(lines, r, ftz, checked_tiny=False):
     return "rb"
 
 
-def _float_arith(op):
+def float_arith(op):
     def emit(mods, srcs, dsts):
         t = one_type(mods, FLOAT_TYPES)
         only(mods, {t, "rn", "ftz"})
@@ -35,7 +35,7 @@ def _float_arith(op):
     return emit
 
 
-def _fma(mods, srcs, dsts):
+def fma(mods, srcs, dsts):
     t = one_type(mods, FLOAT_TYPES)
     only(mods, {t, "rn", "ftz"}, "rn")
     if t == "f64":
@@ -55,10 +55,10 @@ def _fma(mods, srcs, dsts):
 
 
 
-# --------------------------------------------------------------------------- more floating point
+# --------------------------------------------------------------------------- min, max, sign, fma.f64, ex2, div
 
 
-def _fminmax(is_max):
+def float_minmax(is_max):
     """min / max {.ftz}{.NaN} .f32 / .f64 (semantics/families/_float.minmax): -0 < +0, a NaN
     yields to the other operand, whose bits are returned; a NaN result bails."""
     def emit(mods, srcs, dsts):
@@ -82,7 +82,7 @@ def _fminmax(is_max):
     return emit
 
 
-def _fsign(flip):
+def float_sign(flip):
     """neg / abs .f32 {.ftz} / .f64: the sign bit flipped / cleared (after .ftz); a NaN bails
     (its result is the numerics policy's)."""
     def emit(mods, srcs, dsts):
@@ -108,7 +108,7 @@ def _fma64(srcs):
     return "float", ["f64b(r)"], lines
 
 
-def _ex2(mods, srcs, dsts):
+def ex2(mods, srcs, dsts):
     """ex2.approx.ftz.f32: MUFU.EX2 from its measured table (helpers.ex2_ftz); a NaN bails."""
     only(mods, {"approx", "ftz", "f32"}, "approx", "ftz", "f32")
     a = srcs[0].expr
@@ -116,7 +116,7 @@ def _ex2(mods, srcs, dsts):
     return "float", [f"ex2_ftz({a}, S_table_ex2)"], lines
 
 
-def _div_float(mods, srcs, dsts):
+def float_div(mods, srcs, dsts):
     """div.full{.ftz}.f32 (helpers.div_full, MUFU.RCP's measured table); a NaN operand or result
     bails. div.rn and div.approx stay interpreted."""
     only(mods, {"full", "ftz", "f32"}, "full", "f32")

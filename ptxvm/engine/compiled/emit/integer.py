@@ -7,7 +7,7 @@ from .common import BITS, INT_TYPES, Reject, numeric, one_type, only, signed, wr
 # --------------------------------------------------------------------------- integer
 
 
-def _int_binary(op):
+def int_binary(op):
     def emit(mods, srcs, dsts):
         t = one_type(mods, INT_TYPES)
         only(mods, {t})
@@ -32,13 +32,13 @@ def _product(mods, srcs, t):
     return f"(({a} * {b}) >> U(32))"
 
 
-def _mul(mods, srcs, dsts):
+def int_mul(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES)
     only(mods, {t, "lo", "hi", "wide"})
     return "int", [_product(mods, srcs, t)], []
 
 
-def _mad(mods, srcs, dsts):
+def int_mad(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES)
     only(mods, {t, "lo", "hi", "wide"})
     wide = "wide" in mods
@@ -46,20 +46,20 @@ def _mad(mods, srcs, dsts):
     return "int", [f"({s})" if wide else wrap(s, t)], []
 
 
-def _neg(mods, srcs, dsts):
+def int_neg(mods, srcs, dsts):
     t = one_type(mods, {"s32", "s64"})
     only(mods, {t})
     return "int", [wrap(f"U(0) - {srcs[0].expr}", t)], []
 
 
-def _abs(mods, srcs, dsts):
+def int_abs(mods, srcs, dsts):
     t = one_type(mods, {"s32", "s64"})
     only(mods, {t})
     a = srcs[0].expr
     return "int", [wrap(f"(U(0) - {a}) if {signed(a, t)} < I(0) else {a}", t)], []
 
 
-def _minmax(pick_smaller):
+def int_minmax(pick_smaller):
     def emit(mods, srcs, dsts):
         t = one_type(mods, {"u32", "s32", "u64", "s64"})
         only(mods, {t})
@@ -72,7 +72,7 @@ def _minmax(pick_smaller):
 # --------------------------------------------------------------------------- logic and shifts
 
 
-def _logic(op, pred_op):
+def logic(op, pred_op):
     def emit(mods, srcs, dsts):
         t = one_type(mods, {"b32", "b64", "pred"})
         only(mods, {t})
@@ -83,7 +83,7 @@ def _logic(op, pred_op):
     return emit
 
 
-def _not(mods, srcs, dsts):
+def logic_not(mods, srcs, dsts):
     t = one_type(mods, {"b32", "b64", "pred"})
     only(mods, {t})
     a = srcs[0].expr
@@ -92,14 +92,14 @@ def _not(mods, srcs, dsts):
     return "logic", [f"({a} ^ {'M32' if BITS[t] == 32 else 'M64'})"], []
 
 
-def _shl(mods, srcs, dsts):
+def shl(mods, srcs, dsts):
     t = one_type(mods, {"b32", "b64"})
     only(mods, {t})
     a, n, w = srcs[0].expr, srcs[1].expr, BITS[t]
     return "shift", [f"({wrap(f'{a} << {n}', t)} if {n} < U({w}) else U(0))"], []
 
 
-def _shr(mods, srcs, dsts):
+def shr(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES)
     only(mods, {t})
     a, n, w = srcs[0].expr, srcs[1].expr, BITS[t]
@@ -109,10 +109,10 @@ def _shr(mods, srcs, dsts):
 
 
 
-# --------------------------------------------------------------------------- more integer and bit forms
+# --------------------------------------------------------------------------- division and bit fields
 
 
-def _divrem(is_div):
+def int_divrem(is_div):
     """div / rem on integers (semantics/families/integer.py): a zero divisor gives all ones; the
     signed forms truncate toward zero (the remainder takes the dividend's sign) and wrap."""
     def emit(mods, srcs, dsts):
@@ -134,7 +134,7 @@ def _divrem(is_div):
     return emit
 
 
-def _bfe(mods, srcs, dsts):
+def bfe(mods, srcs, dsts):
     """bfe (semantics/families/bits.py): 32-bit forms take pos and len modulo 256, 64-bit ones
     whole; .s fills the bits past the field with its top bit (a[min(pos+len-1, msb)])."""
     t = one_type(mods, {"u32", "s32", "u64", "s64"})

@@ -10,13 +10,13 @@ from .common import (BAIL, BITS, FLOAT_TYPES, INT_TYPES, Dst, Reject, destinatio
 # --------------------------------------------------------------------------- moves, selection, comparison
 
 
-def _mov(mods, srcs, dsts):
+def mov(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES | FLOAT_TYPES | {"pred"})
     only(mods, {t})
     return "move", [srcs[0].expr], []
 
 
-def _selp(mods, srcs, dsts):
+def selp(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES | FLOAT_TYPES)
     only(mods, {t})
     a, b, c = (s.expr for s in srcs)
@@ -29,7 +29,7 @@ FLOAT_CMP = {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gt
 BOOL = {"and": "and", "or": "or", "xor": "!="}
 
 
-def _setp(mods, srcs, dsts):
+def setp(mods, srcs, dsts):
     t = one_type(mods, INT_TYPES | FLOAT_TYPES)
     ops = [x for x in mods if x in INT_CMP or x in UNSIGNED_CMP or x in FLOAT_CMP]
     boolop = [x for x in mods if x in BOOL]
@@ -75,7 +75,7 @@ def _setp(mods, srcs, dsts):
     return "compare", ["tt", "(not tt)"], lines
 
 
-def _cvt(mods, srcs, dsts):
+def _cvt_int(mods, srcs, dsts):
     ints = [x for x in mods if x in INT_TYPES]
     if len(ints) != 2 or len(mods) != 2:
         raise Reject  # rounding, .sat, .ftz or a float type: interpreted
@@ -88,7 +88,7 @@ def _cvt(mods, srcs, dsts):
     return "convert", [f"u64(sx32({a}))" if s.startswith("s") else a], []
 
 
-def _cvta(mods, srcs, dsts):
+def cvta(mods, srcs, dsts):
     """cvta(.to).space.u64: adds (subtracts) the space's generic window; global's is 0
     (memory/access.lower_cvta)."""
     from ...memory.access import WINDOWS
@@ -118,16 +118,16 @@ def _cvt_f16(mods, srcs, dsts):
     return "convert", [f"((f16_rn({srcs[0].expr}) << U(16)) | f16_rn({srcs[1].expr}))"], lines
 
 
-def _cvt_any(mods, srcs, dsts):
+def cvt(mods, srcs, dsts):
     if "f16" in mods or "f16x2" in mods:
         return _cvt_f16(mods, srcs, dsts)
-    return _cvt(mods, srcs, dsts)
+    return _cvt_int(mods, srcs, dsts)
 
 
 # --------------------------------------------------------------------------- packing moves
 
 
-def _mov_vector(lowerer, instr, mods, scope, reads, writes):
+def mov_vector(lowerer, instr, mods, scope, reads, writes):
     """mov.b64 d, {a, b} / mov.b64 {a, b}, d (and .b32 with two .b16, .b64 with four): the
     first element is the least significant; `_` discards an element."""
     t = one_type(mods, {"b32", "b64"})

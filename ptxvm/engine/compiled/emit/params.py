@@ -9,7 +9,7 @@ from .common import BAIL, BITS, FLOAT_TYPES, INT_TYPES, Reject, one_type, only
 # --------------------------------------------------------------------------- kernel parameters
 
 
-def _ld_param(lowerer, instr, m, scope, mods):
+def ld_param(lowerer, instr, m, scope, mods):
     """ld.param{.type} d, [name+offset] in a kernel: a read of the launch's parameter buffer
     (read-only, the same for every thread) at an address fixed when lowering. A misaligned
     address is left to the interpreter (it faults); one past the buffer bails (the interpreter
