@@ -103,6 +103,7 @@ def _split_paths(fast, direct, scaled, *xs):
     out = direct(*xs)
     slow = ~fast
     if np.any(slow):
+        xs = np.broadcast_arrays(*xs, slow)[:-1]  # an immediate operand is a scalar beside the lanes' arrays
         out[slow] = scaled(*(x[slow] for x in xs))
     return out
 
@@ -276,6 +277,7 @@ def fma(a, b, c, mode: Rounding = Rounding.RN, sat: bool = False) -> np.ndarray:
             & ((z == 0) | _in_range(z, 2.0 ** -900, 2.0 ** 900))
         slow = ~fast
         if slow.any():
+            x, y, z, _ = np.broadcast_arrays(x, y, z, slow)  # immediates are scalars beside the lanes' arrays
             bits[slow], exact_zero[slow] = fma_values(x[slow], y[slow], z[slow], mode)
         if all_reg and not exact_zero.any():
             return _out(bits, None, sat, (a, b, c), _FMA_NAN_ORDER)
