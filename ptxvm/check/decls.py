@@ -59,6 +59,9 @@ def var_problems(ctx: Context, d: ast.VarDecl, where: str) -> list[str]:
     if where == "module" and space == "reg":
         out.append(f"module-scope .reg variables are not allowed ('{NAME}'; the ABI keeps registers in "
                    "functions)")
+    if where == "module" and space == "param":
+        out.append(f"module-scope .param variables are not allowed ('{NAME}'; parameters belong to a "
+                   "function's parameter list or body)")
     if where == "entry-param" and space != "param":
         out.append(f"kernel parameter '{NAME}' must be in the .param state space")
     if where in ("func-param", "func-ret") and space not in ("param", "reg"):
