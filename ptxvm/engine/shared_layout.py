@@ -32,15 +32,12 @@ def names_in(node, out: set) -> None:
 def _body_names(block: ast.Block, out: set) -> bool:
     """Names the body's instructions mention; True if it makes an indirect call."""
     indirect = False
-    for s in block.statements:
-        if isinstance(s, ast.Block):
-            indirect |= _body_names(s, out)
-        elif isinstance(s, ast.Instruction):
-            for op in s.operands:
-                names_in(op, out)
-            if s.opcode == "call":
-                target = next((op for op in s.operands if not isinstance(op, ast.ParamList)), None)
-                indirect |= isinstance(target, ast.Register)
+    for s in block.instructions():
+        for op in s.operands:
+            names_in(op, out)
+        if s.opcode == "call":
+            target = next((op for op in s.operands if not isinstance(op, ast.ParamList)), None)
+            indirect |= isinstance(target, ast.Register)
     return indirect
 
 

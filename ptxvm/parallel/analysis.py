@@ -108,13 +108,7 @@ def _reachable(module, kernel: str) -> list:
 
 
 def _instructions(block):
-    if block is None:
-        return
-    for s in block.statements:
-        if isinstance(s, ast.Block):
-            yield from _instructions(s)
-        elif isinstance(s, ast.Instruction):
-            yield s
+    return () if block is None else block.instructions()
 
 
 def _space(mods) -> str | None:

@@ -328,6 +328,14 @@ class Block:
     statements: tuple["Statement", ...]
     span: Span = _span()
 
+    def instructions(self):
+        """Every instruction of the scope and its nested scopes, in order."""
+        for s in self.statements:
+            if isinstance(s, Block):
+                yield from s.instructions()
+            elif isinstance(s, Instruction):
+                yield s
+
 
 Statement = Union[Instruction, Label, VarDecl, Directive, Loc, BranchTargets, CallTargets, CallPrototype, Block]
 

@@ -25,40 +25,20 @@ MID29 = np.uint64(0x10000000)
 FMA32_TINY = 2.0 ** -125
 
 
-@intrinsic
-def _bitcast_u32_f32(typingctx, x):
-    sig = types.float32(types.uint32)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float32))
-    return sig, codegen
-
-
-@intrinsic
-def _bitcast_f32_u32(typingctx, x):
-    sig = types.uint32(types.float32)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.uint32))
-    return sig, codegen
+def _bitcast(source, target):
+    """An intrinsic that reinterprets a `source` value's bits as `target` (same width)."""
+    @intrinsic
+    def cast(typingctx, x):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(target))
+        return target(source), codegen
+    return cast
 
 
-@intrinsic
-def _bitcast_u64_f64(typingctx, x):
-    sig = types.float64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-    return sig, codegen
-
-
-@intrinsic
-def _bitcast_f64_u64(typingctx, x):
-    sig = types.uint64(types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.uint64))
-    return sig, codegen
+_bitcast_u32_f32 = _bitcast(types.uint32, types.float32)
+_bitcast_f32_u32 = _bitcast(types.float32, types.uint32)
+_bitcast_u64_f64 = _bitcast(types.uint64, types.float64)
+_bitcast_f64_u64 = _bitcast(types.float64, types.uint64)
 
 
 @njit(cache=True)
