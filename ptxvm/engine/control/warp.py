@@ -14,7 +14,7 @@ import numpy as np
 
 from ...syntax import ast
 from ...syntax.constexpr import evaluate
-from ..core.machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op
+from ..core.machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op, guarded_lanes
 from ..core.operands import LoweringError
 
 FULL = np.uint32(0xFFFFFFFF)
@@ -87,15 +87,8 @@ def _collective(lowerer, scope, body, mask_operand):
     op = Op(None, control=True)
 
     def run(ctx, lanes, pc):
-        g = None
         if op.guard is not None:
-            slot, neg = op.guard
-            gl = ctx.lanes_or_live(lanes)
-            g = ctx.regs[slot][gl]
-            g = ~g if neg else g
-            ctx.materialize_pcs()
-            ctx.pc[gl[~g]] = pc + 1
-            lanes = gl[g]
+            lanes = guarded_lanes(ctx, lanes, pc, op.guard)
             if lanes.size == 0:
                 return
         ready, mask, present = _gather_warps(ctx, lanes, pc, membermask)

@@ -260,6 +260,18 @@ def _run_masked(ctx: Context, op: Op, mask: np.ndarray) -> None:
         ctx.write_mask = None
 
 
+def guarded_lanes(ctx: Context, lanes: Optional[np.ndarray], pc: int, guard: tuple[int, bool]) -> np.ndarray:
+    """For a control op with a guard: the group's lanes whose guard is false step past the
+    instruction; returns the lanes it runs for."""
+    slot, neg = guard
+    gl = ctx.lanes_or_live(lanes)
+    g = ctx.regs[slot][gl]
+    g = ~g if neg else g
+    ctx.materialize_pcs()
+    ctx.pc[gl[~g]] = pc + 1
+    return gl[g]
+
+
 def _guarded(ctx: Context, lanes: Optional[np.ndarray], guard: Optional[tuple[int, bool]]) -> np.ndarray:
     """The lanes of the group whose guard predicate holds (and that are alive)."""
     lanes = ctx.lanes_or_live(lanes)

@@ -21,7 +21,7 @@ from ...numerics import mma as N
 from ...semantics.families import matrix as L
 from ...semantics.families import wgmma as G
 from ...syntax import ast
-from ..core.machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op
+from ..core.machine import AT_WARP_SYNC, EXITED, RUNNABLE, Fault, Op, guarded_lanes
 from . import wgmma_operands as O
 from .mma import RegVector, unpack
 from ..core.operands import LoweringError, literal
@@ -83,13 +83,7 @@ def _warpgroup_collective(body, what="wgmma"):
 
     def run(ctx, lanes, pc):
         if op.guard is not None:
-            slot, neg = op.guard
-            gl = ctx.lanes_or_live(lanes)
-            g = ctx.regs[slot][gl]
-            g = ~g if neg else g
-            ctx.materialize_pcs()
-            ctx.pc[gl[~g]] = pc + 1
-            lanes = gl[g]
+            lanes = guarded_lanes(ctx, lanes, pc, op.guard)
             if lanes.size == 0:
                 return
         ready = _gather_warpgroups(ctx, lanes, pc, what)
