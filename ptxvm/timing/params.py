@@ -49,6 +49,9 @@ class ModelParams:
     # server's recent utilization (micro2 dram_occupancy: streams of 1-32 warps/SM x 1-4 float4 in
     # flight reach 0.35-4.4 TB/s; 450 reproduces them within 8 %)
     dram_loaded_latency: float = 450.0
+    # a load whose lines come from DRAM waits for the slowest of them: per doubling of the
+    # request's DRAM lines (memory/dram.py; micro3 chase: 32 lines of one warp 418 cycles after one)
+    dram_tail_cycles: float = 74.0
     # the L1's miss path: cycles per 128-B line request sent to L2 (micro2 loaded_latency: with every
     # lane chasing its own L2-resident chain an SM gets 0.62 line requests per cycle; one warp's 32
     # lines cost 60 cycles more than one line)

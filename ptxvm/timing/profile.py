@@ -20,6 +20,7 @@ from ..engine.launch import dim3
 from ..engine.trace.events import Footprint, Tracer
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
+from .memory.params import params_from_gpu
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
@@ -237,7 +238,9 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
                              max_instructions=max_instructions, progress=progress, tracer=_FanOut(tracers),
                              only_ctas=only)
     n_active = min(spec.sm_count, G)
-    read_bytes = footprint.sectors * spec.sector if footprint is not None else None
+    # distinct data the grid loads, in the chunks DRAM fetches (an isolated sector costs a whole chunk)
+    fetch = params_from_gpu(spec).l2_fetch_bytes
+    read_bytes = footprint.chunks(fetch // spec.sector) * fetch if footprint is not None else None
     fits = footprint is not None and footprint.all_sectors * spec.sector <= L2_RESIDENT * spec.l2_bytes
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
@@ -256,7 +259,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
             hier.l2 = warm
         mem, mstats = memory_pass(tracer.trace, hier, write_back=not (warm_l2 and fits))
         if read_bytes is not None and not (warm_l2 and fits):
-            _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector)
+            _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)))
         if footprint is not None and mstats.atomic_lines:
             contend(mem, footprint.atomic_lines, mstats.atomic_lines)
         hier.flush()
@@ -303,12 +306,16 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     return prof
 
 
-def _share_l2(mem, hier, expected_bytes: float, sector: int) -> None:
-    """Scale the simulated SM's DRAM reads down to its share of the grid's distinct data."""
+def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0) -> None:
+    """Scale the simulated SM's DRAM reads down to its share of the grid's distinct data.
+    `reuse`: the chance that data another SM fetched is still in L2 when this SM wants it (L2
+    capacity over the grid's footprint: 1 when the footprint fits); the reads beyond the share
+    come from DRAM again in the other cases."""
     n = hier._n
     dram = n.get("dram_bytes_read", 0)
     if dram <= 0 or expected_bytes >= dram:
         return
+    expected_bytes += (dram - expected_bytes) * (1.0 - reuse)
     keep = expected_bytes / dram
     share_l2(mem, keep)
     moved = int(round((1 - keep) * dram / sector))

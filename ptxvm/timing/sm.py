@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .memory.dram import slowest_of
+
 STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "synchronization",
                  "memory_throttle", "memory_dependency", "execution_dependency", "sleeping", "texture",
                  "constant")
@@ -157,6 +159,7 @@ class SmSim:
         self.recorder = recorder
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
+        self.tail_cycles = params.dram_tail_cycles
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
         self.pipe_busy = [[0.0] * work.n_pipes for _ in range(subpartitions)]
         self.issued_sub = [0] * subpartitions
@@ -465,6 +468,7 @@ class SmSim:
         lat = self.w.level_latency
         done = base + lat[0]
         fill = self.fills
+        far = None  # the DRAM fills this request starts: the slowest of their lines decides
         for key, level, dram in keys:
             f = fill.get(key)
             if f is None:
@@ -479,9 +483,20 @@ class SmSim:
                     w2 = sd - base + dram * self.dram_cyc + extra
                     if w2 > wait:
                         wait = w2
+                    if far is None:
+                        far = []
+                    far.append(key)
                 f = fill[key] = base + lat[level] + wait
             if f > done:
                 done = f
+        if far is not None and len(far) > 1 and self.tail_cycles:
+            n_lines = len({k[0] >> 7 for k in far})
+            if n_lines > 1:
+                tail = slowest_of(n_lines, self.tail_cycles)
+                for key in far:
+                    f = fill[key] = fill[key] + tail
+                    if f > done:
+                        done = f
         return done
 
     def dram(self, arrival: float, sectors: float) -> tuple[float, float]:

@@ -146,7 +146,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
         if mem is None or info.op_class == "uniform":
             continue
         n = step.warps.size
-        res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
                       np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
         act = lane_mask_matrix(step.active)
         if mem.space == "generic":
@@ -252,7 +252,9 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.latency[sel] = base
     res.wavefronts[sel] = c.n_lines
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
-    res.dram_read[sel] = last["dram_bytes"] // p.sector
+    # DRAM time in sectors: the data, and the rows the request opens (memory/dram.py)
+    dram_time = last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
+    res.dram_read[sel] = dram_time
     res.dep[sel] = DEP_MEM
     from .memory import bank_conflicts
 
@@ -267,7 +269,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
                 res.l2_lines = np.zeros(res.mkind.size, np.int64)
             res.l2_lines[sel] = np.bincount((lk >> np.uint64(48)).astype(np.int64), minlength=c.n_warps)
     if "sector_level" in last and policy.op not in (CacheOp.CG, CacheOp.CV):
-        keys = fills.keys(c.sectors, c.warp, last["sector_level"], last["dram_bytes"] // p.sector, c.n_warps)
+        keys = fills.keys(c.sectors, c.warp, last["sector_level"], dram_time, c.n_warps)
         if res.keys is None:
             res.keys = [None] * res.mkind.size
         for w, k in zip(np.asarray(sel).tolist(), keys):

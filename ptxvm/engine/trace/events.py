@@ -77,6 +77,17 @@ class Footprint:
         """Distinct sectors loaded."""
         return int(np.count_nonzero(self.seen))
 
+    def chunks(self, sectors_per_chunk: int) -> int:
+        """Distinct aligned chunks of `sectors_per_chunk` sectors loaded (DRAM fetches whole chunks)."""
+        k = int(sectors_per_chunk)
+        if k <= 1:
+            return self.sectors
+        seen = self.seen
+        pad = (-seen.size) % k
+        if pad:
+            seen = np.concatenate([seen, np.zeros(pad, dtype=bool)])
+        return int(np.count_nonzero(seen.reshape(-1, k).any(axis=1)))
+
     @property
     def all_sectors(self) -> int:
         """Distinct sectors loaded or stored."""

@@ -23,6 +23,7 @@ from .banks import (bank_conflicts, distinct_addresses, ideal_wavefronts,
                     same_address_multiplicity)
 from .cache import SectoredCache
 from .coalesce import Coalesced, coalesce, from_sectors
+from .dram import RowTracker
 from .ops import CacheOp, EvictPriority, Policy, Space
 from .params import MemoryParams, params_from_gpu
 from .queue import BandwidthQueue
@@ -54,6 +55,7 @@ class MemoryHierarchy:
         self.const = SectoredCache(p.const_cache_bytes, 64, 64, 4, partitions=simulated, level="L1")
         self.l2_queue = BandwidthQueue(p.l2_bytes_per_clk)
         self.dram_queue = BandwidthQueue(p.dram_bytes_per_clk)
+        self.rows = RowTracker(p.dram_row_bytes, p.dram_row_window)
         self._n = Counter()
         self.last: dict[str, np.ndarray] = {}
 
@@ -105,8 +107,22 @@ class MemoryHierarchy:
             n["l1_hits"] += len(l1_hit) - len(miss)
             n["l1_misses"] += len(miss)
         self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
-                     "latency": lat, "sector_level": level}  # sector_level: per c.sectors entry (T-core)
+                     "latency": lat, "sector_level": level,  # sector_level: per c.sectors entry (T-core)
+                     "row_opens": self._row_opens(c, level)}
         return lat
+
+    def _row_opens(self, c: Coalesced, level: np.ndarray) -> np.ndarray:
+        """DRAM rows each warp request opens (memory/dram.py), in request order."""
+        opens = np.zeros(c.n_warps, np.int64)
+        far = level == DRAM
+        if not far.any():
+            return opens
+        off = c.offsets
+        for w in np.unique(c.warp[far]).tolist():
+            a, b = off[w], off[w + 1]
+            opens[w] = self.rows.request(c.sectors[a:b][far[a:b]])
+        self._n["dram_row_opens"] += int(opens.sum())
+        return opens
 
     def _l2_read(self, sec, warp, n_warps, op, l2_evict, prefetch):
         """L2 lookups of L1-missed sectors; misses (and the rest of their fetch/prefetch chunk)

@@ -25,6 +25,11 @@ OPTIONAL = {
     "const_cache_bytes": 2048,          # per-SM L1 constant cache (64-B lines)
     "tex_cache_bytes": 0,               # 0: texture path shares the unified L1TEX
     "sm_l2_bytes_per_clk": 64.0,        # one SM's link to L2 (caps what a few SMs can pull)
+    # DRAM row opens (memory/dram.py): rows of 2 KiB of address space, an SM's last 16 rows count
+    # as open, an open costs 40 bytes of channel time (micro3 gather, results/micro3_h200.json)
+    "dram_row_bytes": 2048,
+    "dram_row_window": 16,
+    "dram_row_open_bytes": 40.0,
 }
 
 
@@ -64,6 +69,9 @@ class MemoryParams:
     const_cache_bytes: int
     tex_cache_bytes: int
     sm_l2_bytes_per_clk: float
+    dram_row_bytes: int
+    dram_row_window: int
+    dram_row_open_bytes: float
 
     def scaled(self, simulated: int, active: int, l2_fraction: float | None = None) -> "MemoryParams":
         """The L2 capacity and the chip-wide bandwidths as seen by `simulated` of the `active`

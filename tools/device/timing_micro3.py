@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Run the DRAM access-pattern microbenchmarks (benchmarks/timing/micro3/dram.cu) on the GPU.
+
+    python3 tools/device/timing_micro3.py --cubin dram.cubin --out RESULTS.json
+
+Needs CuPy. Two sets, each point in its own try block, the JSON rewritten after every set:
+  chase   one thread (or a warp of independent chains) following a pointer chain through DRAM with
+          the L2 flushed before the launch (a 256 MiB memset): cycles per hop from %clock64 (the
+          second of two launches) for sequential lines, fixed strides, and random lines within
+          regions from 2 MiB to 1 GiB; the same launch without the flush (warm) beside it.
+  gather  random gathers of 4 to 512-byte granules from a 1 GiB or 256 MiB table, 8M gathers over
+          all SMs, L2 flushed before each launch, CUDA events (median of 7): achieved granules/s and
+          bytes/s, against a sequential control and a plain stream of the table.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import traceback
+
+MIB = 1 << 20
+
+
+class Bench:
+    def __init__(self, cp, np, cubin):
+        self.cp, self.np = cp, np
+        self.mod = cp.RawModule(path=cubin)
+        self.flush_buf = cp.zeros(256 * MIB, dtype=cp.uint8)
+        self.out = cp.zeros(64, dtype=cp.int64)
+
+    def flush(self):
+        self.flush_buf.fill(1)
+
+    def sync(self):
+        self.cp.cuda.runtime.deviceSynchronize()
+
+    def events_us(self, fn, reps=7, flush=True):
+        cp, np = self.cp, self.np
+        spin = self.mod.get_function("spin")
+        fn()
+        self.sync()
+        times = []
+        for _ in range(reps):
+            if flush:
+                self.flush()
+            spin((1,), (1,), (np.int64(40000),))
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            times.append(cp.cuda.get_elapsed_time(a, b) * 1e3)
+        return {"median_us": statistics.median(times), "min_us": min(times), "max_us": max(times)}
+
+
+def chain_lines(np, rng, region_bytes, hops, pattern):
+    """Line indices (128-B lines) of a chain of `hops` steps within a region."""
+    lines = region_bytes // 128
+    if pattern == "sequential":
+        return np.arange(hops, dtype=np.int64) % lines
+    if pattern.startswith("stride"):
+        step = int(pattern[6:]) // 128
+        return (np.arange(hops, dtype=np.int64) * step) % lines
+    if pattern == "random":
+        # line 0 holds the chain heads: random lines are drawn from the others
+        return 1 + rng.choice(lines - 1, size=hops, replace=lines - 1 < hops)
+    raise ValueError(pattern)
+
+
+def m_chase(b, res, rng):
+    cp, np = b.cp, b.np
+    hops = 2048
+    k = b.mod.get_function("chase")
+    cases = [("sequential", 64 * MIB, 1), ("stride2048", 64 * MIB, 1), ("stride4096", 64 * MIB, 1),
+             ("stride65536", 1024 * MIB, 1), ("stride2097152", 1024 * MIB, 1),
+             ("random", 2 * MIB, 1), ("random", 16 * MIB, 1), ("random", 64 * MIB, 1),
+             ("random", 256 * MIB, 1), ("random", 1024 * MIB, 1),
+             ("random", 4 * MIB, 32), ("random", 64 * MIB, 32), ("random", 1024 * MIB, 32)]
+    # a warp of 32 lanes whose loads touch `chains` distinct lines per hop (lanes l and l + chains
+    # follow the same line sequence, each on its own word): the cost of a request's slowest line
+    cases += [("random", 64 * MIB, 32, c) for c in (1, 2, 4, 8, 16)]
+    table = cp.zeros(1024 * MIB // 4 + 64, dtype=cp.uint32)
+    for case in cases:
+        pattern, region, lanes = case[:3]
+        chains = case[3] if len(case) > 3 else lanes
+        try:
+            table.fill(0)
+            host_words = []
+            seqs = [chain_lines(np, rng, region, hops + 1, pattern) for _ in range(chains)]
+            for lane in range(lanes):
+                ln = seqs[lane % chains]
+                # lane l uses word l of every line: chains never share a word
+                words = ln * 32 + lane
+                words[0] = lane  # the kernel starts at word = threadIdx.x
+                host_words.append(words)
+            src = np.concatenate([w[:-1] for w in host_words]).astype(np.int64)
+            dst = np.concatenate([w[1:] for w in host_words]).astype(np.uint32)
+            table[cp.asarray(src)] = cp.asarray(dst)
+            pt = {"pattern": pattern, "region_bytes": region, "lanes": lanes, "lines_per_hop": chains, "hops": hops}
+            for label, flush in (("cold", True), ("warm", False)):
+                cyc = []
+                for _ in range(3):
+                    k((1,), (lanes,), (table, b.out, np.int32(hops)))
+                    if flush:
+                        b.flush()
+                    k((1,), (lanes,), (table, b.out, np.int32(hops)))
+                    b.sync()
+                    cyc.append(int(b.out[0].get()) / hops)
+                pt[label + "_cycles_per_hop"] = statistics.median(cyc)
+            res.append(pt)
+            print(pt, flush=True)
+        except Exception:
+            res.append({"pattern": pattern, "region_bytes": region, "lanes": lanes, "error": traceback.format_exc()[-400:]})
+    del table
+
+
+def m_gather(b, res, rng):
+    cp, np = b.cp, b.np
+    n = 8 << 20
+    grid, block = 132 * 16, 256
+    out = cp.zeros(grid * block, dtype=cp.uint32)
+    table = cp.ones(1024 * MIB // 4, dtype=cp.uint32)
+    for table_bytes in (1024 * MIB, 256 * MIB):
+        for g in (4, 32, 64, 128, 512):
+            for order in ("random", "sequential"):
+                if order == "sequential" and g not in (4, 32, 128):
+                    continue
+                try:
+                    granules = table_bytes // g
+                    if order == "random":
+                        idx = cp.asarray(rng.integers(0, granules, size=n, dtype=np.int64).astype(np.uint32))
+                    else:
+                        idx = cp.arange(n, dtype=cp.uint32) % granules
+                    k = b.mod.get_function(f"gather{g}")
+                    t = b.events_us(lambda: k((grid,), (block,), (table, idx, out, np.int32(n))))
+                    s = t["median_us"] * 1e-6
+                    pt = {"table_bytes": table_bytes, "granule": g, "order": order, "gathers": n, **t,
+                          "granules_per_s": n / s, "bytes_per_s": n * g / s, "idx_bytes": 4 * n}
+                    res.append(pt)
+                    print(pt, flush=True)
+                except Exception:
+                    res.append({"table_bytes": table_bytes, "granule": g, "order": order, "error": traceback.format_exc()[-400:]})
+    try:
+        k = b.mod.get_function("stream_read")
+        n4 = 1024 * MIB // 16
+        t = b.events_us(lambda: k((grid,), (block,), (table, out, np.int64(n4))))
+        res.append({"stream_read_bytes": 1024 * MIB, **t, "bytes_per_s": 1024 * MIB / (t["median_us"] * 1e-6)})
+        print(res[-1], flush=True)
+    except Exception:
+        res.append({"stream_read": "error", "error": traceback.format_exc()[-400:]})
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cubin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="chase,gather")
+    a = ap.parse_args(argv)
+    import cupy as cp
+    import numpy as np
+    b = Bench(cp, np, a.cubin)
+    rng = np.random.default_rng(0)
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    results = {"date": datetime.date.today().isoformat(), "device": props["name"].decode(),
+               "cupy": cp.__version__, "items": {}}
+
+    def save():
+        with open(a.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+    for name, fn in (("chase", m_chase), ("gather", m_gather)):
+        if name not in a.only.split(","):
+            continue
+        res = results["items"].setdefault(name, [])
+        try:
+            fn(b, res, rng)
+        except Exception:
+            res.append({"error": traceback.format_exc()[-800:]})
+        save()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
