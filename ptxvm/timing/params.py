@@ -73,8 +73,11 @@ class ModelParams:
     # CTAs of 256 threads take 23.0 us, 8448 take 7.84 us, 1 takes 2.72 us: 0.60 ns per CTA)
     cta_dispatch_cycles: float = 1.19
     # cycles from launch to the first CTA plus after the last one, as CUDA events around one
-    # launch queued behind other work see it (micro2 launch: an empty 1-CTA kernel, 2.72 us)
-    kernel_launch: int = 5400
+    # launch queued behind other work see it: the timing suite's own empty kernel (calibration
+    # case launch_empty, 1 CTA, back to back: median 3.31 us of 30; micro2's launch item, timed in a
+    # separate call with one spin kernel per launch, saw 2.72-2.88 us). A cold launch adds the
+    # first instruction fetch from DRAM (profile.launch_cycles: 3.50 us against 3.55 measured)
+    kernel_launch: int = 6558
     barrier_extra: int = 0  # cycles added to GpuSpec.latency["barrier"] per bar.sync release
     # bar.sync: the SM's barrier unit takes one warp arrival per `barrier_arrival_cycles` (all CTAs
     # share it); a CTA's barrier releases GpuSpec.latency["barrier"] + `barrier_release_per_warp`

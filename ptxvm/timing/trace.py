@@ -136,6 +136,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     out: dict[int, MemStep] = {}
     stats = MemStats()
     fills = Fills(write_back)
+    recent = RecentSectors()
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     for k, step in enumerate(trace.steps):
@@ -153,10 +154,11 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
             codes = step.space if step.space is not None else np.zeros(n, np.uint8)
             for code in np.unique(codes):
                 sel = np.flatnonzero(codes == code)
-                _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills)
+                _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills,
+                        recent=recent, rows=step.warps[sel])
         else:
             _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
-                    groups.width.get(step.pc, 1))
+                    groups.width.get(step.pc, 1), recent=recent, rows=step.warps)
         out[k] = res
     return out, stats
 
@@ -171,8 +173,31 @@ def _apart(n: int) -> np.ndarray:
     return _FAR[0] + np.arange(n, dtype=np.float64) * 1e9
 
 
+class RecentSectors:
+    """The sectors each warp loaded in its last few global/local loads (in trace order). The
+    engine records a wave instruction by instruction, so the trace gives all warps' first load
+    before any warp's second; on the GPU a warp issues its loads back to back, and a sector it
+    asked for moments ago is merged with that fill even when the other warps' loads in between
+    would have evicted it from the L1 (micro3 gather: two 16-B loads of one 32-B granule)."""
+
+    DEPTH = 4  # loads of the same warps looked back over
+
+    def __init__(self):
+        self.keys: list = []
+
+    def merged(self, rows: np.ndarray, c) -> np.ndarray:
+        """Per sector of `c`, whether its warp loaded it within the last DEPTH loads; then
+        remember this load's sectors."""
+        key = (np.asarray(rows, np.uint64)[c.warp] << np.uint64(40)) | (c.sectors >> np.uint64(5))
+        hit = np.isin(key, np.concatenate(self.keys)) if self.keys else np.zeros(len(key), bool)
+        self.keys.append(np.unique(key))
+        if len(self.keys) > self.DEPTH:
+            self.keys.pop(0)
+        return hit
+
+
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
-            width: int = 1) -> None:
+            width: int = 1, recent: "RecentSectors | None" = None, rows=None) -> None:
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
@@ -244,7 +269,8 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             res.partial = np.zeros(res.mkind.size, np.int64)
         res.partial[sel] = np.maximum(c.n_sectors - c.bytes // p.sector, 0)
         return
-    hier.load(c, kind=kind, policy=policy)
+    merged = recent.merged(rows, c) if recent is not None and rows is not None else None
+    hier.load(c, kind=kind, policy=policy, merged=merged)
     last = hier.last
     level = last["level"]
     base = np.array([p.lat_l1, p.lat_l2, p.lat_dram], np.float64)[level]
@@ -253,7 +279,8 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     res.wavefronts[sel] = c.n_lines
     res.l2_sectors[sel] = last["l2_bytes"] // p.sector
     # DRAM time in sectors: the data, and the rows the request opens (memory/dram.py)
-    dram_time = last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
+    dram_time = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
+                 + last["evicted_dirty"])  # and the dirty lines its fills pushed out of L2
     res.dram_read[sel] = dram_time
     res.dep[sel] = DEP_MEM
     from .memory import bank_conflicts

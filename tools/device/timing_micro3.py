@@ -32,7 +32,9 @@ class Bench:
         self.out = cp.zeros(64, dtype=cp.int64)
 
     def flush(self):
-        self.flush_buf.fill(1)
+        """The suite's cold convention: a 256 MiB cudaMemsetAsync on the stream."""
+        self.cp.cuda.runtime.memsetAsync(self.flush_buf.data.ptr, 0, self.flush_buf.nbytes,
+                                         self.cp.cuda.get_current_stream().ptr)
 
     def sync(self):
         self.cp.cuda.runtime.deviceSynchronize()
@@ -153,11 +155,46 @@ def m_gather(b, res, rng):
         res.append({"stream_read": "error", "error": traceback.format_exc()[-400:]})
 
 
+def m_cold_state(b, res, rng):
+    """What the L2 holds before a launch: a stream of N MiB read (or written) right after the
+    256 MiB memset flush (the L2 full of the memset's dirty lines), after a 256 MiB read of
+    another buffer (the L2 full of clean lines), and back to back (warm: its own data)."""
+    cp, np = b.cp, b.np
+    grid, block = 132 * 8, 256
+    out = cp.zeros(grid * block, dtype=cp.uint32)
+    buf = cp.ones(256 * MIB // 4, dtype=cp.uint32)
+    other = cp.ones(256 * MIB // 4, dtype=cp.uint32)
+    rd, wr = b.mod.get_function("stream_read"), b.mod.get_function("stream_write")
+
+    def read_flush():
+        rd((grid,), (block,), (other, out, np.int64(256 * MIB // 16)))
+
+    for mib in (4, 8, 16, 24, 32, 48, 64, 128):
+        n4 = np.int64(mib * MIB // 16)
+        for name, k, args in (("read", rd, (buf, out, n4)), ("write", wr, (buf, n4))):
+            try:
+                fn = lambda: k((grid,), (block,), args)
+                pt = {"kernel": name, "mib": mib,
+                      "memset_flush": b.events_us(fn, flush=True),
+                      "warm": b.events_us(fn, flush=False)}
+                # the read flush: a 256 MiB read of another buffer before the spin kernel
+                saved = b.flush
+                b.flush = read_flush
+                try:
+                    pt["read_flush"] = b.events_us(fn, flush=True)
+                finally:
+                    b.flush = saved
+                res.append(pt)
+                print({k2: (v["median_us"] if isinstance(v, dict) else v) for k2, v in pt.items()}, flush=True)
+            except Exception:
+                res.append({"kernel": name, "mib": mib, "error": traceback.format_exc()[-400:]})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cubin", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--only", default="chase,gather")
+    ap.add_argument("--only", default="chase,gather,cold_state")
     a = ap.parse_args(argv)
     import cupy as cp
     import numpy as np
@@ -171,7 +208,7 @@ def main(argv=None) -> int:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)
 
-    for name, fn in (("chase", m_chase), ("gather", m_gather)):
+    for name, fn in (("chase", m_chase), ("gather", m_gather), ("cold_state", m_cold_state)):
         if name not in a.only.split(","):
             continue
         res = results["items"].setdefault(name, [])

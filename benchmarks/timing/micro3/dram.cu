@@ -54,3 +54,9 @@ extern "C" __global__ void spin(long long cycles) {
     long long t0 = clock64();
     while (clock64() - t0 < cycles) {}
 }
+
+// Stream of stores (grid-stride uint4), the write side of the cold-L2 items.
+extern "C" __global__ void stream_write(uint4 *out, long long n4) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
+        out[i] = make_uint4((unsigned)i, 1u, 2u, 3u);
+}

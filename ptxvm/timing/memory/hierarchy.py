@@ -29,6 +29,7 @@ from .params import MemoryParams, params_from_gpu
 from .queue import BandwidthQueue
 
 L1, L2, DRAM = 0, 1, 2
+_FLUSH_FILL_LINE = 1 << 54  # first 128-B line of fill_after_flush's stand-in memset data
 _LOAD_KINDS = (Space.GLOBAL, Space.LOCAL, Space.NC, Space.TEX)
 
 
@@ -62,9 +63,12 @@ class MemoryHierarchy:
     # ---- global / local / read-only / texture loads --------------------------------------
     def load(self, sectors, op: CacheOp = CacheOp.CA, evict: EvictPriority = EvictPriority.NORMAL,
              kind: Space = Space.GLOBAL, *, l2_evict: EvictPriority = EvictPriority.NORMAL,
-             prefetch: int = 0, sm=0, now=None, policy: Policy | None = None) -> np.ndarray:
+             prefetch: int = 0, sm=0, now=None, policy: Policy | None = None, merged=None) -> np.ndarray:
         """Latency of each warp request of `sectors` (a Coalesced, or sector addresses of one
-        request). evict is the L1 priority, l2_evict the L2 one; prefetch the .L2::NNB size."""
+        request). evict is the L1 priority, l2_evict the L2 one; prefetch the .L2::NNB size.
+        merged: per sector, True where the same warp asked for it moments ago (its fill is in
+        flight or just arrived): an L1 hit whatever the L1 evicted since (the miss status
+        holding register merges it), not looked up again."""
         if policy is not None:
             op, evict, l2_evict, prefetch = policy.op, policy.l1, policy.l2, policy.prefetch
             if policy.nc and kind is Space.GLOBAL:
@@ -78,8 +82,15 @@ class MemoryHierarchy:
         p = self.params
         l1 = self.tex if kind is Space.TEX else self.l1
         bypass = op in (CacheOp.CG, CacheOp.CV) and kind is not Space.TEX
-        l1_hit = l1.access(c.sectors, write=False, op=op, evict=evict,
-                           partition=self._part(sm, c), record=not bypass)
+        part = self._part(sm, c)
+        if merged is None or bypass or not merged.any():
+            l1_hit = l1.access(c.sectors, write=False, op=op, evict=evict, partition=part, record=not bypass)
+        else:
+            rest = ~merged
+            l1_hit = merged.copy()
+            l1_hit[rest] = l1.access(c.sectors[rest], write=False, op=op, evict=evict,
+                                     partition=part if np.ndim(part) == 0 else part[rest])
+            self._n["l1_merged"] += int(merged.sum())
         level = np.full(len(c.sectors), L1, np.int64)
         miss = np.flatnonzero(~l1_hit)
         l2_hit, dram_sectors = self._l2_read(c.sectors[miss], c.warp[miss], c.n_warps,
@@ -108,7 +119,8 @@ class MemoryHierarchy:
             n["l1_misses"] += len(miss)
         self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
                      "latency": lat, "sector_level": level,  # sector_level: per c.sectors entry (T-core)
-                     "row_opens": self._row_opens(c, level)}
+                     "row_opens": self._row_opens(c, level),
+                     "evicted_dirty": self._evicted if len(miss) else np.zeros(c.n_warps)}
         return lat
 
     def _row_opens(self, c: Coalesced, level: np.ndarray) -> np.ndarray:
@@ -123,6 +135,24 @@ class MemoryHierarchy:
             opens[w] = self.rows.request(c.sectors[a:b][far[a:b]])
         self._n["dram_row_opens"] += int(opens.sum())
         return opens
+
+    def fill_after_flush(self, dirty_fraction: float) -> None:
+        """Fill the L2 as the cold convention's flush leaves it (a 256 MiB memset just before the
+        launch): every line holds the memset's data, `dirty_fraction` of them not yet written
+        back, so the launch's first allocations write them back to DRAM (memory/dram.py)."""
+        l2, p = self.l2, self.params
+        lines = l2.size_bytes // p.line
+        base = np.uint64(_FLUSH_FILL_LINE) << np.uint64(7)  # an address range no kernel uses
+        starts = base + np.arange(lines, dtype=np.uint64) * np.uint64(p.line)
+        sectors = (starts[:, None] + np.arange(p.line // p.sector, dtype=np.uint64) * np.uint64(p.sector)).ravel()
+        stats = dict(l2.stats)
+        l2.access(sectors, write=True)
+        # clean all but `dirty_fraction` of the slots, spread evenly over sets, ways and ages
+        slots = np.arange(l2._dirty.size)
+        keep_clean = 1.0 - float(dirty_fraction)
+        clean = np.floor((slots + 1) * keep_clean) > np.floor(slots * keep_clean)
+        l2._dirty[clean] = 0
+        l2.stats.update(stats)  # the fill is not the launch's traffic
 
     def _l2_read(self, sec, warp, n_warps, op, l2_evict, prefetch):
         """L2 lookups of L1-missed sectors; misses (and the rest of their fetch/prefetch chunk)
@@ -151,7 +181,10 @@ class MemoryHierarchy:
         self._n["l2_hits"] += int(hit.sum())
         self._n["l2_misses"] += int((~hit).sum())
         self._n["dram_bytes_read"] += int(dram.sum()) * p.sector
-        self._n["dram_bytes_written"] += (self.l2.stats["writeback_sectors"] - wb) * p.sector
+        written = self.l2.stats["writeback_sectors"] - wb
+        self._n["dram_bytes_written"] += written * p.sector
+        # dirty lines these fills evicted go to DRAM now: shared out over the warps by their fills
+        self._evicted = dram * (written / dram.sum()) if written and dram.sum() else np.zeros(n_warps)
         return hit, dram
 
     def _queue(self, l2_bytes, dram_bytes, now) -> np.ndarray:
@@ -301,7 +334,9 @@ class MemoryHierarchy:
 
     # ---- bookkeeping ---------------------------------------------------------------------
     def flush(self) -> int:
-        """Write back every dirty L2 sector to DRAM (end of the kernel); returns bytes."""
+        """Write back every dirty L2 sector to DRAM (end of the kernel); returns bytes. Lines
+        of fill_after_flush's memset are not the launch's: they are left out."""
+        self.l2._dirty[self.l2._tag >= _FLUSH_FILL_LINE] = 0
         nbytes = self.l2.flush() * self.params.sector
         self._n["dram_bytes_written"] += nbytes
         return nbytes

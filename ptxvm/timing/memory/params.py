@@ -30,6 +30,10 @@ OPTIONAL = {
     "dram_row_bytes": 2048,
     "dram_row_window": 16,
     "dram_row_open_bytes": 40.0,
+    # the cold convention's flush (a 256 MiB memset) leaves this fraction of the L2's lines dirty:
+    # a launch's first L2 fills write them back (micro3 cold_state: a read of N MiB right after the
+    # memset takes 0.116 us/MiB more than after a 256 MiB read, up to ~8 us from 64 MiB on)
+    "cold_dirty_fraction": 0.5,
 }
 
 
@@ -72,6 +76,7 @@ class MemoryParams:
     dram_row_bytes: int
     dram_row_window: int
     dram_row_open_bytes: float
+    cold_dirty_fraction: float
 
     def scaled(self, simulated: int, active: int, l2_fraction: float | None = None) -> "MemoryParams":
         """The L2 capacity and the chip-wide bandwidths as seen by `simulated` of the `active`
