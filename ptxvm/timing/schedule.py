@@ -16,7 +16,11 @@ fence, sleep) inside; a control instruction ends its run and stays last. Within 
 
 * register dependences are kept (RAW with the producer's latency, WAR and WAW as order);
 * stores, atomics and LSU instructions without addresses keep their order against every memory
-  instruction; loads may pass loads (nothing observable changes);
+  instruction that may touch the same memory; loads may pass loads (nothing observable changes).
+  Shared memory and global/local memory are different windows, so a global load passes a
+  shared store (ptxas hoists a tile's global loads above the shared stores of the previous
+  elements: the register-blocked SGEMM's staging loop); generic addresses and instructions
+  without one may touch anything; kernel parameters and constants are never stored to;
 * priority: the longest latency path to the end of the run (loads count as L2 hits: ptxas
   hoists them), ties in PTX order; one instruction per cycle.
 
@@ -29,8 +33,23 @@ import heapq
 import numpy as np
 
 
+SPACE_ANY, SPACE_SHARED, SPACE_GLOBAL, SPACE_READ_ONLY = 0, 1, 2, 3
+
+
+def space_class(space: str) -> int:
+    """The memory a PTX state space's accesses may touch, for reordering (SPACE_*)."""
+    return {"shared": SPACE_SHARED, "global": SPACE_GLOBAL, "local": SPACE_GLOBAL,
+            "const": SPACE_READ_ONLY, "param": SPACE_READ_ONLY}.get(space, SPACE_ANY)
+
+
+def _may_alias(a: int, b: int) -> bool:
+    if a == SPACE_READ_ONLY or b == SPACE_READ_ONLY:
+        return False
+    return a == SPACE_ANY or b == SPACE_ANY or a == b
+
+
 def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.ndarray, reads: dict, writes: dict,
-                 mem_kind: np.ndarray) -> np.ndarray:
+                 mem_kind: np.ndarray, mem_space=None) -> np.ndarray:
     """Permutation `order` of the flat stream (new position k holds old index order[k]).
 
     pc, row: per warp-instruction (sorted by row, program order within a row); ctrl, latency,
@@ -53,7 +72,7 @@ def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.
     uniq, inv = np.unique(keys, return_inverse=True)
     for u, key in enumerate(uniq.tolist()):
         p0, length = divmod(int(key), 65536)
-        perm = schedule_run(p0, length, ctrl, latency, reads, writes, mem_kind)
+        perm = schedule_run(p0, length, ctrl, latency, reads, writes, mem_kind, mem_space)
         if perm is None:
             continue
         sel = starts[inv == u]
@@ -62,13 +81,13 @@ def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.
     return order
 
 
-def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_kind):
+def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_kind, mem_space=None):
     """List schedule of PCs p0..p0+n-1: their offsets in issue order (None: PTX order stays)."""
     preds: list[list] = [[] for _ in range(n)]  # (pred, delay)
     last_write: dict = {}
     readers: dict = {}
-    last_store = -1
-    loads_since: list = []
+    stores: list = []  # (index, space) of the memory writes so far
+    loads: list = []  # (index, space) of the loads so far
     for i in range(n):
         p = p0 + i
         for r in reads[p]:
@@ -88,15 +107,15 @@ def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_
             last_write[r] = i
             readers[r] = []
         mk = mem_kind[p]
-        if mk == 1:
-            if last_store >= 0:
-                preds[i].append((last_store, 0.0))
-            loads_since.append(i)
-        elif mk == 2:
-            if last_store >= 0:
-                preds[i].append((last_store, 0.0))
-            preds[i].extend((j, 0.0) for j in loads_since)
-            last_store, loads_since = i, []
+        if mk:
+            sp = int(mem_space[p]) if mem_space is not None else SPACE_ANY
+            # after the writes it may see, and a write after the loads it may change
+            preds[i].extend((j, 0.0) for j, s in stores if _may_alias(s, sp))
+            if mk == 1:
+                loads.append((i, sp))
+            else:
+                preds[i].extend((j, 0.0) for j, s in loads if _may_alias(s, sp))
+                stores.append((i, sp))
     if ctrl[p0 + n - 1]:
         preds[n - 1].extend((j, 0.0) for j in range(n - 1))
     succs: list[list] = [[] for _ in range(n)]

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..engine.trace.info import InstrInfo
 from .sm import ASYNC_COMMIT, ASYNC_MMA, ASYNC_WAIT, DEP_EXEC, DEP_TEX
+from .schedule import space_class
 from .vectorize import load_groups
 
 # op class -> pipe (GpuSpec.pipes names, plus "tex")
@@ -57,6 +58,8 @@ class StaticTable:
         self.lsu = np.zeros(n, bool)
         self.sched_latency = np.ones(n)  # the latency ptxas's list schedule assumes (loads: L2 hits)
         self.mem_kind = np.zeros(n, np.int8)  # for the schedule: 1 load, 2 store / atomic / other LSU
+        # ... and what it may touch (schedule.SPACE_*): ptxas moves global loads past shared stores
+        self.mem_space = np.zeros(n, np.int8)
         self.free = np.zeros(n, bool)  # moves of an immediate (no issue slot)
         self.merged = np.zeros(n, bool)  # shared loads merged into a leader's vector load (vectorize.py)
         self.asyn = np.zeros(n, np.int8)  # wgmma mma_async / commit_group / wait_group (sm.ASYNC_*)
@@ -112,6 +115,7 @@ class StaticTable:
             if mem is not None and info.op_class != "uniform":
                 is_load = mem.load and not mem.store and not mem.atomic
                 self.mem_kind[p] = 1 if is_load else 2
+                self.mem_space[p] = space_class(mem.space)
                 level = {"shared": "shared", "const": "const_hit", "param": "const_hit"}.get(mem.space, "l2_hit")
                 self.sched_latency[p] = gpu.latency[level] if is_load else lat
             else:

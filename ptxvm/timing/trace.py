@@ -424,7 +424,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     table = StaticTable(trace, gpu, params, np.unique(pc))
     split &= table.ctrl[pc] & ~table.barrier[pc]  # only a branch splits a warp
     if params.list_schedule and total > 2:  # ptxas's order within each straight run (timing/schedule.py)
-        sched = block_orders(pc, row, table.ctrl, table.sched_latency, table.reads, table.writes, table.mem_kind)
+        sched = block_orders(pc, row, table.ctrl, table.sched_latency, table.reads, table.writes, table.mem_kind,
+                             table.mem_space)
         if (sched != np.arange(total)).any():  # taken/split stay with the positions (the run's end)
             s_list = sched.tolist()
             keys = [keys[j] for j in s_list]

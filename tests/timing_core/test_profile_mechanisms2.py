@@ -89,6 +89,25 @@ def test_schedule_keeps_stores_in_order_with_loads():
     assert perm is None  # PTX order is the only legal one
 
 
+def test_global_loads_pass_shared_stores_but_not_global_or_generic_ones():
+    from ptxvm.timing.schedule import SPACE_ANY, SPACE_GLOBAL, SPACE_SHARED
+
+    # ld.global a; st.shared [s], a; ld.global b; st.shared [s+4], b -- as a staging loop reads
+    reads = {0: (9,), 1: (8, 1), 2: (9,), 3: (8, 2)}
+    writes = {0: (1,), 1: (), 2: (2,), 3: ()}
+    kinds = np.array([1, 2, 1, 2], np.int8)
+
+    def order(spaces):
+        perm = schedule_run(0, 4, np.zeros(4, bool), np.full(4, 100.0), reads, writes, kinds,
+                            np.array(spaces, np.int8))
+        return list(range(4)) if perm is None else list(perm)
+
+    hoisted = order([SPACE_GLOBAL, SPACE_SHARED, SPACE_GLOBAL, SPACE_SHARED])
+    assert hoisted.index(2) < hoisted.index(1)  # the second load goes before the first store
+    assert order([SPACE_GLOBAL, SPACE_GLOBAL, SPACE_GLOBAL, SPACE_GLOBAL]) == [0, 1, 2, 3]
+    assert order([SPACE_GLOBAL, SPACE_ANY, SPACE_GLOBAL, SPACE_SHARED]) == [0, 1, 2, 3]  # generic store
+
+
 EMPTY = ".visible .entry empty()\n{\n  ret;\n}\n"
 
 
