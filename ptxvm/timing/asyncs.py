@@ -21,7 +21,8 @@ from .memory import CacheOp, Policy, Space, bank_conflicts
 from .memory.coalesce import from_sectors
 from .sm import DEP_EXEC, MK_BULK, MK_NONE
 
-EVENT_ROLES = frozenset(("mbar_event", "cp_mbar_arrive", "bulk_load"))
+BULK_ROLES = frozenset(("bulk_load", "bulk_tensor"))
+EVENT_ROLES = frozenset(("mbar_event", "cp_mbar_arrive")) | BULK_ROLES
 
 
 def copy_write_wavefronts(step, act: np.ndarray, size: int):
@@ -30,27 +31,44 @@ def copy_write_wavefronts(step, act: np.ndarray, size: int):
     return None if dst is None else bank_conflicts(dst, act, size)
 
 
+def _range_sectors(step, act):
+    """(sector addresses, their warp, bytes per warp) of cp.async.bulk byte ranges."""
+    n = step.warps.size
+    src, size = step.copy.get("src"), step.copy.get("size")
+    if src is None or size is None:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(n)
+    rows, lanes = np.nonzero(act & (size > 0))
+    first = src[rows, lanes] >> np.uint64(5)
+    count = ((src[rows, lanes] + size[rows, lanes].astype(np.uint64) - np.uint64(1)) >> np.uint64(5)) - first + np.uint64(1)
+    count = count.astype(np.int64)
+    offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    sectors = (np.repeat(first, count) + offs.astype(np.uint64)) << np.uint64(5)
+    return sectors, np.repeat(rows, count), np.bincount(rows, weights=size[rows, lanes], minlength=n)
+
+
+def _box_sectors(step):
+    """The same for tensor copies: the sectors of the box rows' in-bounds elements."""
+    boxes = step.copy["boxes"]
+    secs = [s for s, _ in boxes]
+    warp = np.repeat(np.arange(len(boxes)), [s.size for s in secs])
+    sectors = np.concatenate(secs) if secs else np.zeros(0, np.uint64)
+    return sectors.astype(np.uint64), warp, np.array([b for _, b in boxes], np.float64)
+
+
 def bulk_step(hier, p, step, act: np.ndarray, stats):
-    """The memory results of a trace step of cp.async.bulk global -> shared copies: each warp's
-    copies (usually one lane's) as one request of the sectors of their byte ranges."""
+    """The memory results of a trace step of cp.async.bulk(.tensor) global -> shared copies: each
+    warp's copies (usually one lane's) as one request of the sectors of their byte ranges or of
+    their tensor boxes' rows."""
     from .trace import MemStep
 
     n = step.warps.size
     res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64),
                   np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
     res.l2_lines = np.zeros(n, np.int64)
-    src, size = step.copy.get("src"), step.copy.get("size")
-    if src is None or size is None:
+    sectors, warp, bytes_ = _box_sectors(step) if "boxes" in step.copy else _range_sectors(step, act)
+    if sectors.size == 0:
         return res
-    rows, lanes = np.nonzero(act & (size > 0))
-    if rows.size == 0:
-        return res
-    first = src[rows, lanes] >> np.uint64(5)
-    count = ((src[rows, lanes] + size[rows, lanes].astype(np.uint64) - np.uint64(1)) >> np.uint64(5)) - first + np.uint64(1)
-    count = count.astype(np.int64)
-    offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    sectors = (np.repeat(first, count) + offs.astype(np.uint64)) << np.uint64(5)
-    c = from_sectors(sectors, np.repeat(rows, count), n)
+    c = from_sectors(sectors, warp, n)
     hier.load(c, kind=Space.GLOBAL, policy=Policy(op=CacheOp.CG))
     last = hier.last
     res.mkind[:] = np.where(c.requests > 0, MK_BULK, MK_NONE)
@@ -58,7 +76,6 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     res.l2_sectors[:] = last["l2_bytes"] // p.sector
     res.dram_read[:] = last["dram_bytes"] // p.sector
     res.l2_lines[:] = c.n_lines
-    bytes_ = np.bincount(rows, weights=size[rows, lanes], minlength=n)
     res.wavefronts[:] = np.ceil(bytes_ / 128.0)  # the shared-memory write, 128 B per wavefront
     stats.load_requests += int(c.requests.sum())
     stats.load_sectors += int(c.n_sectors.sum())

@@ -23,7 +23,7 @@ import numpy as np
 from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
-from .asyncs import bulk_step, copy_write_wavefronts, mbarrier_refs
+from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
 from .schedule import block_orders
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
                  MK_TEX, SmWork)
@@ -140,7 +140,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     for k, step in enumerate(trace.steps):
-        if step.copy is not None and trace.info(step.pc).asyn == "bulk_load":  # the TMA engine (timing/asyncs.py)
+        if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
             out[k] = bulk_step(hier, p, step, lane_mask_matrix(step.active), stats)
             continue
         if step.addr is None or step.pc in groups.leader_of:

@@ -4,6 +4,7 @@ back; bulk copies go through the TMA engine and complete on their mbarrier; an m
 answers when the events it counted on have completed. Kernels: benchmarks/timing/micro2/async.cu
 (its PTX, async.ptx) and crafted PTX. Expectations are relative to the model's parameters (no
 GPU timings are asserted)."""
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -203,7 +204,8 @@ def test_mbarrier_waits_count_the_events_before_them_in_the_trace(micro):
     ("cp", ("async", "mbarrier", "arrive", "noinc", "shared", "b64"), (), "cp_mbar_arrive"),
     ("cp", ("async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"), (), "bulk_load"),
     ("cp", ("async", "bulk", "global", "shared::cta", "bulk_group"), (), "bulk_other"),
-    ("cp", ("async", "bulk", "tensor", "2d", "shared::cluster", "global"), (), "bulk_other"),
+    ("cp", ("async", "bulk", "tensor", "2d", "shared::cluster", "global"), (), "bulk_tensor"),
+    ("cp", ("async", "bulk", "tensor", "2d", "global", "shared::cta", "bulk_group"), (), "bulk_other"),
     ("cp", ("reduce", "async", "bulk", "global", "shared::cta", "bulk_group", "add", "f32"), (), "bulk_other"),
     ("mbarrier", ("arrive", "expect_tx", "shared::cta", "b64"), (), "mbar_event"),
     ("mbarrier", ("try_wait", "parity", "shared::cta", "b64"), (), "mbar_wait"),
@@ -212,3 +214,44 @@ def test_mbarrier_waits_count_the_events_before_them_in_the_trace(micro):
 ])
 def test_async_roles(opcode, mods, operands, role):
     assert async_role(opcode, mods, operands)[0] == role
+
+
+def _tma_case(name):
+    """A tensor-copy kernel of tests/kernels/tma_cases.py with its map (ptxvm.tensor_map)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "kernels" / "tma_cases.py"
+    spec = importlib.util.spec_from_file_location("tma_cases_for_timing", path)
+    T = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = T  # its dataclasses look their module up
+    spec.loader.exec_module(T)
+    case = next(c for c in T.cases() if c.name == name)
+    dev = ptxvm.to_device(T.tensor_bytes(case))
+    strides = tuple(reversed(case.global_strides())) + (case.itemsize,)
+    tm = ptxvm.tensor_map(dev, case.box, element_strides=case.element_strides, swizzle=case.swizzle,
+                          oob_fill=case.oob_fill, dtype=case.dtype, shape=case.shape, strides=strides)
+    grid, block = T.launch(case)
+    out = np.zeros(case.ctas * case.smem_bytes, np.uint8)
+    kernel = ptxvm.loads(T.kernel_ptx(case), f"{case.name}.ptx")["tma"]
+    return case, kernel, grid, block, [tm, out, T.coords_array(case), T.shared_input(case)]
+
+
+def test_tensor_copy_reads_its_box_rows_and_completes_on_its_mbarrier():
+    import importlib
+
+    profile_mod = importlib.import_module("ptxvm.timing.profile")
+    case, kernel, grid, block, args = _tma_case("load_2d_f32")  # box of 8 rows x 16 f32, CTA 0 in bounds
+    col = profile_mod.collect(kernel, grid, block, args, 0, "h200", warm_l2=False)
+    trace, mem, _, _ = col.sms[0]
+    steps = [k for k, s in enumerate(trace.steps) if trace.info(s.pc).asyn == "bulk_tensor"]
+    assert len(steps) == 1
+    res = mem[steps[0]]
+    # 8 rows of 64 B starting 16 B into a sector: three sectors each (the row's lines, not the box's bytes)
+    rows, row_bytes = case.box[0], case.box[1] * case.itemsize
+    first = case.coords[0][0] * case.itemsize
+    per_row = (first + row_bytes - 1) // 32 - first // 32 + 1
+    assert int(res.l2_sectors.sum()) == rows * per_row
+    assert int(res.l2_lines.sum()) >= rows
+    prof = kernel.profile(grid, block, args, warm_l2=False)
+    # the CTA waits on the copy: at least the L2 latency and the mbarrier's answer before its stores
+    assert prof.sm_cycles >= GPU.latency["l2_hit"] + DEFAULT.mbar_wait_latency

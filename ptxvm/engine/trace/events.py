@@ -32,8 +32,10 @@ class AsyncRefs:
     """What an asynchronous copy or an mbarrier operation addresses (the lowered Op's `copy`), read
     by the event trace only. kind: "copy" (cp.async: src global, dst shared, size bytes per lane),
     "bulk" (cp.async.bulk global -> shared: src, dst, size per lane and the mbarrier `bar`),
-    "mbarrier" (arrive / expect_tx / complete_tx / test_wait / try_wait, cp.async.mbarrier.arrive:
-    `bar`). Readers are `reader(ctx, lanes)`; spaces None mean generic addresses."""
+    "tensor" (cp.async.bulk.tensor global -> shared: `bar`, and `box(ctx, slot)` -> (global byte
+    addresses of the box's in-bounds elements, element size) or None), "mbarrier" (arrive /
+    expect_tx / complete_tx / test_wait / try_wait, cp.async.mbarrier.arrive: `bar`). Readers
+    are `reader(ctx, lanes)`; spaces None mean generic addresses."""
 
     kind: str
     src: Optional[Callable] = None
@@ -43,6 +45,7 @@ class AsyncRefs:
     size: Union[int, Callable, None] = None
     bar: Optional[Callable] = None
     bar_space: Optional[str] = None
+    box: Optional[Callable] = None
 
 
 @dataclass
@@ -53,7 +56,8 @@ class TraceStep:
     addr: Optional[np.ndarray] = None  # uint64 (warps, 32): per-lane address; 0 where not active
     space: Optional[np.ndarray] = None  # uint8 per warp: SPACE_CODES of a generic access
     # async copies and mbarrier operations (AsyncRefs): (warps, 32) arrays "src" (global, for bulk
-    # copies; a cp.async's source is `addr`), "dst" and "bar" (shared offsets), "size" (bytes)
+    # copies; a cp.async's source is `addr`), "dst" and "bar" (shared offsets), "size" (bytes);
+    # tensor copies: "boxes", per warp the global sector addresses of its lanes' boxes and their bytes
     copy: Optional[dict] = None
 
 
@@ -228,7 +232,7 @@ class WaveTracer:
     def step(self, ctx, pc: int, op, lanes: Optional[np.ndarray], mask: Optional[np.ndarray]) -> None:
         if self.footprint is not None and op.addr is not None:
             self.footprint.record(ctx, op, lanes)
-        if self.footprint is not None and op.copy is not None and op.copy.src is not None:
+        if self.footprint is not None and op.copy is not None and (op.copy.src is not None or op.copy.box is not None):
             self._copy_footprint(ctx, op, lanes)
         if not self.n_warps:
             return
@@ -291,12 +295,33 @@ class WaveTracer:
         if refs.size is not None:
             out["size"] = (np.full((warps.size, 32), refs.size, np.int64) if isinstance(refs.size, int)
                            else self._lane_matrix(ctx, refs.size, warps, a_matrix, np.int64))
+        if refs.box is not None:
+            out["boxes"] = self._boxes(ctx, refs.box, warps, a_matrix)
         rec.copy = out
+
+    def _boxes(self, ctx, box, warps, a_matrix) -> list:
+        """Per warp: (sector addresses, bytes) of the tensor boxes its active lanes copy."""
+        slots = self._matrix(self.ts.astype(np.int64), -1)[warps]
+        act = np.ones(slots.shape, bool) if a_matrix is None else a_matrix[warps]
+        act &= slots >= 0
+        out = []
+        for w in range(warps.size):
+            secs, nbytes = [], 0
+            for slot in slots[w][act[w]].tolist():
+                got = box(ctx, slot)
+                if got is not None and got[0].size:
+                    secs.append(np.unique(got[0] >> np.uint64(5)) << np.uint64(5))
+                    nbytes += got[0].size * got[1]
+            out.append((np.unique(np.concatenate(secs)) if secs else np.zeros(0, np.uint64), nbytes))
+        return out
 
     def _copy_footprint(self, ctx, op, lanes) -> None:
         """The global sectors an async copy of any CTA reads (the grid's footprint)."""
         refs = op.copy
         n = ctx.n if lanes is None else lanes.size
+        if refs.box is not None:
+            self._box_footprint(ctx, op, np.arange(n) if lanes is None else lanes)
+            return
         src = np.broadcast_to(np.asarray(refs.src(ctx, lanes)), (n,)).astype(np.uint64)
         size = np.broadcast_to(np.asarray(refs.size if isinstance(refs.size, int) else refs.size(ctx, lanes)),
                                (n,)).astype(np.int64)
@@ -316,6 +341,20 @@ class WaveTracer:
         sec = np.repeat(first, count) + (np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count))
         limit = ctx.gmem.arena.size // 32 + 1
         self.footprint.record_copy(sec[sec < limit])
+
+    def _box_footprint(self, ctx, op, slots: np.ndarray) -> None:
+        keep = np.ones(slots.size, bool)
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot][slots]
+            keep &= ~p if negated else p
+        keep &= ctx.status[slots] != EXITED
+        limit = ctx.gmem.arena.size // 32 + 1
+        for s in slots[keep].tolist():
+            got = op.copy.box(ctx, s)
+            if got is not None and got[0].size:
+                sec = ((got[0] - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+                self.footprint.record_copy(np.unique(sec[(sec >= 0) & (sec < limit)]))
 
     def _addresses(self, ctx, op, rec: TraceStep, warps: np.ndarray, a_matrix) -> None:
         ts = self.ts

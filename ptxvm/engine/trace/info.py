@@ -111,8 +111,8 @@ def describe(op, pc: int) -> InstrInfo:
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
-ASYNC_ROLES = ("cp_async", "cp_commit", "cp_wait", "cp_mbar_arrive", "bulk_load", "bulk_other", "bulk_commit",
-               "bulk_wait", "mbar_event", "mbar_wait", "mbar_other")
+ASYNC_ROLES = ("cp_async", "cp_commit", "cp_wait", "cp_mbar_arrive", "bulk_load", "bulk_tensor", "bulk_other",
+               "bulk_commit", "bulk_wait", "mbar_event", "mbar_wait", "mbar_other")
 
 
 def async_role(opcode: str, mods, operands) -> tuple[str, int]:
@@ -136,10 +136,12 @@ def async_role(opcode: str, mods, operands) -> tuple[str, int]:
         n = _immediate(operands[0]) if operands and "wait_group" in mods else -1
         return ("bulk_wait" if bulk else "cp_wait"), (-1 if n is None else n)
     if bulk:
-        if "reduce" in mods or "prefetch" in mods or "tensor" in mods:
+        if "reduce" in mods or "prefetch" in mods:
             return "bulk_other", 0
         spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
         load = len(spaces) >= 2 and spaces[1] == "global" and spaces[0] != "global" and "multicast::cluster" not in mods
+        if load and "tensor" in mods:
+            return ("bulk_tensor" if "im2col" not in mods else "bulk_other"), 0
         return ("bulk_load" if load else "bulk_other"), 0
     return "cp_async", 0
 
