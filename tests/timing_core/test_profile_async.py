@@ -255,3 +255,27 @@ def test_tensor_copy_reads_its_box_rows_and_completes_on_its_mbarrier():
     prof = kernel.profile(grid, block, args, warm_l2=False)
     # the CTA waits on the copy: at least the L2 latency and the mbarrier's answer before its stores
     assert prof.sm_cycles >= GPU.latency["l2_hit"] + DEFAULT.mbar_wait_latency
+
+
+def test_a_wait_whose_events_never_issue_does_not_hang_the_model(micro, monkeypatch):
+    """If the model's order of issue never brings the events a wait counted on (they cannot all
+    come, say), the SM model lets the wait go once nothing else can move instead of looping."""
+    import importlib
+
+    from ptxvm.timing import trace as trace_mod
+    from ptxvm.timing.asyncs import mbarrier_refs
+
+    def inflated(trace, cta):
+        out = mbarrier_refs(trace, cta)
+        for k, per_warp in out.items():
+            if trace.info(trace.steps[k].pc).asyn == "mbar_wait":
+                out[k] = [None if x is None else (x[0], x[1] + 1000) for x in per_warp]
+        return out
+
+    monkeypatch.setattr(trace_mod, "mbarrier_refs", inflated)
+    profile_mod = importlib.import_module("ptxvm.timing.profile")
+    out = np.zeros(8, np.int64)
+    col = profile_mod.collect(micro["mbar_roundtrip"], 1, 64, [np.int32(2), np.int32(0), out], 0, "h200")
+    prof = profile_mod.simulate(col)
+    assert 0 < prof.sm_cycles < 10_000
+    assert prof.stalls["synchronization"] > 0
