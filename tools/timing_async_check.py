@@ -61,7 +61,8 @@ def main(argv=None) -> int:
                 name = "mbar_roundtrip"
                 args = (lambda n, a=int(r["all_threads_arrive"]): [np.int32(n), np.int32(a), out])
             c = [mod[name].profile(1, 32 * w, args(n)).sm_cycles for n in (8, 24)]
-            what = "bar.sync" if r.get("syncthreads") else ("all arrive" if r["all_threads_arrive"] else "lane 0 arrives")
+            what = "bar.sync" if r.get("syncthreads") else \
+                ("all arrive" if r["all_threads_arrive"] else "lane 0 arrives")
             print(f"round trip {w} warps, {what:14s}: measured {r['cycles_per_round']:6.1f}  model "
                   f"{(c[1] - c[0]) / 16:6.1f}", flush=True)
     if "stream" in which:

@@ -172,8 +172,8 @@ class StaticTable:
 
 
 _ASYNC_CODE = {"cp_async": ASYNC_CP, "cp_commit": ASYNC_CP_COMMIT, "cp_wait": ASYNC_CP_WAIT,
-               "cp_mbar_arrive": ASYNC_CP_MBAR, "bulk_load": ASYNC_BULK, "bulk_tensor": ASYNC_BULK, "mbar_event": ASYNC_MBAR_EVENT,
-               "mbar_wait": ASYNC_MBAR_WAIT}
+               "cp_mbar_arrive": ASYNC_CP_MBAR, "bulk_load": ASYNC_BULK, "bulk_tensor": ASYNC_BULK,
+               "mbar_event": ASYNC_MBAR_EVENT, "mbar_wait": ASYNC_MBAR_WAIT}
 _MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
 _WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
 _WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")

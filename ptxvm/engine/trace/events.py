@@ -20,7 +20,8 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from ..core.machine import EXITED
-from ..core.memory import CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
+from ..core.memory import (CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
+                           classify_generic)
 from .info import SPACE_CODES, InstrInfo, describe
 
 LOCAL_REGION = 1 << 56  # where interleaved local-memory addresses are placed in the trace
