@@ -67,6 +67,21 @@ class ModelParams:
     # warpgroup MMA: cycles from a group's last wgmma issue to its completion beyond the N/2 cycles
     # of tensor-pipe time (micro2 wg_*_k1: fence + one m64nN wgmma + commit + wait = 62.6 + N/2)
     wgmma_latency: float = 56.0
+    # asynchronous copies and mbarriers (micro2 async, results/async_h200.json; docs/timing-model.md)
+    # cp.async: cycles from its data's return to its group counting as complete (chase: a 16-B
+    # cp.async + wait_group 0 + ld.shared step costs 326.5 cycles from L2, a dependent ld 291)
+    cp_async_complete: float = 12.0
+    # the TMA engine: cycles per 128-B line request of a bulk copy (chase: an 8 KiB cp.async.bulk
+    # from L2 takes 426 cycles a step, a 16-B one 341, a 1 KiB one 358) and its fixed extra latency
+    tma_line_cycles: float = 1.35
+    tma_latency: float = 6.0
+    # mbarrier: an arrival (or tx update) reaches the object `mbar_arrive_latency` after issue, the
+    # object takes one per `mbar_arrive_cycles`; try_wait / test_wait answer `mbar_wait_latency`
+    # after issue or after the phase completed (round trip arrive + try_wait of one CTA: 52 / 59 /
+    # 84.5 cycles with 1 / 4 / 8 warps arriving; the bulk chase: +50 cycles over a load's step)
+    mbar_arrive_latency: float = 26.0
+    mbar_arrive_cycles: float = 4.0
+    mbar_wait_latency: float = 20.0
     # CTA scheduling
     cta_launch: int = 250  # cycles from a CTA slot freeing to the next CTA's first issue
     # the GPU's CTA dispatcher: cycles per CTA over the whole GPU (micro2 launch: 33792 empty

@@ -39,9 +39,12 @@ STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "
 DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
 
 # memory kinds of a warp-instruction (SmWork.mkind)
-MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC = range(7)
-# asynchronous warpgroup MMA (SmWork.asyn): wgmma.mma_async, commit_group, wait_group
+MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC, MK_BULK = range(8)
+# asynchronous units (SmWork.asyn): warpgroup MMA (wgmma.mma_async, commit_group, wait_group);
+# cp.async (the copy, commit_group, wait_group / wait_all, cp.async.mbarrier.arrive); bulk copies
+# global -> shared (the TMA engine); mbarrier arrivals / tx updates (events) and test/try_wait
 ASYNC_MMA, ASYNC_COMMIT, ASYNC_WAIT = 1, 2, 3
+ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_WAIT, ASYNC_CP_MBAR, ASYNC_BULK, ASYNC_MBAR_EVENT, ASYNC_MBAR_WAIT = range(4, 11)
 
 
 @dataclass
@@ -88,6 +91,10 @@ class SmWork:
     l2_lines: list = field(default_factory=list)  # loads: 128-B lines of the request sent to L2
     pipe_names: list = field(default_factory=list)  # name of each pipe id (for the utilization report)
     async_arg: list = field(default_factory=list)
+    # mbarriers (timing/asyncs.py): per warp-instruction, for events (arrivals, tx updates, bulk
+    # copies) the barriers they update, ((CTA, offset), ...); for waits ((CTA, offset), events on it
+    # before the wait in the trace); None for anything else
+    mbar: list = field(default_factory=list)
 
 
 @dataclass
@@ -110,7 +117,7 @@ INF = float("inf")
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
                  "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
-                 "grp_open", "groups")
+                 "grp_open", "groups", "cp_open", "cp_groups", "blocked")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -137,6 +144,9 @@ class _Warp:
         self.la_best = 0.0
         self.grp_open = 0.0  # completion of the wgmmas issued since the last commit_group
         self.groups: list = []  # completion of each committed wgmma group, oldest first
+        self.cp_open = 0.0  # the same for cp.async copies and their groups
+        self.cp_groups: list = []
+        self.blocked = None  # an mbarrier wait whose events have not all issued yet: its barrier
 
 
 class SmSim:
@@ -174,6 +184,9 @@ class SmSim:
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
         self.dram_last = 0.0
         self.line_free: dict = {}  # L2 atomic unit of each 128-B line
+        self.tma_free = 0.0  # the TMA engine: one 128-B line request per tma_line_cycles
+        self.mbar: dict = {}  # (CTA, offset) -> [events issued, when the last completes, arrival unit free]
+        self.mbar_waiters: dict = {}  # (CTA, offset) -> warps blocked on it (see _Warp.blocked)
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
         # the GPU's CTA dispatcher hands out one CTA per `cta_dispatch_cycles` over all active SMs:
@@ -261,7 +274,8 @@ class SmSim:
             got = regs.get(r)
             if got is not None and got[0] > best:
                 best, kind = got
-        if self.w.asyn and self.w.asyn[i] == ASYNC_WAIT:  # wait_group N: all but the newest N groups
+        a = self.w.asyn[i] if self.w.asyn else 0
+        if a == ASYNC_WAIT:  # wait_group N: all but the newest N groups
             n = int(self.w.async_arg[i])
             gs = wp.groups
             if len(gs) > n:
@@ -269,13 +283,65 @@ class SmSim:
                 wp.groups = gs[len(gs) - n:] if n else []
                 if done > best:
                     best, kind = done, EXEC_DEP
+        elif a == ASYNC_CP_WAIT:  # cp.async.wait_group N (wait_all: N = -1, the open copies too)
+            done = self._cp_wait(wp, int(self.w.async_arg[i]))
+            if done > best:
+                best, kind = done, MEM_DEP
+        elif a == ASYNC_MBAR_WAIT:
+            key, need = self.w.mbar[i]
+            st = self.mbar.get(key)
+            if (st[0] if st else 0) < need:  # an event it waits for has not issued yet
+                wp.blocked = key
+                self.mbar_waiters.setdefault(key, []).append(wp)
         wp.ready = best
         wp.ready_kind = kind
+
+    def _cp_wait(self, wp: _Warp, n: int) -> float:
+        """When the cp.async groups a wait_group n (n < 0: wait_all) waits for are complete."""
+        gs = wp.cp_groups
+        if n < 0:
+            done = max(gs + [wp.cp_open])
+            wp.cp_groups, wp.cp_open = [], 0.0
+            return done
+        if len(gs) <= n:
+            return 0.0
+        done = max(gs[:len(gs) - n])
+        wp.cp_groups = gs[len(gs) - n:] if n else []
+        return done
+
+    def mbar_event(self, keys, when: float, t: float) -> None:
+        """An arrival, tx update or bulk copy on the mbarriers `keys`, complete at `when`; wakes
+        the warps whose waits it satisfies."""
+        p = self.params
+        for key in keys:
+            st = self.mbar.get(key)
+            if st is None:
+                st = self.mbar[key] = [0, 0.0, 0.0]
+            # the object takes one update per mbar_arrive_cycles (micro2 async: mbar round trips)
+            at = st[2] if st[2] > when else when
+            st[2] = at + p.mbar_arrive_cycles
+            st[0] += 1
+            if at > st[1]:
+                st[1] = at
+            waiters = self.mbar_waiters.get(key)
+            if waiters:
+                still = []
+                for wp in waiters:
+                    if st[0] >= self.w.mbar[wp.pos][1] or wp.done:
+                        self.unblock(wp, t)
+                    else:
+                        still.append(wp)
+                self.mbar_waiters[key] = still
+
+    def unblock(self, wp: _Warp, t: float) -> None:
+        wp.blocked = None
+        self.charge(wp, t)
+        wp.reason, wp.until = SYNC, t + 1
 
     def state(self, wp: _Warp, t: float, pf: list) -> tuple[int, float]:
         """(stall reason, cycle it lasts until) of a warp at cycle t; NOT_SELECTED: eligible, and
         `wp.cand` is the instruction it would issue (the head, or one found by `lookahead`)."""
-        if wp.at_bar:
+        if wp.at_bar or wp.blocked is not None:
             return SYNC, INF
         if wp.fetch > t:
             return FETCH, wp.fetch
@@ -385,6 +451,10 @@ class SmSim:
             done_at = self.memory(i, t)
             if done_at > wp.last_mem:
                 wp.last_mem = done_at
+        elif W.asyn and W.asyn[i] == ASYNC_MBAR_WAIT:  # its predicate: once the phase completed
+            st = self.mbar.get(W.mbar[i][0])
+            if st is not None and st[1] + self.params.mbar_wait_latency > done_at:
+                done_at = st[1] + self.params.mbar_wait_latency
         kind = W.dep_kind[i]
         for r in W.writes[i]:
             wp.regs[r] = (done_at, kind)
@@ -399,6 +469,8 @@ class SmSim:
             elif a == ASYNC_COMMIT:
                 wp.groups.append(wp.grp_open)
                 wp.grp_open = 0.0
+            elif a >= ASYNC_CP:
+                self.issue_async(wp, i, a, t, done_at)
         if i != wp.pos:  # issued ahead of the head: the head stays
             wp.ahead.add(i)
             wp.fetch = t + 1 + W.bank_extra[i]
@@ -424,9 +496,35 @@ class SmSim:
             if self.bar_free > self.bar_last.get(wp.cta, 0.0):
                 self.bar_last[wp.cta] = self.bar_free
 
+    def issue_async(self, wp: _Warp, i: int, a: int, t: float, done_at: float) -> None:
+        """cp.async groups, bulk-copy and mbarrier completion at the issue of warp-instruction i
+        (`done_at`: when its data is in shared memory, or its result is ready)."""
+        p = self.params
+        if a == ASYNC_CP:  # the copy's data is in shared memory when it is back (micro2 async chase)
+            end = done_at + p.cp_async_complete
+            if end > wp.cp_open:
+                wp.cp_open = end
+        elif a == ASYNC_CP_COMMIT:
+            wp.cp_groups.append(wp.cp_open)
+            wp.cp_open = 0.0
+        elif a == ASYNC_CP_MBAR:  # arrives once the warp's cp.asyncs so far are complete
+            keys = self.w.mbar[i]
+            if keys:
+                self.mbar_event(keys, max(wp.cp_groups + [wp.cp_open, t]) + p.mbar_arrive_latency, t)
+        elif a == ASYNC_BULK:  # its complete_tx: when the last byte is in shared memory
+            keys = self.w.mbar[i]
+            if keys:
+                self.mbar_event(keys, done_at, t)
+        elif a == ASYNC_MBAR_EVENT:
+            keys = self.w.mbar[i]
+            if keys:
+                self.mbar_event(keys, t + p.mbar_arrive_latency, t)
+
     def memory(self, i: int, t: float) -> float:
         """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
         W = self.w
+        if W.mkind[i] == MK_BULK:
+            return self.bulk(i, t)
         if W.mkind[i] == MK_CONST:  # the constant cache: one port, a pass per distinct address
             start = self.const_free if self.const_free > t else t
             passes = W.wavefronts[i]
@@ -460,6 +558,37 @@ class SmSim:
             sd, extra = self.dram(start, nd)
             if W.dram_read[i]:
                 done_at += (sd - start) + W.dram_read[i] * self.dram_cyc + extra
+        return done_at
+
+    def bulk(self, i: int, t: float) -> float:
+        """A bulk copy global -> shared (cp.async.bulk): the SM's TMA engine sends its 128-B line
+        requests one per `tma_line_cycles` (micro2 async: an 8 KiB copy from L2 takes 85 cycles
+        more than a 16-B one), the data comes through this SM's share of L2 and DRAM bandwidth at
+        the latency of the level that serves it, and is written into shared memory through the
+        L1/shared data stage (one wavefront per 128 B). Returns when the last byte is in shared memory."""
+        W, p = self.w, self.params
+        start = self.tma_free if self.tma_free > t else t
+        lines = W.l2_lines[i] if W.l2_lines else 0
+        self.tma_free = start + lines * p.tma_line_cycles
+        sent = self.tma_free
+        done_at = sent + W.latency[i] + p.tma_latency
+        n2 = W.l2_sectors[i]
+        if n2:
+            s2 = self.l2_free if self.l2_free > start else start
+            self.l2_free = s2 + n2 * self.l2_cyc
+            self.l2_busy += n2 * self.l2_cyc
+            if self.l2_free + W.latency[i] > done_at:
+                done_at = self.l2_free + W.latency[i]
+        nd = W.dram_read[i]
+        if nd:
+            sd, extra = self.dram(start, nd)
+            end = sd + nd * self.dram_cyc + extra + W.latency[i]
+            if end > done_at:
+                done_at = end
+        wf = W.wavefronts[i] * p.l1_wavefront_cycles  # the shared-memory write
+        s1 = self.l1_free if self.l1_free > t else t
+        self.l1_free = s1 + wf
+        self.l1_busy += wf
         return done_at
 
     def load_sectors(self, keys, base: float) -> float:
@@ -622,6 +751,14 @@ class SmSim:
                 nxt = t_next
                 if self.pending and self.slot_open:
                     nxt = min(nxt, self.next_launch())
+                if nxt == INF and any(self.mbar_waiters.values()):
+                    # nothing else can move: the events these waits counted on do not come in
+                    # this order of issue; let them go rather than wait forever
+                    for key, ws in self.mbar_waiters.items():
+                        for wp in ws:
+                            self.unblock(wp, t)
+                        ws.clear()
+                    nxt = t + 1
                 dt = max(1.0, nxt - t) if nxt != INF else 1.0
             self.resident += self.n_live * dt
             for c in barrier_ctas:

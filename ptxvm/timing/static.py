@@ -15,7 +15,8 @@ from collections import Counter
 import numpy as np
 
 from ..engine.trace.info import InstrInfo
-from .sm import ASYNC_COMMIT, ASYNC_MMA, ASYNC_WAIT, DEP_EXEC, DEP_TEX
+from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
+                 ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, DEP_EXEC, DEP_TEX)
 from .schedule import space_class
 from .vectorize import load_groups
 
@@ -101,6 +102,12 @@ class StaticTable:
                 lat = max(lat, params.sreg_latency)
             if info.opcode == "wgmma":
                 lat = self._wgmma(p, info, gpu, params, lat)
+            code = _ASYNC_CODE.get(info.asyn)
+            if code:  # cp.async groups, bulk copies, mbarriers (sm.issue_async, timing/asyncs.py)
+                self.asyn[p] = code
+                self.async_arg[p] = info.asyn_arg
+                if code == ASYNC_MBAR_WAIT:
+                    lat = params.mbar_wait_latency
             sfu_fp32 = 0
             if info.op_class == "sfu" and info.opcode in _MUFU_WRAPPED:
                 # SASS: one MUFU plus FP32 instructions around it (ex2/lg2/rsqrt without .ftz:
@@ -123,7 +130,8 @@ class StaticTable:
                 self.sched_latency[p] = lat
             self.barrier[p] = info.is_barrier
             self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep") or \
-                (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA)  # fence / commit / wait: kept in place
+                (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA) or \
+                self.asyn[p] >= ASYNC_CP_COMMIT  # fences, commits, waits, mbarriers: kept in place
             self.lsu[p] = name in ("lsu", "tex")
             self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
             self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
@@ -167,6 +175,9 @@ class StaticTable:
         return 1.0
 
 
+_ASYNC_CODE = {"cp_async": ASYNC_CP, "cp_commit": ASYNC_CP_COMMIT, "cp_wait": ASYNC_CP_WAIT,
+               "cp_mbar_arrive": ASYNC_CP_MBAR, "bulk_load": ASYNC_BULK, "bulk_tensor": ASYNC_BULK,
+               "mbar_event": ASYNC_MBAR_EVENT, "mbar_wait": ASYNC_MBAR_WAIT}
 _MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
 _WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
 _WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")

@@ -23,6 +23,7 @@ import numpy as np
 from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, MemInfo
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
+from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
 from .schedule import block_orders
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
                  MK_TEX, SmWork)
@@ -140,6 +141,9 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     for k, step in enumerate(trace.steps):
+        if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
+            out[k] = bulk_step(hier, p, step, lane_mask_matrix(step.active), stats)
+            continue
         if step.addr is None or step.pc in groups.leader_of:
             continue
         info = trace.info(step.pc)
@@ -159,6 +163,10 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
         else:
             _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
                     groups.width.get(step.pc, 1), recent=recent, rows=step.warps)
+        if info.asyn == "cp_async":  # the data stage writes shared memory, not the L1 data array
+            waves = copy_write_wavefronts(step, act, mem.bytes_per_lane)
+            if waves is not None and res.l1_waves is not None:
+                res.l1_waves = waves
         out[k] = res
     return out, stats
 
@@ -385,6 +393,9 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
     atom: list = [None] * total
+    mbar: list = [None] * total  # mbarrier events and waits (timing/asyncs.py)
+    for k, per_warp in mbarrier_refs(trace, cta).items():
+        mbar[offs[k]:offs[k + 1]] = per_warp
     l2l = np.zeros(total, np.int64)
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
@@ -410,6 +421,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     order = np.argsort(row, kind="stable")
     keys = [keys[j] for j in order.tolist()]
     atom = [atom[j] for j in order.tolist()]
+    mbar = [mbar[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
     mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     per_row = np.bincount(row, minlength=n_rows)
@@ -430,6 +442,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             s_list = sched.tolist()
             keys = [keys[j] for j in s_list]
             atom = [atom[j] for j in s_list]
+            mbar = [mbar[j] for j in s_list]
             pc, active = pc[sched], active[sched]
             mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (
                 x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
@@ -454,6 +467,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         kl = np.flatnonzero(keep).tolist()
         keys = [keys[j] for j in kl]
         atom = [atom[j] for j in kl]
+        mbar = [mbar[j] for j in kl]
         row, pc, taken, split = row[keep], pc[keep], taken[keep], split[keep]
         mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l = (
             x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l))
@@ -478,6 +492,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         l2_lines=l2l.tolist(), pipe_names=list(table.pipe_names),
         asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
         async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
+        mbar=mbar if table.asyn.any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc,
     )

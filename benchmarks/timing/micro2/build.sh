@@ -10,3 +10,5 @@ $NVCC -arch=sm_90a -O3 -cubin "$HERE/check_kernels.cu" -o "$OUT/check_kernels.cu
 $NVCC -arch=sm_90 -O3 -ptx "$HERE/check_kernels.cu" -o "$HERE/check_kernels.ptx"
 python3 "$HERE/gen_wgmma.py"
 $PTXAS -arch=sm_90a "$HERE/wgmma.ptx" -o "$OUT/wgmma.cubin"
+$NVCC -arch=sm_90a -O3 -cubin "$HERE/async.cu" -o "$OUT/async.cubin"
+$NVCC -arch=sm_90a -O3 -ptx "$HERE/async.cu" -o "$HERE/async.ptx"

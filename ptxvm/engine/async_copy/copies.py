@@ -39,6 +39,7 @@ from ..core.machine import Fault, Op
 from ..core.memory import CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT, AccessFault
 from ..memory.access import GenericAccess, SpaceAccess, address_reader
 from ..core.operands import LoweringError
+from ..trace.events import AsyncRefs
 
 U8 = np.dtype(np.uint8)
 BULK_ALIGN = 16
@@ -71,6 +72,11 @@ def _address(lowerer, node, scope, space):
     if space is None and hint is not None:
         space = "kparam" if hint == "kparam" else hint
     return _access(lowerer, space), addr_of
+
+
+def _space_of(acc):
+    """The state space an access addresses (None: generic), for the event trace."""
+    return acc.space if isinstance(acc, SpaceAccess) else None
 
 
 def _lane_values(reader, ctx, lanes, group, dtype=np.uint64):
@@ -220,7 +226,9 @@ def lower_cp_async(lowerer, instr, m, scope):
         if ctx.hooks is not None:
             ctx.hooks.async_write(ctx, group, dst, cp_size, dst_acc, None)
 
-    return [Op(run, side_effects=True)]
+    refs = AsyncRefs("copy", src=src_of, src_space=_space_of(src_acc), dst=dst_of, dst_space=_space_of(dst_acc),
+                     size=cp_size)
+    return [Op(run, side_effects=True, copy=refs)]
 
 
 def _group_op(instr, mods):
@@ -264,7 +272,7 @@ def lower_cp_async_mbarrier_arrive(lowerer, instr, m, scope):
             raise _fault(e, group) from None
         _mbarrier_hook(ctx, group, "async_arrive", view, idx, before)
 
-    return [Op(run, side_effects=True)]
+    return [Op(run, side_effects=True, copy=AsyncRefs("mbarrier", bar=addr_of, bar_space=_space_of(acc)))]
 
 
 # ---------------------------------------------------------------------------- cp.async.bulk
@@ -364,7 +372,11 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
             except (AccessFault, MB.MbarrierError) as e:
                 raise Fault(e.reason, int(lane[0]), getattr(e, "address", None)) from None
 
-    return [Op(run, side_effects=True)]
+    refs = None
+    if src_space == "global" and dst_space != "global" and not multicast:  # global -> shared: the TMA engine's loads
+        refs = AsyncRefs("bulk", src=src_of, src_space="global", dst=dst_of, dst_space="shared", size=size_of,
+                         bar=bar_of, bar_space="shared")
+    return [Op(run, side_effects=True, copy=refs)]
 
 
 # ---------------------------------------------------------------------------- cp.reduce.async.bulk
@@ -521,7 +533,8 @@ def lower_mbarrier(lowerer, instr, m, scope):
                 raise _fault(e, group) from None
             _mbarrier_hook(ctx, group, kind if kind in ("init", "inval") else "tx", view, idx, before)
 
-        return [Op(run, side_effects=True)]
+        refs = None if kind in ("init", "inval") else AsyncRefs("mbarrier", bar=addr_of, bar_space=_space_of(acc))
+        return [Op(run, side_effects=True, copy=refs)]
 
     if kind in ("arrive", "arrive_drop"):
         drop = kind == "arrive_drop"
@@ -546,7 +559,7 @@ def lower_mbarrier(lowerer, instr, m, scope):
             _mbarrier_hook(ctx, group, "arrive", view, idx, before)
             state_w(ctx, lanes, states)
 
-        return [Op(run, side_effects=True)]
+        return [Op(run, side_effects=True, copy=AsyncRefs("mbarrier", bar=addr_of, bar_space=_space_of(acc)))]
 
     if kind in ("test_wait", "try_wait"):
         parity = "parity" in mods
@@ -567,7 +580,7 @@ def lower_mbarrier(lowerer, instr, m, scope):
             if ctx.hooks is not None and done.any():
                 _mbarrier_hook(ctx, group[done], "wait", view, idx[done], words[done])
 
-        return [Op(run, side_effects=True)]
+        return [Op(run, side_effects=True, copy=AsyncRefs("mbarrier", bar=addr_of, bar_space=_space_of(acc)))]
     raise LoweringError(f"mbarrier.{kind} is not supported")
 
 

@@ -20,6 +20,7 @@ from ..core.machine import Fault, Op
 from ..core.memory import CLUSTER_OFFSET_MASK, AccessFault
 from ..memory.access import SpaceAccess, address_reader
 from ..core.operands import LoweringError
+from ..trace.events import AsyncRefs
 
 U8 = np.dtype(np.uint8)
 REDUCTIONS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
@@ -164,7 +165,23 @@ def lower_tensor_load(lowerer, instr, m, scope):
             except (AccessFault, MB.MbarrierError) as e:
                 raise Fault(e.reason, lane, getattr(e, "address", None)) from None
 
-    return [Op(run, side_effects=True)]
+    def box(ctx, slot: int):
+        """For the event trace (before the copy runs): the global byte addresses of the in-bounds
+        elements of thread `slot`'s box and the element size; None when the map or the
+        coordinates are not valid (the copy itself then reports it)."""
+        lanes = np.array([slot])
+        try:
+            d = _read_map(map_acc, ctx, slot, int(_lane_values(map_of, ctx, lanes, lanes)[0]))
+            c = _coords(coord_of, ctx, lanes, lanes)[0]
+            if im2col or d.im2col is not None or c.size != d.rank:
+                return None
+            addr, ok, _ = TM.box_layout(d, c)
+        except Fault:
+            return None
+        return addr[ok].astype(np.uint64), d.itemsize
+
+    refs = None if multicast else AsyncRefs("tensor", bar=bar_of, bar_space="shared", box=box)
+    return [Op(run, side_effects=True, copy=refs)]
 
 
 def _check_coords(d: TM.Desc, c, lane, store: bool = False):

@@ -60,6 +60,7 @@ class Op:
     origin: object = None  # (ast.Instruction, isa Match or None) it was lowered from
     addr: Optional[Callable] = None  # memory instructions: reader of the address, `addr(ctx, lanes)`
     space: Optional[str] = None  # memory instructions: the state space it addresses (None: generic)
+    copy: object = None  # async copies and mbarrier operations: an engine.trace.events.AsyncRefs
     fused: object = None  # engine/compiled: a FusedBlock of the run of ordinary ops starting here
 
 

@@ -15,16 +15,38 @@ constant and kernel-parameter addresses are offsets in their banks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional, Union
 
 import numpy as np
 
 from ..core.machine import EXITED
-from ..core.memory import CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
+from ..core.memory import (CLUSTER_OFFSET_MASK, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
+                           classify_generic)
 from .info import SPACE_CODES, InstrInfo, describe
 
 LOCAL_REGION = 1 << 56  # where interleaved local-memory addresses are placed in the trace
 _WINDOW_OF_CODE = np.array([0, SHARED_WINDOW, LOCAL_WINDOW, CONST_WINDOW, PARAM_WINDOW], dtype=np.uint64)
+
+
+@dataclass(frozen=True)
+class AsyncRefs:
+    """What an asynchronous copy or an mbarrier operation addresses (the lowered Op's `copy`), read
+    by the event trace only. kind: "copy" (cp.async: src global, dst shared, size bytes per lane),
+    "bulk" (cp.async.bulk global -> shared: src, dst, size per lane and the mbarrier `bar`),
+    "tensor" (cp.async.bulk.tensor global -> shared: `bar`, and `box(ctx, slot)` -> (global byte
+    addresses of the box's in-bounds elements, element size) or None), "mbarrier" (arrive /
+    expect_tx / complete_tx / test_wait / try_wait, cp.async.mbarrier.arrive: `bar`). Readers
+    are `reader(ctx, lanes)`; spaces None mean generic addresses."""
+
+    kind: str
+    src: Optional[Callable] = None
+    src_space: Optional[str] = None
+    dst: Optional[Callable] = None
+    dst_space: Optional[str] = None
+    size: Union[int, Callable, None] = None
+    bar: Optional[Callable] = None
+    bar_space: Optional[str] = None
+    box: Optional[Callable] = None
 
 
 @dataclass
@@ -34,6 +56,10 @@ class TraceStep:
     active: np.ndarray  # uint32 per warp: the lanes that execute it (guard true)
     addr: Optional[np.ndarray] = None  # uint64 (warps, 32): per-lane address; 0 where not active
     space: Optional[np.ndarray] = None  # uint8 per warp: SPACE_CODES of a generic access
+    # async copies and mbarrier operations (AsyncRefs): (warps, 32) arrays "src" (global, for bulk
+    # copies; a cp.async's source is `addr`), "dst" and "bar" (shared offsets), "size" (bytes);
+    # tensor copies: "boxes", per warp the global sector addresses of its lanes' boxes and their bytes
+    copy: Optional[dict] = None
 
 
 @dataclass
@@ -106,6 +132,20 @@ class Footprint:
                        "red": "atomic"}.get(origin[0].opcode, "")
             self._loads[id(op)] = got
         return got
+
+    def record_copy(self, sectors: np.ndarray) -> None:
+        """Global sectors (indices from GLOBAL_BASE) an asynchronous copy reads."""
+        self._mark("seen", sectors)
+
+    def _mark(self, name: str, sec: np.ndarray) -> None:
+        bitmap = getattr(self, name)
+        limit = int(sec.max()) + 1 if sec.size else 0
+        if bitmap.size < limit:
+            grown = np.zeros(limit, dtype=bool)
+            grown[: bitmap.size] = bitmap
+            bitmap = grown
+            setattr(self, name, bitmap)
+        bitmap[sec] = True
 
     def record(self, ctx, op, lanes: Optional[np.ndarray]) -> None:
         kind = self._kind(op)
@@ -204,6 +244,8 @@ class WaveTracer:
     def step(self, ctx, pc: int, op, lanes: Optional[np.ndarray], mask: Optional[np.ndarray]) -> None:
         if self.footprint is not None and op.addr is not None:
             self.footprint.record(ctx, op, lanes)
+        if self.footprint is not None and op.copy is not None and (op.copy.src is not None or op.copy.box is not None):
+            self._copy_footprint(ctx, op, lanes)
         if not self.n_warps:
             return
         ts = self.ts
@@ -238,7 +280,93 @@ class WaveTracer:
         rec = TraceStep(pc, warps + self.base, active)
         if op.addr is not None:
             self._addresses(ctx, op, rec, warps, a_matrix)
+        if op.copy is not None:
+            self._copy(ctx, op.copy, rec, warps, a_matrix)
         self.trace.steps.append(rec)
+
+    def _lane_matrix(self, ctx, reader, warps, a_matrix, dtype=np.uint64) -> np.ndarray:
+        """A reader's per-lane values as (warps, 32), 0 where a lane is not active."""
+        ts = self.ts
+        v = np.broadcast_to(np.asarray(reader(ctx, None if self.all_slots else ts)), ts.shape).astype(dtype)
+        m = self._matrix(v, 0)[warps]
+        return m if a_matrix is None else np.where(a_matrix[warps], m, dtype(0))
+
+    def _copy(self, ctx, refs: "AsyncRefs", rec: TraceStep, warps, a_matrix) -> None:
+        """Addresses of an async copy / mbarrier operation: global sources in the device's
+        addresses (a cp.async's in `rec.addr`, as a load's), shared ones as offsets in the CTA's window."""
+        out: dict = {}
+        if refs.src is not None:
+            src = self._lane_matrix(ctx, refs.src, warps, a_matrix)
+            if refs.kind == "copy":
+                rec.addr = src
+            else:
+                out["src"] = src
+        for key, reader in (("dst", refs.dst), ("bar", refs.bar)):
+            if reader is not None:
+                out[key] = _shared_offsets(self._lane_matrix(ctx, reader, warps, a_matrix))
+        if refs.size is not None:
+            out["size"] = (np.full((warps.size, 32), refs.size, np.int64) if isinstance(refs.size, int)
+                           else self._lane_matrix(ctx, refs.size, warps, a_matrix, np.int64))
+        if refs.box is not None:
+            out["boxes"] = self._boxes(ctx, refs.box, warps, a_matrix)
+        rec.copy = out
+
+    def _boxes(self, ctx, box, warps, a_matrix) -> list:
+        """Per warp: (sector addresses, bytes) of the tensor boxes its active lanes copy."""
+        slots = self._matrix(self.ts.astype(np.int64), -1)[warps]
+        act = np.ones(slots.shape, bool) if a_matrix is None else a_matrix[warps]
+        act &= slots >= 0
+        out = []
+        for w in range(warps.size):
+            secs, nbytes = [], 0
+            for slot in slots[w][act[w]].tolist():
+                got = box(ctx, slot)
+                if got is not None and got[0].size:
+                    secs.append(np.unique(got[0] >> np.uint64(5)) << np.uint64(5))
+                    nbytes += got[0].size * got[1]
+            out.append((np.unique(np.concatenate(secs)) if secs else np.zeros(0, np.uint64), nbytes))
+        return out
+
+    def _copy_footprint(self, ctx, op, lanes) -> None:
+        """The global sectors an async copy of any CTA reads (the grid's footprint)."""
+        refs = op.copy
+        n = ctx.n if lanes is None else lanes.size
+        if refs.box is not None:
+            self._box_footprint(ctx, op, np.arange(n) if lanes is None else lanes)
+            return
+        src = np.broadcast_to(np.asarray(refs.src(ctx, lanes)), (n,)).astype(np.uint64)
+        size = np.broadcast_to(np.asarray(refs.size if isinstance(refs.size, int) else refs.size(ctx, lanes)),
+                               (n,)).astype(np.int64)
+        keep = src >= np.uint64(GLOBAL_BASE)
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot] if lanes is None else ctx.regs[slot][lanes]
+            keep &= ~p if negated else p
+        if lanes is None and ctx.n_live != ctx.n:
+            keep &= ctx.status != EXITED
+        src, size = src[keep], size[keep]
+        if not src.size:
+            return
+        first = ((src - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+        last = ((src + size.astype(np.uint64) - np.uint64(1) - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+        count = np.where(size > 0, np.maximum(last - first + 1, 0), 0)
+        sec = np.repeat(first, count) + (np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count))
+        limit = ctx.gmem.arena.size // 32 + 1
+        self.footprint.record_copy(sec[sec < limit])
+
+    def _box_footprint(self, ctx, op, slots: np.ndarray) -> None:
+        keep = np.ones(slots.size, bool)
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot][slots]
+            keep &= ~p if negated else p
+        keep &= ctx.status[slots] != EXITED
+        limit = ctx.gmem.arena.size // 32 + 1
+        for s in slots[keep].tolist():
+            got = op.copy.box(ctx, s)
+            if got is not None and got[0].size:
+                sec = ((got[0] - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+                self.footprint.record_copy(np.unique(sec[(sec >= 0) & (sec < limit)]))
 
     def _addresses(self, ctx, op, rec: TraceStep, warps: np.ndarray, a_matrix) -> None:
         ts = self.ts
@@ -272,6 +400,13 @@ class WaveTracer:
         stride = np.uint64(max(self.local_stride, 16) * 32)
         word = offset >> np.uint64(2)
         return np.uint64(LOCAL_REGION) + warp * stride + word * np.uint64(128) + lane * np.uint64(4) + (offset & np.uint64(3))
+
+
+def _shared_offsets(addr: np.ndarray) -> np.ndarray:
+    """Shared addresses (generic, .shared::cta or .shared::cluster) -> offsets in the CTA's window."""
+    generic = (addr >= np.uint64(SHARED_WINDOW)) & (addr < np.uint64(SHARED_WINDOW + (1 << 32)))
+    addr = np.where(generic, addr - np.uint64(SHARED_WINDOW), addr)
+    return addr & np.uint64(CLUSTER_OFFSET_MASK)
 
 
 def _pack(matrix: np.ndarray) -> np.ndarray:

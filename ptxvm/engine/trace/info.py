@@ -59,6 +59,9 @@ class InstrInfo:
     flop_kind: str = ""  # "fp32" "fp64" "fp16" "tensor"
     sleep_ns: int = 0  # nanosleep: the requested duration
     sreg: bool = False  # reads a special register (%tid, %ctaid, %clock...): S2R latency
+    # asynchronous copies and mbarriers (ASYNC_ROLES) and the wait_group count
+    asyn: str = ""
+    asyn_arg: int = 0
 
     @property
     def is_barrier(self) -> bool:
@@ -95,12 +98,52 @@ def describe(op, pc: int) -> InstrInfo:
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
     mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
+    asyn, asyn_arg = async_role(opcode, mods, instr.operands)
+    if asyn == "cp_async":  # its global read is a load as far as the memory system goes
+        size = _immediate(instr.operands[2]) if len(instr.operands) > 2 else 16
+        mem = MemInfo("global", size or 16, 1, True, False, cache_op="cg" if "cg" in mods else "ca")
     if mem is not None and mem.space == "param" and getattr(op, "space", None) == "kparam" and mem.load:
         op_class = "uniform"  # kernel parameters are constant-bank operands in the machine code
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg)
+                     sreg, asyn, asyn_arg)
+
+
+# the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
+ASYNC_ROLES = ("cp_async", "cp_commit", "cp_wait", "cp_mbar_arrive", "bulk_load", "bulk_tensor", "bulk_other",
+               "bulk_commit", "bulk_wait", "mbar_event", "mbar_wait", "mbar_other")
+
+
+def async_role(opcode: str, mods, operands) -> tuple[str, int]:
+    """(role, argument) of a cp.async* / cp.reduce.async.bulk / mbarrier instruction, ("", 0) for
+    anything else. The argument is N of a wait_group (-1: wait_all)."""
+    if opcode == "mbarrier":
+        kind = mods[0] if mods else ""
+        if kind in ("arrive", "arrive_drop", "expect_tx", "complete_tx"):
+            return "mbar_event", 0
+        if kind in ("test_wait", "try_wait"):
+            return "mbar_wait", 0
+        return "mbar_other", 0
+    if opcode != "cp" or "async" not in mods:
+        return "", 0
+    if "mbarrier" in mods and "bulk" not in mods:
+        return "cp_mbar_arrive", 0
+    bulk = "bulk" in mods
+    if "commit_group" in mods:
+        return ("bulk_commit" if bulk else "cp_commit"), 0
+    if "wait_group" in mods or "wait_all" in mods:
+        n = _immediate(operands[0]) if operands and "wait_group" in mods else -1
+        return ("bulk_wait" if bulk else "cp_wait"), (-1 if n is None else n)
+    if bulk:
+        if "reduce" in mods or "prefetch" in mods:
+            return "bulk_other", 0
+        spaces = [x for x in mods if x in ("global", "shared::cta", "shared::cluster", "shared")]
+        load = len(spaces) >= 2 and spaces[1] == "global" and spaces[0] != "global" and "multicast::cluster" not in mods
+        if load and "tensor" in mods:
+            return ("bulk_tensor" if "im2col" not in mods else "bulk_other"), 0
+        return ("bulk_load" if load else "bulk_other"), 0
+    return "cp_async", 0
 
 
 def _reads_special(node) -> bool:
