@@ -70,8 +70,8 @@ def predict_micro2(params=DEFAULT) -> list:
             a = np.zeros(1 << 22, np.uint32)
             cyc.append(kernel.profile(528, 1024, [a, np.int32(mode), np.int32(pt["bins"]), np.int32(iters)],
                                       params=params).sm_cycles)
-        per_iter = (cyc[1] - cyc[0]) / 2  # SM 0's cycles per iteration; 4 CTAs per SM, 2 resident
-        model = 528 * 1024 / (per_iter * 132)  # lane-atomics per cycle, GPU-wide
+        per_iter = (cyc[1] - cyc[0]) / 2  # SM 0's cycles per iteration (4 CTAs, 2 resident), as every SM's
+        model = 528 * 1024 / per_iter  # lane-atomics per cycle, GPU-wide
         rows.append({"point": pt["mode"], "measured": pt["atomics_per_clk"], "model": model})
     return rows
 

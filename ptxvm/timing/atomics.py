@@ -24,6 +24,7 @@ section 3, "Global atomics"):
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 
@@ -60,22 +61,39 @@ def _address_registers(op) -> set:
             if isinstance(node, ast.Address) and isinstance(node.base, ast.Register)}
 
 
-def aggregated_pcs(code) -> frozenset:
-    """PCs of the global atomics ptxas turns into one request per warp (`code`: a program's lowered
-    Ops). A register is uniform unless some instruction that writes it is not `_uniform_result`
-    or reads a register that is not uniform (a fixpoint; control flow is not considered). The
-    address must be uniform; the value (REDUX, a scan) and the guard (VOTEU over the lanes that
-    take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v` with p and v per lane."""
+_AGGREGATED: dict = {}  # id(program) -> aggregated_pcs, dropped with the program
+
+
+def aggregated_pcs(program) -> frozenset:
+    """PCs of the global atomics ptxas turns into one request per warp (`program`: a lowered
+    Program). Per function, a register is uniform unless some instruction that writes it is not
+    `_uniform_result` or reads a register that is not uniform (a fixpoint; control flow is not
+    considered). The address must be uniform; the value (REDUX, a scan) and the guard (VOTEU over
+    the lanes that take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v`
+    with p and v per lane."""
+    key = id(program)
+    got = _AGGREGATED.get(key)
+    if got is None:
+        got = _AGGREGATED[key] = _aggregated(program)
+        weakref.finalize(program, _AGGREGATED.pop, key, None)
+    return got
+
+
+def _aggregated(program) -> frozenset:
+    code = program.code
+    starts = sorted(f.entry_pc for f in program.functions.values())
+    func = np.searchsorted(np.asarray(starts), np.arange(len(code)), side="right").tolist()
     infos = [describe(op, pc) for pc, op in enumerate(code)]
-    varying: set = set()
+    varying: set = set()  # (function, register)
     changed = True
     while changed:
         changed = False
         for info in infos:
-            if not info.writes or set(info.writes) <= varying:
+            f = func[info.pc]
+            if not info.writes or all((f, w) in varying for w in info.writes):
                 continue
-            if not _uniform_result(info) or any(r in varying for r in info.reads):
-                varying.update(info.writes)
+            if not _uniform_result(info) or any((f, r) in varying for r in info.reads):
+                varying.update((f, w) for w in info.writes)
                 changed = True
     out = []
     for info in infos:
@@ -88,7 +106,8 @@ def aggregated_pcs(code) -> frozenset:
             continue
         if info.opcode == "red" and not (op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")):
             continue
-        if any(r in varying for r in _address_registers(code[info.pc])):
+        f = func[info.pc]
+        if any((f, r) in varying for r in _address_registers(code[info.pc])):
             continue
         out.append(info.pc)
     return frozenset(out)

@@ -233,7 +233,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     footprint = Footprint() if functional == "all" and l2_sharing else None
     if footprint is not None:  # count global atomics as the L2 performs them (timing/atomics.py)
         code = module.program.code
-        footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(code))
+        footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.program))
         footprint.count_atomics = grid_packets
     tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None)
                for k, cs in enumerate(per_sm)]

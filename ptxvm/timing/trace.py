@@ -131,7 +131,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     fills = Fills(write_back)
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
-    aggregated = aggregated_pcs(trace.program.code)  # ptxas's warp-aggregated atomics (timing/atomics.py)
+    aggregated = aggregated_pcs(trace.program)  # ptxas's warp-aggregated atomics (timing/atomics.py)
     for k, step in enumerate(trace.steps):
         if step.addr is None or step.pc in groups.leader_of:
             continue

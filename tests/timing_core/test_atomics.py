@@ -103,7 +103,7 @@ UNIFORM = """
 def test_ptxas_aggregates_integer_atomics_on_provably_uniform_addresses():
     code = load(UNIFORM)["k"].module.program.code
     infos = [describe(op, pc) for pc, op in enumerate(code)]
-    agg = aggregated_pcs(code)
+    agg = aggregated_pcs(load(UNIFORM)["k"].module.program)
     got = [i.pc in agg for i in infos if i.mem and i.mem.atomic]
     # ctaid-based add: yes; tid-based: no; f32: no; exch: no; atom.add.u32 of per-lane values (a
     # scan): yes; or on a loaded uniform address: yes; tid & z (z = 0 at run time): no; a guard
@@ -178,3 +178,27 @@ def test_more_sms_on_one_address_cost_each_sm_more():
     few = _cycles(_kernel("add", "u32", "1", SAME), grid=4, block=256, n=8)
     many = _cycles(_kernel("add", "u32", "1", SAME), grid=132, block=256, n=8)
     assert many > 10 * few
+
+
+def test_uniformity_is_per_function():
+    two = """
+.visible .entry a(.param .u64 p)
+{
+  .reg .b32 %r<2>; .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd1, %r1, 4;
+  red.global.add.u32 [%rd1], 1;
+  ret;
+}
+.visible .entry b(.param .u64 p)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  red.global.add.u32 [%rd1], 1;
+  ret;
+}
+"""
+    program = load(two)["b"].module.program
+    code = program.code
+    got = sorted(describe(code[pc], pc).line for pc in aggregated_pcs(program))
+    assert len(got) == 1 and got[0] > 9  # b's red only, though a's %rd1 varies
