@@ -150,13 +150,25 @@ def grid_packets(warp: np.ndarray, addr: np.ndarray) -> dict:
     `packets` counts them per warp."""
     if addr.size == 0:
         return {}
-    keys = np.stack([warp.astype(np.uint64), addr.astype(np.uint64)])
-    pairs, counts = np.unique(keys, axis=1, return_counts=True)
-    sec = np.stack([pairs[0], pairs[1] >> np.uint64(5)])
-    sectors, inv = np.unique(sec, axis=1, return_inverse=True)
-    per_sector = np.zeros(sectors.shape[1], np.int64)
-    np.maximum.at(per_sector, inv.reshape(-1), counts)
-    lines, linv = np.unique(sectors[1] >> np.uint64(2), return_inverse=True)
+    addr = addr.astype(np.uint64)
+    lo = int(addr.min()) & ~127
+    off = addr - np.uint64(lo)
+    warp = warp.astype(np.uint64)
+    if int(off.max()) >= 1 << 38 or int(warp.max()) >= 1 << 25:  # too wide to pack into one key
+        keys = np.stack([warp, addr])
+        pairs, counts = np.unique(keys, axis=1, return_counts=True)
+        sec = np.stack([pairs[0], pairs[1] >> np.uint64(5)])
+        sectors, inv = np.unique(sec, axis=1, return_inverse=True)
+        per_sector = np.zeros(sectors.shape[1], np.int64)
+        np.maximum.at(per_sector, inv.reshape(-1), counts)
+        lines = sectors[1] >> np.uint64(2)
+    else:  # (warp, word) packed into one uint64: 1-D uniques are much faster
+        words, counts = np.unique((warp << np.uint64(38)) | off, return_counts=True)
+        sectors, inv = np.unique(words >> np.uint64(5), return_inverse=True)
+        per_sector = np.zeros(sectors.size, np.int64)
+        np.maximum.at(per_sector, inv, counts)
+        lines = ((sectors & np.uint64((1 << 33) - 1)) + np.uint64(lo >> 5)) >> np.uint64(2)
+    lines, linv = np.unique(lines, return_inverse=True)
     return dict(zip(lines.tolist(), np.bincount(linv.reshape(-1), weights=per_sector).astype(np.int64).tolist()))
 
 
