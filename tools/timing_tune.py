@@ -47,7 +47,6 @@ SPACE = {
     "shared_atomic_cycles": [1, 2, 4],
     "const_first_pass": [1, 2, 4, 7],
     "const_pass_cycles": [16, 22, 28],
-    "atomic_line_cycles": [12, 17, 24],
     "sreg_latency": [10, 20, 30],
     "mov_latency": [0, 1, 2],
 }

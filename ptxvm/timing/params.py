@@ -57,7 +57,29 @@ class ModelParams:
     # lines cost 60 cycles more than one line)
     l2_request_cycles: float = 1.6
     l2_efficiency: float = 1.0  # achievable fraction of l2_bytes_per_clk
-    atomic_line_cycles: float = 17.0  # L2 cycles per warp atomic request on one 128-B line (SMs share it)
+    # global atomics (timing/atomics.py; micro2 atomics.cu, results/micro2_atomics_h200.json). A
+    # warp's request is split into packets, per 32-B sector one per lane on its most-used address.
+    # The SM sends a request in `atomic_request_cycles` + `atomic_packet_cycles` per packet
+    # (`sm`: 32 warps on their own lines: 2.0 cycles per 1-lane request, 5.0 per coalesced one
+    # (4 packets), 32 per request of 32 lines or of 32 lanes on one address)
+    atomic_request_cycles: float = 1.0
+    atomic_packet_cycles: float = 1.0
+    # a sub-partition's LSU pipe sends one global atomic per `atomic_issue_cycles` (`warp`: one
+    # warp's red loop 7.8 cycles per request; `sm`: 32 warps, 8 per sub-partition, 64 cycles)
+    atomic_issue_cycles: float = 7.8
+    # the L2 slice's atomic unit: SM cycles per packet (`gpu` and `sm`, one address: red/atom.add.u32
+    # 0.69 operations per cycle GPU-wide whether from 1 or 32 lanes of each warp); float updates of
+    # one word follow each other at `atomic_float_pass_cycles` (red.add.f32 on one address 0.29 per
+    # cycle; f32 on distinct words of a line as fast as u32)
+    atomic_pass_cycles: float = 1.45
+    atomic_float_pass_cycles: float = 3.47
+    # slices with an atomic unit, lines spread over them by a hash (`gpu`, spread over 1 to 8448
+    # lines: at most 40-49 packets per cycle GPU-wide = slices / atomic_pass_cycles)
+    l2_atomic_slices: int = 64
+    # cycles from an atom's issue to its value, one lane, idle L2: 284 when the line's home is the
+    # SM's L2 partition (`latency`, this buffer), 521 in the other (micro 2026-11-22, the same chain
+    # on another buffer); the model does not know a line's home: the mean of the two
+    atomic_round_trip: float = 402.0
     # L1/shared data-stage cycles per wavefront of a shared atomic (micro2 atom_shared_ways: 32 warps
     # of red.shared take 1.0 cycle per warp-request conflict-free or all on one address, n per n-way conflict)
     shared_atomic_cycles: float = 1.0

@@ -18,13 +18,14 @@ import numpy as np
 
 from ..engine.launch import dim3
 from ..engine.trace.events import Footprint, Tracer
+from .atomics import aggregated_pcs, grid_packets
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
 from .memory.params import params_from_gpu
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .sm import STALL_REASONS, SmSim
-from .trace import build_work, contend, memory_pass, share_l2
+from .trace import build_work, memory_pass, share_l2
 
 
 @dataclass
@@ -232,6 +233,10 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     per_sm = [sm_ctas(G, spec.sm_count, s) for s in range(n_sim)]
     traced = np.array(sorted(c for cs in per_sm for c in cs), dtype=np.int64)
     footprint = Footprint() if functional == "all" and l2_sharing else None
+    if footprint is not None:  # count global atomics as the L2 performs them (timing/atomics.py)
+        code = module.program.code
+        footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.program))
+        footprint.count_atomics = grid_packets
     tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None)
                for k, cs in enumerate(per_sm)]
     only = traced if functional == "sampled" else None
@@ -263,8 +268,8 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         mem, mstats = memory_pass(tracer.trace, hier, write_back=not (warm_l2 and fits))
         if read_bytes is not None and not (warm_l2 and fits):
             _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)))
-        if footprint is not None and mstats.atomic_lines:
-            contend(mem, footprint.atomic_lines, mstats.atomic_lines)
+        if footprint is not None:  # the other SMs' atomics queue at the same L2 slices (SmSim.atomics)
+            mstats.grid_atomic_lines = footprint.atomic_lines
         hier.flush()
         counters = {k: v for k, v in hier.counters().items()
                     if isinstance(v, (int, float)) and not k.endswith("_rate") and k != "sectors_per_request"}
@@ -294,7 +299,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
                     dram_bytes_per_clk=cnt["dram_bytes_per_clk"] * params.dram_efficiency,
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm,
                     barrier_per_warp=params.barrier_release_per_warp,
-                    cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas), recorder=recorder)
+                    cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas), recorder=recorder,
+                    atomic_lines=(mstats.atomic_lines, mstats.grid_atomic_lines))
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)

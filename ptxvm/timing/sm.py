@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .atomics import line_contention, slice_contention, slice_of
 from .memory.dram import slowest_of
 
 STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "synchronization",
@@ -80,7 +81,7 @@ class SmWork:
     dram_write: list[int]
     n_pipes: int
     keys: list = field(default_factory=list)  # per warp-instruction: L1 sector generations (trace.Fills) or None
-    atom_lines: list = field(default_factory=list)  # global atomics: ((line, lane-ops x contention), ...) or None
+    atom_lines: list = field(default_factory=list)  # global atomics: ((line, packets, float op), ...) or None
     ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
@@ -154,7 +155,7 @@ class SmSim:
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
-                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None):
+                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None, atomic_lines=None):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -183,10 +184,16 @@ class SmSim:
         self.const_free = 0.0  # the constant cache port
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
         self.dram_last = 0.0
-        self.line_free: dict = {}  # L2 atomic unit of each 128-B line
         self.tma_free = 0.0  # the TMA engine: one 128-B line request per tma_line_cycles
         self.mbar: dict = {}  # (CTA, offset) -> [events issued, when the last completes, arrival unit free]
         self.mbar_waiters: dict = {}  # (CTA, offset) -> warps blocked on it (see _Warp.blocked)
+        # global atomics (timing/atomics.py): when each L2 slice's atomic unit and each line (float
+        # updates of one word) is free; packets per line of this SM and of the whole grid
+        self.slice_free: dict = {}
+        self.line_free: dict = {}
+        own, grid = atomic_lines if atomic_lines is not None else ({}, {})
+        self.atomic_lines = (own, grid or own)
+        self.slice_scale = slice_contention(own, grid, params.l2_atomic_slices)
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
         # the GPU's CTA dispatcher hands out one CTA per `cta_dispatch_cycles` over all active SMs:
@@ -545,7 +552,7 @@ class SmSim:
         if keys is not None:
             return self.load_sectors(keys, start + wf + extra)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
-            return self.atomics(W.atom_lines[i], start + wf, W.latency[i])
+            return self.atomics(W.atom_lines[i], start + wf)
         done_at = start + wf + W.latency[i] + extra
         n2 = W.l2_sectors[i]
         if n2:
@@ -644,16 +651,26 @@ class SmSim:
         self.dram_util += d / tau
         return sd, self.params.dram_loaded_latency * min(1.0, self.dram_util)
 
-    def atomics(self, lines, base: float, latency: float) -> float:
-        """Global atomics are performed at L2, one lane-operation after another per 128-B line;
-        every SM that updates the line shares that unit (`lines` carries the contention)."""
+    def atomics(self, lines, base: float) -> float:
+        """Global atomics (timing/atomics.py): each line's packets queue at the atomic unit of its
+        L2 slice, behind the packets every other SM sends there (`slice_scale`); the value is
+        back `atomic_round_trip` cycles after the last of them was performed."""
+        p = self.params
+        latency = p.atomic_round_trip
         done = base + latency
-        cost = self.params.atomic_line_cycles
-        free = self.line_free
-        for line, ops in lines:
-            f = free.get(line, 0.0)
-            s = f if f > base else base
-            end = free[line] = s + ops * cost
+        free, scale, n = self.slice_free, self.slice_scale, p.l2_atomic_slices
+        for line, packets, single in lines:
+            s = slice_of(line, n)
+            f = free.get(s, 0.0)
+            start = f if f > base else base
+            end = free[s] = start + packets * p.atomic_pass_cycles * scale.get(s, 1.0)
+            if single:  # float updates of one word: the line waits for the adder
+                f = self.line_free.get(line, 0.0)
+                start = f if f > base else base
+                busy = single * p.atomic_float_pass_cycles * line_contention(*self.atomic_lines, line)
+                self.line_free[line] = start + busy
+                if start + busy > end:
+                    end = start + busy
             if end + latency > done:
                 done = end + latency
         return done

@@ -22,6 +22,9 @@ import numpy as np
 
 from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, MemInfo
+from .atomics import aggregated_pcs
+from .atomics import is_float as atomic_is_float
+from .atomics import packets as atomic_packets
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
 from .schedule import block_orders
@@ -48,7 +51,7 @@ class MemStep:
     l2_lines: Optional[np.ndarray] = None  # loads: distinct 128-B lines of the request that go to L2
     l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
-    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, L2 operations), ...)
+    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, packets, float single-word packets), ...)
     partial: Optional[np.ndarray] = None  # stores: sectors written only in part
     shared_atomic: bool = False
 
@@ -91,17 +94,6 @@ class Fills:
         return [tuple(x) for x in out]
 
 
-def contend(mem: dict[int, MemStep], grid_lines: dict, own_lines: dict) -> None:
-    """Scale each global atomic's operations on a line by how many the whole grid does on that
-    line per one of this SM's (1 when only this SM touches it)."""
-    for res in mem.values():
-        if res.atom is None:
-            continue
-        for w, lines in enumerate(res.atom):
-            if lines:
-                res.atom[w] = tuple((ln, k * max(1.0, grid_lines.get(ln, 0) / own_lines[ln])) for ln, k in lines)
-
-
 @dataclass
 class MemStats:
     load_requests: int = 0  # global/local loads (warp-instructions with an active lane)
@@ -112,7 +104,8 @@ class MemStats:
     shared_wavefronts: int = 0
     shared_ideal: int = 0
     by_space: Counter = field(default_factory=Counter)
-    atomic_lines: dict = field(default_factory=dict)  # 128-B line -> lane atomics this SM does on it
+    atomic_lines: dict = field(default_factory=dict)  # 128-B line -> global-atomic packets this SM sends it
+    grid_atomic_lines: dict = field(default_factory=dict)  # ... and every SM of the grid (Footprint), if known
 
 
 def lane_mask_matrix(active: np.ndarray) -> np.ndarray:
@@ -140,6 +133,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     recent = RecentSectors()
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
+    aggregated = aggregated_pcs(trace.program)  # ptxas's warp-aggregated atomics (timing/atomics.py)
     for k, step in enumerate(trace.steps):
         if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
             out[k] = bulk_step(hier, p, step, lane_mask_matrix(step.active), stats)
@@ -159,10 +153,10 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
             for code in np.unique(codes):
                 sel = np.flatnonzero(codes == code)
                 _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills,
-                        recent=recent, rows=step.warps[sel])
+                        recent=recent, rows=step.warps[sel], aggregated=step.pc in aggregated)
         else:
             _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
-                    groups.width.get(step.pc, 1), recent=recent, rows=step.warps)
+                    groups.width.get(step.pc, 1), recent=recent, rows=step.warps, aggregated=step.pc in aggregated)
         if info.asyn == "cp_async":  # the data stage writes shared memory, not the L1 data array
             waves = copy_write_wavefronts(step, act, mem.bytes_per_lane)
             if waves is not None and res.l1_waves is not None:
@@ -205,7 +199,7 @@ class RecentSectors:
 
 
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
-            width: int = 1, recent: "RecentSectors | None" = None, rows=None) -> None:
+            width: int = 1, recent: "RecentSectors | None" = None, rows=None, aggregated: bool = False) -> None:
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
@@ -247,20 +241,21 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.load_requests += int(c.requests.sum())
         stats.load_sectors += int(c.n_sectors.sum())
     stats.by_space[space] += int(live.sum())
-    if mem.atomic:
-        lat = hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(len(addr)))
+    if mem.atomic:  # timing/atomics.py: packets per line, performed by the L2 slices' atomic units
+        hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(len(addr)))  # counters
         res.mkind[sel] = np.where(live, MK_ATOMIC, MK_NONE)
         res.latency[sel] = p.lat_atomic_global
-        res.wavefronts[sel] = c.n_lines
+        per_warp = atomic_packets(addr, act, aggregated)
+        res.wavefronts[sel] = [sum(x[1] for x in lines) for lines in per_warp]  # packets (the SM stage)
         res.dep[sel] = DEP_MEM
         if res.atom is None:
             res.atom = [None] * res.mkind.size
         own = stats.atomic_lines
-        for w, a_row, m_row in zip(np.asarray(sel).tolist(), addr, act):
-            lines = np.unique(a_row[m_row] >> np.uint64(7)).tolist()
-            res.atom[w] = tuple((ln, 1) for ln in lines)  # one L2 operation per line the warp updates
-            for ln in lines:
-                own[ln] = own.get(ln, 0) + 1
+        flt = atomic_is_float(mem)
+        for w, lines in zip(np.asarray(sel).tolist(), per_warp):
+            res.atom[w] = tuple((ln, k, one if flt else 0) for ln, k, one in lines)
+            for ln, k, _ in lines:
+                own[ln] = own.get(ln, 0) + k
         return
     policy = _policy(mem)
     if mem.store:
@@ -411,6 +406,9 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             # loads are read out of the L1 data array like shared memory: one wavefront per cycle,
             # bank conflicts included (micro2 l1_lines: n lines whose words share a bank cost n)
             staged = np.where(r.mkind == MK_GLOBAL, r.l1_waves * params.l1_wavefront_cycles, staged)
+        if r.atom is not None:  # global atomics: the SM sends a request's packets one per cycle
+            staged = np.where(r.mkind == MK_ATOMIC, params.atomic_request_cycles
+                              + r.wavefronts * params.atomic_packet_cycles, staged)
         wavefronts[a:b] = np.where(glob, staged, wavefronts[a:b])
         if r.partial is not None:
             l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
@@ -448,6 +446,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
                 x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
     pipe = table.pipe[pc]
     issue = table.issue[pc]
+    # a sub-partition sends one global atomic per `atomic_issue_cycles` (its LSU pipe)
+    issue = np.where(mkind == MK_ATOMIC, np.maximum(issue, params.atomic_issue_cycles), issue)
     latency = np.where(mkind > 0, mlat, table.latency[pc])
     dep_kind = np.where(dep >= 0, dep, table.dep[pc])
     # the text/const-miss cases: memory kinds decide

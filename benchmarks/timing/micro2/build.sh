@@ -7,6 +7,8 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 PTXAS=${PTXAS:-/work/venv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas}
 $NVCC -arch=sm_90a -O3 -cubin "$HERE/micro2.cu" -o "$OUT/micro2.cubin"
 $NVCC -arch=sm_90a -O3 -cubin "$HERE/check_kernels.cu" -o "$OUT/check_kernels.cubin"
+$NVCC -arch=sm_90a -O3 -cubin "$HERE/atomics.cu" -o "$OUT/atomics.cubin"
+$NVCC -arch=sm_90 -O3 -ptx "$HERE/atomics.cu" -o "$HERE/atomics.ptx"
 $NVCC -arch=sm_90 -O3 -ptx "$HERE/check_kernels.cu" -o "$HERE/check_kernels.ptx"
 python3 "$HERE/gen_wgmma.py"
 $PTXAS -arch=sm_90a "$HERE/wgmma.ptx" -o "$OUT/wgmma.cubin"

@@ -88,6 +88,13 @@ class Trace:
         return np.concatenate(self.warp_cta), np.concatenate(self.warp_index), np.concatenate(self.warp_lanes)
 
 
+def _requests_per_line(warp: np.ndarray, addr: np.ndarray) -> dict:
+    """Warp requests per 128-B line: each warp's atomics on one line go together."""
+    pairs = np.unique(np.stack([warp.astype(np.uint64), addr >> np.uint64(7)]), axis=1)
+    lines, counts = np.unique(pairs[1], return_counts=True)
+    return dict(zip(lines.tolist(), counts.tolist()))
+
+
 class Footprint:
     """The 32-byte sectors of global memory that any thread of the launch loaded (every CTA, not
     only the followed ones): how much distinct data the whole grid reads."""
@@ -95,7 +102,11 @@ class Footprint:
     def __init__(self):
         self.seen = np.zeros(0, dtype=bool)
         self.written = np.zeros(0, dtype=bool)  # sectors stored to
-        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> warp requests on it
+        self.atomic_lines: dict[int, int] = {}  # 128-B line (device address >> 7) -> atomics on it (count_atomics)
+        # set by the timing model (ptxvm.timing.atomics): the atomic Ops ptxas issues once per warp
+        # (by id) and how the L2 work of one step's lanes (warp ids, addresses) is counted per line
+        self.aggregated: frozenset = frozenset()
+        self.count_atomics = _requests_per_line
         self._loads: dict[int, str] = {}
 
     @property
@@ -169,11 +180,12 @@ class Footprint:
         if op.space is None:
             valid &= classify_generic(addr) == 0
         addr, warp = addr[valid], warp[valid]
-        if kind == "atomic":  # requests per line: each warp's atomics on one line go together
-            pairs = np.unique(np.stack([warp.astype(np.uint64), addr >> np.uint64(7)]), axis=1)
-            lines, counts = np.unique(pairs[1], return_counts=True)
+        if kind == "atomic":  # what the L2 does per line, as `count_atomics` counts it
+            if id(op) in self.aggregated:  # ptxas sends one request per warp: its first lane's
+                warp, first = np.unique(warp, return_index=True)
+                addr = addr[first]
             got = self.atomic_lines
-            for line, k in zip(lines.tolist(), counts.tolist()):
+            for line, k in self.count_atomics(warp, addr).items():
                 got[line] = got.get(line, 0) + k
             return
         sec = ((addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)

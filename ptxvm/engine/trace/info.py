@@ -38,6 +38,7 @@ class MemInfo:
     l2_evict: str = "normal"
     nc: bool = False  # ld.global.nc: the read-only (texture) path
     prefetch: int = 0  # L2::64B/128B/256B prefetch size
+    atomic_op: str = ""  # atom/red: operation and type, e.g. "add.u32", "add.f32", "cas.b32"
 
     @property
     def bytes_per_lane(self) -> int:
@@ -79,6 +80,7 @@ _BARRIER = {"bar", "barrier"}
 _MEM = {"ld", "ldu", "st", "atom", "red"}
 _LSU_OTHER = {"cp", "prefetch", "prefetchu", "mbarrier", "ldmatrix", "stmatrix", "applypriority", "discard",
               "cvta", "isspacep", "createpolicy", "getctarank", "mapa", "multimem", "st.async", "red.async", "tensormap"}
+_ATOMIC_OPS = {"add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec"}
 _FLOAT_FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2}
 _NO_DST = {"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "prefetch", "prefetchu",
            "trap", "brkpt", "nanosleep", "sust", "sured", "pmevent", "cp", "discard", "applypriority",
@@ -304,7 +306,9 @@ def _mem_info(op, opcode: str, mods, types: list[str]) -> MemInfo:
     store = opcode in ("st", "red")
     atomic = opcode in ("atom", "red")
     load = opcode in ("ld", "ldu", "atom")
-    return MemInfo(space, size, vector, load, store, atomic, cache_op, l1, l2, "nc" in mods or opcode == "ldu", prefetch)
+    name = next((x for x in mods if x in _ATOMIC_OPS), "") if atomic else ""
+    return MemInfo(space, size, vector, load, store, atomic, cache_op, l1, l2, "nc" in mods or opcode == "ldu", prefetch,
+                   f"{name}.{t}" if name else "")
 
 
 def _space(engine_space: Optional[str], mods) -> str:
