@@ -20,6 +20,7 @@ from multiprocessing.connection import wait
 
 import numpy as np
 
+from . import warmth
 from .shard import ShardResult, run_shard
 
 F_SETPIPE_SZ = 1031  # Linux: a pipe's buffer size (fcntl); 1 MiB moves a write set in fewer, larger reads
@@ -174,8 +175,10 @@ def _forked(launch, index, positions, conn, limit, inherited=()) -> None:
             c.close()
     try:
         launch.device.budget.limit = limit
+        before = warmth.snapshot(launch.module.program)
         # written in place: the pages a worker stores to become its own (copy-on-write)
         result = run_shard(launch, index, positions, launch.device.memory.arena, copy=False, views=RAW_PIPES)
+        result.learned = warmth.learned(launch.module.program, before)
         # the whole CPU time of this process since it was forked (Linux starts a child's at zero):
         # the shard, and the forks of the workers it started (fork_tree)
         result.cpu_seconds = max(result.cpu_seconds, time.process_time())

@@ -135,3 +135,24 @@ def test_a_parent_that_leaves_early_stops_every_worker(monkeypatch):
         ptxvm.load(KERNELS)["vadd"].launch(n // 128, 128, [a, a, c, n], workers=4, progress=progress)
     assert (c == 7).all()
     assert no_children_left()
+
+
+@pytest.mark.skipif(not __import__("ptxvm.jit").jit.numba_available(), reason="numba is not installed: no compiled code")
+def test_what_workers_compile_the_parent_keeps(monkeypatch):
+    """A worker's compiled blocks and tiering counts come back to the parent (parallel/warmth.py):
+    after one split launch the parent holds them, so the next launch's workers compile nothing."""
+    monkeypatch.setenv("PTXVM_JIT_THRESHOLD", "0")  # every block compiles on its first run
+    module = ptxvm.loads(KERNELS.read_text(), "kernels.ptx")  # a fresh program: nothing compiled yet
+    n = 1 << 14
+    a, b = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32)
+    blocks = lambda: [op.fused for op in module.program.code if op.fused is not None]  # noqa: E731
+    outs, stats = [], []
+    for _ in range(2):
+        c = np.zeros(n, np.float32)
+        stats.append(module["vadd"].launch(n // 128, 128, [a, b, c, n], workers=2))
+        outs.append(c)
+        if len(stats) == 1:
+            assert blocks() and any(x.function is not None for x in blocks())  # compiled in a worker, kept here
+    assert all(s.workers == 2 for s in stats)
+    assert stats[1].jit_seconds == 0.0  # the second launch's workers inherited everything
+    assert outs[0].tobytes() == outs[1].tobytes() == (a + b).tobytes()
