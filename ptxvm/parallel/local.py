@@ -111,9 +111,11 @@ class ForkTree:
         """Wait for the whole tree (each worker waits for the workers it forked); the root's status."""
         if self.root is None:
             return 0
-        _, status = os.waitpid(self.root, 0)
-        self.root = None
-        return status
+        root, self.root = self.root, None
+        try:
+            return os.waitpid(root, 0)[1]
+        except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored by the application)
+            return 0
 
     def stop(self) -> None:
         """Kill every worker still running (the parent is leaving early: an exception, an interrupt)."""
@@ -133,10 +135,10 @@ def fork_tree(n: int, work, inherited=()) -> ForkTree:
     left. So the parent pays one fork (not n, each copying the page tables of a process that
     may hold gigabytes) and the last worker starts after about log2(n) forks, not n.
 
-    Each worker closes the connections in `inherited` except the one its own `work` uses (so
-    that a pipe reaches end-of-file when its writer ends), waits for the workers it forked, and
-    leaves with os._exit: it never returns into the caller's code. The tree is one process
-    group (ForkTree.stop kills it whole)."""
+    `work(i, inherited)` must close the connections in `inherited` it does not use (so that a
+    pipe reaches end-of-file when its one writer ends). Each worker then waits for the workers it
+    forked and leaves with os._exit: it never returns into the caller's code. The tree is one
+    process group (ForkTree.stop kills it whole)."""
     root = os.fork()
     if root:
         try:
@@ -146,7 +148,10 @@ def fork_tree(n: int, work, inherited=()) -> ForkTree:
         return ForkTree(root)
     status, children = 1, []
     try:
-        os.setpgid(0, 0)
+        try:
+            os.setpgid(0, 0)
+        except OSError:  # a sandbox that forbids it: stop() then reaches the root only
+            pass
         todo = list(range(n))
         while len(todo) > 1:
             mine, theirs = todo[: len(todo) // 2], todo[len(todo) // 2 :]
