@@ -56,8 +56,9 @@ def snapshot(program):
             {pc: (b.executed, b.spent, b.function is not None) for pc, b in _blocks(program).items()})
 
 
-def learned(program, before) -> Learned | None:
-    """What the worker compiled and counted since `snapshot`; None if nothing (or if it would not pickle)."""
+def learned(program, before) -> bytes | None:
+    """What the worker compiled and counted since `snapshot`, pickled (the parent unpickles it in
+    `adopt`, where a failure costs nothing); None if nothing, or if it would not pickle."""
     try:
         counts, blocks = before
         out = Learned()
@@ -70,37 +71,51 @@ def learned(program, before) -> Learned | None:
                 out.blocks.append((pc, b.executed - executed, b.spent - spent, compiled))
         if not out.signatures and not out.blocks:
             return None
-        pickle.dumps(out)  # it travels in the result's header: it must not be what makes a worker fail
-        return out
+        return pickle.dumps(out)
     except Exception:  # noqa: BLE001 - an optimization only
         return None
 
 
 def adopt(program, results) -> float:
     """In the parent, after a split launch: add the workers' counts to the blocks, compile what they
-    compiled; returns the seconds that took."""
+    compiled; returns the seconds that took. A report that cannot be read or used is skipped."""
     start = time.perf_counter()
-    try:
-        found = [r.learned for r in results if getattr(r, "learned", None) is not None]
-        if not found:
-            return 0.0
-        blocks = _blocks(program)
-        compiled = set()
-        for got in found:
-            for pc, executed, spent, done in got.blocks:
-                b = blocks.get(pc)
-                if b is not None:
-                    b.executed += executed
-                    b.spent += spent
-                    if done:
-                        compiled.add(pc)
-        for pc in sorted(compiled):
-            blocks[pc].compile_now()
-        signatures = {(m, a, sig) for got in found for m, a, sig in got.signatures}
-        for m, a, sig in sorted(signatures, key=lambda x: x[:2]):
-            d = getattr(importlib.import_module(m), a, None)  # a module the worker imported, perhaps first
-            if d is not None and sig not in d.signatures:
-                d.compile(sig)
-    except Exception:  # noqa: BLE001 - an optimization only
-        pass
+    found = [got for got in (_unpickle(r.learned) for r in results if r.learned is not None) if got is not None]
+    if not found:
+        return 0.0
+    blocks = _blocks(program)
+    compiled = set()
+    for got in found:
+        for pc, executed, spent, done in got.blocks:
+            b = blocks.get(pc)
+            if b is not None:
+                b.executed += executed
+                b.spent += spent
+                if done:
+                    compiled.add(pc)
+    for pc in sorted(compiled):
+        _quietly(blocks[pc].compile_now)
+    for m, a, sig in {(m, a, sig) for got in found for m, a, sig in got.signatures}:
+        _quietly(_compile_signature, m, a, sig)
     return time.perf_counter() - start
+
+
+def _unpickle(data: bytes):
+    try:
+        got = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - an optimization only
+        return None
+    return got if isinstance(got, Learned) else None
+
+
+def _compile_signature(module: str, attr: str, sig) -> None:
+    d = getattr(importlib.import_module(module), attr, None)  # a module the worker imported, perhaps first
+    if d is not None and hasattr(d, "signatures") and sig not in d.signatures:
+        d.compile(sig)
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - an optimization only: the workers compile it again if need be
+        pass

@@ -156,3 +156,20 @@ def test_what_workers_compile_the_parent_keeps(monkeypatch):
     assert all(s.workers == 2 for s in stats)
     assert stats[1].jit_seconds == 0.0  # the second launch's workers inherited everything
     assert outs[0].tobytes() == outs[1].tobytes() == (a + b).tobytes()
+
+
+def test_warm_up_that_cannot_be_read_is_ignored():
+    """What a worker reports about its compiled code is an optimization: unreadable, or naming
+    blocks and functions the parent lacks, it changes nothing and raises nothing."""
+    import pickle
+
+    from ptxvm.parallel import warmth
+    from ptxvm.parallel.shard import ShardResult
+
+    module = ptxvm.loads(KERNELS.read_text(), "kernels.ptx")
+    module.program.prepare_fused()
+    bogus = warmth.Learned(signatures=[("ptxvm.parallel.warmth", "no_such_function", ("int64",))],
+                           blocks=[(10**9, 5, 1.0, True)])
+    results = [ShardResult(0, learned=b"not a pickle"), ShardResult(1, learned=pickle.dumps(bogus)), ShardResult(2)]
+    assert warmth.adopt(module.program, results) >= 0.0
+    assert all(op.fused is None or op.fused.executed == 0 for op in module.program.code)
