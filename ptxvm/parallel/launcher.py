@@ -24,7 +24,7 @@ from ..engine.control import cluster as cluster_ops
 from ..engine.core.hooks import LaunchHooks
 from ..engine.core.memory import GLOBAL_BASE
 from ..errors import DataRaceError, DataRaceWarning, LaunchError
-from . import analysis
+from . import analysis, warmth
 from .merge import merge
 from .shard import BLOCK
 
@@ -78,14 +78,19 @@ def run(launch, workers=None, executor=None, on_race=None):
                 done[0] += r.stats.ctas
                 progress(done[0])
 
+        warm_seconds = 0.0
         if executor == "ray":
             from .ray_executor import run_ray
 
             results = run_ray(launch, shards, on_done)
         else:
+            from .. import jit
             from .local import run_local
 
+            if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
+                launch.module.program.prepare_fused()
             results = run_local(launch, shards, on_done)
+            warm_seconds = warmth.adopt(launch.module.program, results)  # what workers compiled: once, here
         failed = [r for r in results if r.error is not None]
         if failed:
             return _serial(launch, start, f"a worker failed ({failed[0].error}); the launch ran again in one process")
@@ -93,6 +98,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         if conflict is not None:
             return _after_conflict(launch, start, conflict, shards, on_race)
         stats = _sum_stats([r.stats for r in results])
+        stats.jit_seconds += warm_seconds
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
         return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))

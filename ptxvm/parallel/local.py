@@ -3,7 +3,9 @@ then the write set's arrays as raw bytes read straight into the parent's arrays:
 tens of MB, no intermediate copies).
 
 * fork (Linux, the default where available): a worker inherits the launch and global memory
-  copy-on-write, and copies only the pages it writes;
+  copy-on-write, and copies only the pages it writes; the workers are forked as a tree
+  (fork_tree: the parent forks once, each worker forks half of the rest), so the parent's serial
+  part does not grow with the number of workers;
 * spawn (elsewhere, or PTXVM_START_METHOD=spawn): a worker is a fresh interpreter, so it gets the
   launch as data (image.py, as a Ray task does) and global memory through one shared-memory block
   the parent fills once per launch."""
@@ -12,10 +14,13 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing as mp
 import os
+import signal
+import time
 from multiprocessing.connection import wait
 
 import numpy as np
 
+from . import warmth
 from .shard import ShardResult, run_shard
 
 F_SETPIPE_SZ = 1031  # Linux: a pipe's buffer size (fcntl); 1 MiB moves a write set in fewer, larger reads
@@ -39,9 +44,16 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
     share = max(0, budget.free) // max(1, len(shards))  # each worker's share of the device's free memory
     limit = budget.limit - budget.free + share
     shm = None
-    procs = []
+    procs, pipes, tree = [], [], None
     try:
-        if method == "spawn":
+        for _ in shards:
+            recv, send = ctx.Pipe(duplex=False)
+            _widen(recv)
+            pipes.append((recv, send))
+        if method == "fork":
+            tree = fork_tree(len(shards), lambda i, others: _forked(launch, i, shards[i], pipes[i][1], limit, others),
+                             [c for pair in pipes for c in pair])
+        else:
             from multiprocessing import shared_memory
 
             from .image import image_of
@@ -50,33 +62,35 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
             shm = shared_memory.SharedMemory(create=True, size=max(1, arena.size))
             shm.buf[: arena.size] = arena.data.cast("B") if arena.size else b""
             image = image_of(launch)
-        for i, pos in enumerate(shards):
-            recv, send = ctx.Pipe(duplex=False)
-            _widen(recv)
-            if method == "fork":
-                p = ctx.Process(target=_forked, args=(launch, i, pos, send, limit), daemon=True)
-            else:
-                p = ctx.Process(target=_spawned, args=(image, shm.name, arena.size, i, pos, send, limit), daemon=True)
-            p.start()
+            for i, pos in enumerate(shards):
+                p = ctx.Process(target=_spawned, args=(image, shm.name, arena.size, i, pos, pipes[i][1], limit),
+                                daemon=True)
+                p.start()
+                procs.append(p)
+        for _, send in pipes:
             send.close()
-            procs.append((p, recv))
         results: dict[int, ShardResult] = {}
-        pending = {recv: (i, p) for i, (p, recv) in enumerate(procs)}
+        pending = {recv: i for i, (recv, _) in enumerate(pipes)}
         while pending:
             for conn in wait(list(pending)):
-                i, p = pending.pop(conn)
+                i = pending.pop(conn)
                 try:
                     r = receive(conn)
                 except (EOFError, OSError):  # the worker died (killed, out of memory)
-                    p.join()
-                    r = ShardResult(i, error=f"worker process exited with status {p.exitcode}")
+                    r = ShardResult(i, error="the worker process ended before sending its results")
                 results[i] = r
                 if on_done is not None:
                     on_done(r)
+        if tree is not None:
+            tree.join()
         return [results[i] for i in range(len(shards))]
     finally:
-        for p, recv in procs:
+        for recv, send in pipes:
             recv.close()
+            send.close()
+        if tree is not None:
+            tree.stop()
+        for p in procs:
             if p.is_alive():
                 p.join(timeout=5)
             if p.is_alive():
@@ -87,15 +101,95 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
             shm.unlink()
 
 
-def _forked(launch, index, positions, conn, limit) -> None:
+class ForkTree:
+    """The worker processes of one launch, forked as a tree (fork_tree); the parent holds the root."""
+
+    def __init__(self, root: int):
+        self.root = root
+
+    def join(self) -> int:
+        """Wait for the whole tree (each worker waits for the workers it forked); the root's status."""
+        if self.root is None:
+            return 0
+        root, self.root = self.root, None
+        try:
+            return os.waitpid(root, 0)[1]
+        except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored by the application)
+            return 0
+
+    def stop(self) -> None:
+        """Kill every worker still running (the parent is leaving early: an exception, an interrupt)."""
+        if self.root is None:
+            return
+        try:
+            os.killpg(self.root, signal.SIGKILL)  # the tree is one process group, led by the root
+        except OSError:
+            pass
+        self.join()
+
+
+def fork_tree(n: int, work, inherited=()) -> ForkTree:
+    """Start `work(i)` for i in range(n), each in its own forked process, forked as a binary tree:
+    the parent forks one root worker, and each worker hands half of the indices it holds to a
+    child it forks, then the half of what remains, and so on, before it runs `work` for the one
+    left. So the parent pays one fork (not n, each copying the page tables of a process that
+    may hold gigabytes) and the last worker starts after about log2(n) forks, not n.
+
+    `work(i, inherited)` must close the connections in `inherited` it does not use (so that a
+    pipe reaches end-of-file when its one writer ends). Each worker then waits for the workers it
+    forked and leaves with os._exit: it never returns into the caller's code. The tree is one
+    process group (ForkTree.stop kills it whole)."""
+    root = os.fork()
+    if root:
+        try:
+            os.setpgid(root, root)  # also done in the child: whichever runs first
+        except OSError:
+            pass
+        return ForkTree(root)
+    status, children = 1, []
+    try:
+        try:
+            os.setpgid(0, 0)
+        except OSError:  # a sandbox that forbids it: stop() then reaches the root only
+            pass
+        todo = list(range(n))
+        while len(todo) > 1:
+            mine, theirs = todo[: len(todo) // 2], todo[len(todo) // 2 :]
+            pid = os.fork()
+            if pid == 0:
+                children, todo = [], theirs
+            else:
+                children.append(pid)
+                todo = mine
+        work(todo[0], inherited)
+        status = 0
+    except BaseException:  # noqa: BLE001 - the parent sees the missing result and reruns in one process
+        pass
+    finally:
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except (OSError, KeyboardInterrupt):
+                pass
+        os._exit(status)
+
+
+def _forked(launch, index, positions, conn, limit, inherited=()) -> None:
+    for c in inherited:
+        if c is not conn:
+            c.close()
     try:
         launch.device.budget.limit = limit
+        before = warmth.snapshot(launch.module.program)
         # written in place: the pages a worker stores to become its own (copy-on-write)
         result = run_shard(launch, index, positions, launch.device.memory.arena, copy=False, views=RAW_PIPES)
+        result.learned = warmth.learned(launch.module.program, before)
+        # the whole CPU time of this process since it was forked (Linux starts a child's at zero):
+        # the shard, and the forks of the workers it started (fork_tree)
+        result.cpu_seconds = max(result.cpu_seconds, time.process_time())
         send(conn, result)
     finally:
         conn.close()
-        os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
 
 
 def _spawned(image, shm_name, size, index, positions, conn, limit) -> None:

@@ -42,6 +42,7 @@ class ShardResult:
     atom_bounds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # inc/dec bound, else -1
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    learned: Optional[bytes] = None  # a forked worker's compiled code and tiering counts, pickled (warmth.py)
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}

@@ -181,7 +181,7 @@ class FusedBlock:
                 return False
             self.executed += work
             self.spent += (STEP_COST + LANE_COST * (work / self.length)) * self.weight
-            if not self._hot() or not self._compile(ctx):
+            if not self._hot() or not self._compile(ctx.extra):
                 return False
         n = ctx.n if lanes is None else lanes.size
         bail = ctx.extra.get("jit_bail")
@@ -243,7 +243,14 @@ class FusedBlock:
                     f.lane = int(active[0])
                 raise
 
-    def _compile(self, ctx) -> bool:
+    def compile_now(self) -> bool:
+        """Compile (or load from the disk cache) the block outside a run, whatever its counters say:
+        a parent process does this for the blocks its forked workers compiled (parallel/warmth.py),
+        so that later workers inherit the machine code instead of each loading it again."""
+        return self.function is not None or (self.error is None and self._compile({}))
+
+    def _compile(self, extra: dict) -> bool:
+        """Compile or load the block; the seconds it took are added to `extra["jit_seconds"]`."""
         start = time.perf_counter()
         try:
             key = self.key = self.key or _key(self.source)
@@ -257,5 +264,5 @@ class FusedBlock:
             self.error = f"{type(e).__name__}: {e}"
             if os.environ.get("PTXVM_DEBUG_JIT"):
                 raise
-        ctx.extra["jit_seconds"] = ctx.extra.get("jit_seconds", 0.0) + time.perf_counter() - start
+        extra["jit_seconds"] = extra.get("jit_seconds", 0.0) + time.perf_counter() - start
         return self.function is not None

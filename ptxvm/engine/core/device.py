@@ -92,11 +92,14 @@ class Device:
 
     def to_device(self, a: np.ndarray, what: Optional[str] = None) -> DeviceArray:
         a = np.ascontiguousarray(a)
-        d = self.device_array(a.shape, a.dtype, what=what or f"to_device of a {a.dtype} array of shape {a.shape}")
+        d = self.device_array(a.shape, a.dtype, what=what or f"to_device of a {a.dtype} array of shape {a.shape}",
+                              written=True)
         d.copy_from_host(a)
         return d
 
-    def device_array(self, shape, dtype, what: Optional[str] = None) -> DeviceArray:
+    def device_array(self, shape, dtype, what: Optional[str] = None, written: bool = False) -> DeviceArray:
+        """A zeroed array on the device; `written`: the caller fills all of it next (to_device), so no
+        per-byte never-written mask (initcheck's) is made only to be dropped."""
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
         dtype = np.dtype(dtype)
         if any(n < 0 for n in shape):
@@ -104,7 +107,8 @@ class Device:
         nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow before the budget says no
         what = what or f"device_array of shape {shape} and dtype {dtype}"
         alloc = self.memory.allocate(nbytes, what=what)
-        alloc.uninit = np.ones(alloc.size, dtype=bool)  # cudaMalloc'd memory: never written (initcheck)
+        if not written:
+            alloc.uninit = np.ones(alloc.size, dtype=bool)  # cudaMalloc'd memory: never written (initcheck)
         return DeviceArray(self, shape, dtype, alloc)
 
 
