@@ -190,11 +190,59 @@ def m_cold_state(b, res, rng):
                 res.append({"kernel": name, "mib": mib, "error": traceback.format_exc()[-400:]})
 
 
+def m_first_access(b, res, rng):
+    """What a small launch's first memory accesses cost beyond the launch: one thread with 0-8
+    dependent loads from a 64 MiB buffer (cold: after the memset flush; read_flush: after a 256 MiB
+    read of another buffer; warm: back to back), and one warp loading one word from each of 1-32
+    pages 2 MiB apart (or 32 words 4 KiB apart), median of 31 launches by CUDA events."""
+    cp, np = b.cp, b.np
+    buf = cp.zeros(64 * MIB // 4, dtype=cp.uint32)
+    # a chain through lines 1 MiB apart: word i*2^18 -> (i+1)*2^18
+    idx = np.arange(64, dtype=np.int64) * (1 << 18)
+    buf[cp.asarray(idx[:-1])] = cp.asarray(idx[1:].astype(np.uint32))
+    out = cp.zeros(64, dtype=cp.uint32)
+    other = cp.ones(256 * MIB // 4, dtype=cp.uint32)
+    rd = b.mod.get_function("stream_read")
+    sink = cp.zeros(132 * 8 * 256, dtype=cp.uint32)
+
+    def read_flush():
+        rd((132 * 8,), (256,), (other, sink, np.int64(256 * MIB // 16)))
+
+    def three(fn):
+        pt = {"cold": b.events_us(fn, reps=31, flush=True), "warm": b.events_us(fn, reps=31, flush=False)}
+        saved = b.flush
+        b.flush = read_flush
+        try:
+            pt["read_flush"] = b.events_us(fn, reps=31, flush=True)
+        finally:
+            b.flush = saved
+        return pt
+
+    chase = b.mod.get_function("first_chase")
+    for hops in (0, 1, 2, 4, 8):
+        try:
+            pt = {"kernel": "first_chase", "hops": hops, **three(lambda: chase((1,), (1,), (buf, out, np.int32(hops))))}
+            res.append(pt)
+            print({k: (v["median_us"] if isinstance(v, dict) else v) for k, v in pt.items()}, flush=True)
+        except Exception:
+            res.append({"kernel": "first_chase", "hops": hops, "error": traceback.format_exc()[-400:]})
+    pages = b.mod.get_function("first_pages")
+    big = cp.zeros(64 * MIB // 4, dtype=cp.uint32)
+    for lanes, stride in ((1, 2 * MIB), (4, 2 * MIB), (32, 2 * MIB), (32, 4096)):
+        try:
+            fn = lambda: pages((1,), (lanes,), (big, out, np.int64(stride // 4)))
+            pt = {"kernel": "first_pages", "lanes": lanes, "stride": stride, **three(fn)}
+            res.append(pt)
+            print({k: (v["median_us"] if isinstance(v, dict) else v) for k, v in pt.items()}, flush=True)
+        except Exception:
+            res.append({"kernel": "first_pages", "lanes": lanes, "error": traceback.format_exc()[-400:]})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cubin", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--only", default="chase,gather,cold_state")
+    ap.add_argument("--only", default="chase,gather,cold_state,first_access")
     a = ap.parse_args(argv)
     import cupy as cp
     import numpy as np
@@ -208,7 +256,8 @@ def main(argv=None) -> int:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)
 
-    for name, fn in (("chase", m_chase), ("gather", m_gather), ("cold_state", m_cold_state)):
+    for name, fn in (("chase", m_chase), ("gather", m_gather), ("cold_state", m_cold_state),
+                     ("first_access", m_first_access)):
         if name not in a.only.split(","):
             continue
         res = results["items"].setdefault(name, [])

@@ -60,3 +60,16 @@ extern "C" __global__ void stream_write(uint4 *out, long long n4) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
         out[i] = make_uint4((unsigned)i, 1u, 2u, 3u);
 }
+
+// A launch's first memory accesses: one thread follows `hops` dependent loads (hops = 0: none)
+// and stores the end; `lanes` threads of one warp each load one word `stride` bytes apart (one
+// page each when stride is 2 MiB) and store their sum. Timed with CUDA events (cold / warm).
+extern "C" __global__ void first_chase(const unsigned *next, unsigned *out, int hops) {
+    unsigned p = 0;
+    for (int s = 0; s < hops; s++) p = next[p];
+    out[threadIdx.x] = p;
+}
+extern "C" __global__ void first_pages(const unsigned *base, unsigned *out, long long stride_words) {
+    unsigned v = base[threadIdx.x * stride_words];
+    out[threadIdx.x] = v;
+}
