@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 # parameter -> candidate values (searched one at a time, around the current value)
 SPACE = {
-    "kernel_launch": [2000, 3000, 4000, 5000, 6400, 8000, 10000, 13000],
+    "kernel_launch": [3000, 4000, 5000, 6000, 6558, 7000, 8000, 10000],
     "cta_launch": [0, 100, 250, 500, 700, 1000],
     "dram_efficiency": [0.8, 0.85, 0.9, 0.95, 1.0],
     "dram_write_cost": [1.0, 1.25, 1.5, 1.75, 2.0],

@@ -165,14 +165,18 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     return out, stats
 
 
-_FAR = [0.0]
+_APART = 1e7  # cycles between requests of _apart: far more than any transfer or queue
 
 
-def _apart(n: int) -> np.ndarray:
+def _apart(hier, n: int) -> np.ndarray:
     """Arrival times far apart for a batch: the memory model then charges each request its own
-    transfer only; the SM model (sm.py) does the queueing in time order."""
-    _FAR[0] += 1e15
-    return _FAR[0] + np.arange(n, dtype=np.float64) * 1e9
+    transfer only; the SM model (sm.py) does the queueing in time order. The clock is the
+    hierarchy's own, so it stays small enough for float64 to keep cycles exact (a process-wide
+    one grew by 1e15 per batch: after a few calls latencies were rounded to the float spacing,
+    and the result depended on what the process had profiled before)."""
+    base = getattr(hier, "_apart_clock", 0.0) + _APART
+    hier._apart_clock = base + n * _APART
+    return base + np.arange(n, dtype=np.float64) * _APART
 
 
 class RecentSectors:
@@ -204,7 +208,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     live = act.any(axis=1)
     if space == "shared":
         if mem.atomic:
-            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(len(addr)))
+            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(hier, len(addr)))
         else:
             lat = hier.shared(addr, act, size, write=mem.store)
         waves = hier.last.get("wavefronts") if not mem.atomic else None
@@ -223,7 +227,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.by_space["shared"] += int(live.sum())
         return
     if space in ("const", "param"):
-        lat = hier.const_load(addr, act, size, now=_apart(len(addr)))
+        lat = hier.const_load(addr, act, size, now=_apart(hier, len(addr)))
         passes = hier.last.get("passes", np.ones(len(addr)))
         lat = _shared_misses(addr, act, lat)
         res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
@@ -242,7 +246,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         stats.load_sectors += int(c.n_sectors.sum())
     stats.by_space[space] += int(live.sum())
     if mem.atomic:  # timing/atomics.py: packets per line, performed by the L2 slices' atomic units
-        hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(len(addr)))  # counters
+        hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(hier, len(addr)))  # counters
         res.mkind[sel] = np.where(live, MK_ATOMIC, MK_NONE)
         res.latency[sel] = p.lat_atomic_global
         per_warp = atomic_packets(addr, act, aggregated)
