@@ -156,9 +156,11 @@ def _finite(x: float):
 
 # The part of L2 that keeps a kernel's data from one launch to the next. H100/H200's L2 is two
 # partitions and lines an SM reads from the far one are kept in its near one as well, so less
-# than all of it holds distinct data (calibrated against the suite: 48 MB footprints already
-# behave as DRAM traffic, 26 MB ones as L2 hits).
-L2_RESIDENT = 0.5
+# than all of it holds distinct data. micro3 cold_state (results/micro3_cold_state_h200.json):
+# back to back, a read of 24 or 32 MiB runs at L2 speed (7.3 / 8.7 us against 10.8 / 12.7 after
+# a flush), one of 48 MiB does not (16.3 against 16.7): the boundary lies between 0.53 and 0.8 of
+# the 60 MiB, taken in the middle (the suite had put it below 26 MB when this was 0.5).
+L2_RESIDENT = 0.67
 
 
 def sm_ctas(ctas: int, sm_count: int, sm: int = 0) -> list[int]:

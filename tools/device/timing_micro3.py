@@ -238,11 +238,71 @@ def m_first_access(b, res, rng):
             res.append({"kernel": "first_pages", "lanes": lanes, "error": traceback.format_exc()[-400:]})
 
 
+def m_harness(b, res, rng):
+    """The suite's timing harness (tools/device/timing_suite.py) against this file's: 30 launches
+    with their memsets and events all queued behind one long spin kernel (cold: memset, event,
+    launch, event; `cold_gap`: the same with a 20 us spin kernel between the memset and the first
+    event; warm: back to back with an event between launches), medians, for an empty launch, one
+    dependent DRAM load, and streams of 4 and 32 MiB."""
+    cp, np = b.cp, b.np
+    spin = b.mod.get_function("spin")
+    chase = b.mod.get_function("first_chase")
+    rd = b.mod.get_function("stream_read")
+    buf = cp.zeros(64 * MIB // 4, dtype=cp.uint32)
+    out = cp.zeros(132 * 8 * 256, dtype=cp.uint32)
+    flush_ptr, flush_n = b.flush_buf.data.ptr, b.flush_buf.nbytes
+    kernels = {
+        "empty": lambda: chase((1,), (1,), (buf, out, np.int32(0))),
+        "one_load": lambda: chase((1,), (1,), (buf, out, np.int32(1))),
+        "read_4mib": lambda: rd((132 * 8,), (256,), (buf, out, np.int64(4 * MIB // 16))),
+        "read_32mib": lambda: rd((132 * 8,), (256,), (buf, out, np.int64(32 * MIB // 16))),
+    }
+    reps = 30
+    stream = cp.cuda.get_current_stream()
+
+    def memset():
+        cp.cuda.runtime.memsetAsync(flush_ptr, 0, flush_n, stream.ptr)
+
+    for name, fn in kernels.items():
+        try:
+            fn()
+            b.sync()
+            pt = {"kernel": name}
+            for method in ("cold", "cold_gap"):
+                pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
+                spin((1,), (1,), (np.int64(2 * 1980 * 1000 * 4),))
+                for a, z in pairs:
+                    memset()
+                    if method == "cold_gap":
+                        spin((1,), (1,), (np.int64(40000),))
+                    a.record()
+                    fn()
+                    z.record()
+                pairs[-1][1].synchronize()
+                t = [cp.cuda.get_elapsed_time(a, z) * 1e3 for a, z in pairs]
+                pt[method] = {"median_us": statistics.median(t), "min_us": min(t), "max_us": max(t)}
+            events = [cp.cuda.Event() for _ in range(reps + 1)]
+            spin((1,), (1,), (np.int64(2 * 1980 * 1000 * 4),))
+            events[0].record()
+            for i in range(reps):
+                fn()
+                events[i + 1].record()
+            events[-1].synchronize()
+            t = [cp.cuda.get_elapsed_time(events[i], events[i + 1]) * 1e3 for i in range(reps)]
+            pt["warm"] = {"median_us": statistics.median(t), "min_us": min(t), "max_us": max(t)}
+            pt["micro_cold"] = b.events_us(fn, reps=15, flush=True)
+            pt["micro_warm"] = b.events_us(fn, reps=15, flush=False)
+            res.append(pt)
+            print({k: (round(v["median_us"], 3) if isinstance(v, dict) else v) for k, v in pt.items()}, flush=True)
+        except Exception:
+            res.append({"kernel": name, "error": traceback.format_exc()[-400:]})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cubin", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--only", default="chase,gather,cold_state,first_access")
+    ap.add_argument("--only", default="chase,gather,cold_state,first_access,harness")
     a = ap.parse_args(argv)
     import cupy as cp
     import numpy as np
@@ -257,7 +317,7 @@ def main(argv=None) -> int:
             json.dump(results, f, indent=1)
 
     for name, fn in (("chase", m_chase), ("gather", m_gather), ("cold_state", m_cold_state),
-                     ("first_access", m_first_access)):
+                     ("first_access", m_first_access), ("harness", m_harness)):
         if name not in a.only.split(","):
             continue
         res = results["items"].setdefault(name, [])
