@@ -67,3 +67,15 @@ def test_random_granules_pay_a_row_open_each_a_stream_hardly_any():
     stream_cost = _gather_us("sequential") - _gather_us("sequential", open_bytes=0.0)
     assert random_cost > 0
     assert stream_cost < 0.25 * random_cost
+
+
+def _write_stream(**params):
+    n4 = (16 << 20) // 16
+    buf = np.zeros(n4 * 4, np.uint32)
+    k = ptxvm.load(PTX)["stream_write"]
+    return k.profile(132 * 8, 256, [buf, np.int64(n4)], warm_l2=True, params=DEFAULT.with_(**params)).sm_cycles
+
+
+def test_a_store_stream_is_bound_by_the_l2_write_rate():
+    full, half = _write_stream(), _write_stream(l2_store_cost=DEFAULT.l2_store_cost / 2)
+    assert full > 1.6 * half  # store-bound: halving the L2 cost of a store nearly halves the time
