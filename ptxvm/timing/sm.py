@@ -556,8 +556,6 @@ class SmSim:
         done_at = start + wf + W.latency[i] + extra
         n2 = W.l2_sectors[i]
         if n2:
-            if W.mkind[i] == MK_STORE:  # the L2 takes writes at about half its read rate
-                n2 *= self.params.l2_store_cost
             s2 = self.l2_free if self.l2_free > start else start
             self.l2_free = s2 + n2 * self.l2_cyc
             self.l2_busy += n2 * self.l2_cyc
@@ -583,8 +581,6 @@ class SmSim:
         done_at = sent + W.latency[i] + p.tma_latency
         n2 = W.l2_sectors[i]
         if n2:
-            if W.mkind[i] == MK_STORE:  # the L2 takes writes at about half its read rate
-                n2 *= self.params.l2_store_cost
             s2 = self.l2_free if self.l2_free > start else start
             self.l2_free = s2 + n2 * self.l2_cyc
             self.l2_busy += n2 * self.l2_cyc

@@ -385,7 +385,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     mkind = np.zeros(total, np.int8)
     mlat = np.zeros(total)
     wavefronts = np.zeros(total)
-    l2s = np.zeros(total, np.int64)
+    l2s = np.zeros(total)  # L2 time of each request, in read sectors
     drd = np.zeros(total)
     dwr = np.zeros(total, np.int64)
     dep = np.full(total, -1, np.int8)
@@ -415,7 +415,12 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
                               + r.wavefronts * params.atomic_packet_cycles, staged)
         wavefronts[a:b] = np.where(glob, staged, wavefronts[a:b])
         if r.partial is not None:
-            l2s[a:b] = l2s[a:b] + np.round(r.partial * (params.partial_store_factor - 1.0)).astype(np.int64)
+            # stores: a fully written sector costs the L2's write rate (`l2_store_cost` read
+            # sectors), a partly written one `partial_store_factor`
+            full = np.maximum(r.l2_sectors - r.partial, 0)
+            store = r.mkind == MK_STORE
+            l2s[a:b] = np.where(store, full * params.l2_store_cost + r.partial * params.partial_store_factor,
+                                l2s[a:b] + r.partial * (params.partial_store_factor - 1.0))
         if r.keys is not None:
             keys[a:b] = r.keys
         if r.atom is not None:
