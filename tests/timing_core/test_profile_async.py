@@ -27,14 +27,11 @@ def micro():
 
 
 def _chain(blocks: int, block_ints: int) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    perm = rng.permutation(blocks)
-    nxt = np.empty(blocks, np.int64)
-    nxt[perm[:-1]] = perm[1:]
-    nxt[perm[-1]] = perm[0]
-    out = np.zeros(blocks * block_ints, np.int32)
-    out[np.arange(blocks) * block_ints] = (nxt * block_ints).astype(np.int32)
-    return out
+    """A random cyclic chain through `blocks` blocks (tools/timing_async_check.py builds them)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from timing_async_check import chain
+
+    return chain(blocks, block_ints, np.random.default_rng(0))
 
 
 def _per_step(micro, kernel, chain, *extra):

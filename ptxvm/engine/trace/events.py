@@ -190,15 +190,7 @@ class Footprint:
             return
         sec = ((addr - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
         limit = ctx.gmem.arena.size // 32 + 1
-        sec = sec[sec < limit]
-        name = "written" if kind == "store" else "seen"
-        bitmap = getattr(self, name)
-        if bitmap.size < limit:
-            grown = np.zeros(limit, dtype=bool)
-            grown[: bitmap.size] = bitmap
-            bitmap = grown
-            setattr(self, name, bitmap)
-        bitmap[sec] = True
+        self._mark("written" if kind == "store" else "seen", sec[sec < limit])
 
 
 class Tracer:
