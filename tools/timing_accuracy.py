@@ -292,6 +292,32 @@ def fmt(v, spec=".1f", none="–"):
     return format(v, spec)
 
 
+# the model's stall reasons (timing/sm.py STALL_REASONS) under the names ncu gives the nearest state
+STALL_AS_NCU = {"memory_dependency": "long_scoreboard", "execution_dependency": "wait/short_scoreboard",
+                "pipe_busy": "math_pipe_throttle", "synchronization": "barrier",
+                "memory_throttle": "lg/mio_throttle", "instruction_fetch": "no_instruction",
+                "not_selected": "not_selected", "constant": "imc_miss", "texture": "tex_throttle",
+                "sleeping": "sleeping"}
+
+
+def _top3(per_issue: dict) -> str:
+    ranked = sorted(((k, v) for k, v in per_issue.items() if k != "selected" and v), key=lambda kv: -kv[1])
+    return ", ".join(f"{k} {v:.1f}" for k, v in ranked[:3]) or "–"
+
+
+def model_stalls(row: dict) -> str:
+    """The model's top 3 warp stalls of a row, cycles per issued instruction, under ncu's names."""
+    st = row.get("stalls") or {}
+    issued = st.get("selected") or 0
+    if not issued:
+        return "–"
+    return _top3({STALL_AS_NCU.get(k, k): v / issued for k, v in st.items()})
+
+
+def ncu_stalls(row: dict) -> str:
+    return _top3(((row.get("ncu") or {}).get("stalls_per_issue") or {}))
+
+
 def render(rows: list, meta: dict) -> str:
     by = {r["case"]: r for r in rows}
     groups = [("validation", [r for r in rows if r["split"] == "validation"]),
@@ -365,14 +391,21 @@ def render(rows: list, meta: dict) -> str:
     val = [r for r in groups[0][1] if r.get("pred", {}).get("cold") and r.get("meas", {}).get("cold")]
     val.sort(key=lambda r: -abs(r["pred"]["cold"] / r["meas"]["cold"] - 1))
     out += ["", "## The 10 worst validation kernels (cold)", "",
-            "| kernel | measured us | predicted us | error % | the model's bound | ncu warp stalls (cycles per issued instruction, top 3) |",
-            "| --- | --- | --- | --- | --- | --- |"]
+            "| kernel | measured us | predicted us | error % | the model's bound | the model's warp stalls | "
+            "ncu warp stalls |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in val[:10]:
-        st = ((r.get("ncu") or {}).get("stalls_per_issue") or {})
-        ranked = sorted(((k, v) for k, v in st.items() if k != "selected"), key=lambda kv: -kv[1])
-        top = ", ".join(f"{k} {v:.1f}" for k, v in ranked[:3]) or "–"
         out.append(f"| {r['case']} | {r['meas']['cold']:.2f} | {r['pred']['cold']:.2f} | "
-                   f"{100 * (r['pred']['cold'] / r['meas']['cold'] - 1):+.1f} | {r.get('explain', '')} | {top} |")
+                   f"{100 * (r['pred']['cold'] / r['meas']['cold'] - 1):+.1f} | {r.get('explain', '')} | "
+                   f"{model_stalls(r)} | {ncu_stalls(r)} |")
+    out += ["", "## Warp states of the validation kernels, the model beside ncu (cold)", "",
+            "Cycles per issued instruction, the top 3 of each (the model's reasons under ncu's names: "
+            + ", ".join(f"{k} = {v}" for k, v in STALL_AS_NCU.items()) + "). "
+            "The model counts PTX instructions, ncu SASS ones.", "",
+            "| kernel | error % | the model's warp stalls | ncu warp stalls |", "| --- | --- | --- | --- |"]
+    for r in sorted(val, key=lambda r: r["case"]):
+        out.append(f"| {r['case']} | {100 * (r['pred']['cold'] / r['meas']['cold'] - 1):+.1f} | "
+                   f"{model_stalls(r)} | {ncu_stalls(r)} |")
 
     for name, rs in groups:
         out += ["", f"## All {name} kernels", "",
