@@ -161,6 +161,16 @@ class SectoredCache:
         self.stats["writeback_sectors"] += n
         return n
 
+    def clean_evenly(self, dirty_fraction: float) -> None:
+        """Mark all but `dirty_fraction` of the slots clean, spread evenly over sets, ways and ages."""
+        slots = np.arange(self._dirty.size)
+        keep_clean = 1.0 - float(dirty_fraction)
+        self._dirty[np.floor((slots + 1) * keep_clean) > np.floor(slots * keep_clean)] = 0
+
+    def clean_lines_from(self, line: int) -> None:
+        """Mark the lines numbered `line` and above clean (dropped from a later write-back)."""
+        self._dirty[self._tag >= line] = 0
+
     def invalidate_all(self) -> None:
         self._tag[:] = -1
         self._valid[:] = 0

@@ -57,6 +57,7 @@ class MemoryHierarchy:
         self.l2_queue = BandwidthQueue(p.l2_bytes_per_clk)
         self.dram_queue = BandwidthQueue(p.dram_bytes_per_clk)
         self.rows = RowTracker(p.dram_row_bytes, p.dram_row_window)
+        self._evicted_dirty = np.zeros(0)  # per warp of the last L2 read: dirty sectors its fills evicted
         self._n = Counter()
         self.last: dict[str, np.ndarray] = {}
 
@@ -120,7 +121,7 @@ class MemoryHierarchy:
         self.last = {"level": worst, "l2_bytes": l2_bytes, "dram_bytes": dram_sectors * p.sector,
                      "latency": lat, "sector_level": level,  # sector_level: per c.sectors entry (T-core)
                      "row_opens": self._row_opens(c, level),
-                     "evicted_dirty": self._evicted if len(miss) else np.zeros(c.n_warps)}
+                     "evicted_dirty": self._evicted_dirty if len(miss) else np.zeros(c.n_warps)}
         return lat
 
     def _row_opens(self, c: Coalesced, level: np.ndarray) -> np.ndarray:
@@ -147,11 +148,7 @@ class MemoryHierarchy:
         sectors = (starts[:, None] + np.arange(p.line // p.sector, dtype=np.uint64) * np.uint64(p.sector)).ravel()
         stats = dict(l2.stats)
         l2.access(sectors, write=True)
-        # clean all but `dirty_fraction` of the slots, spread evenly over sets, ways and ages
-        slots = np.arange(l2._dirty.size)
-        keep_clean = 1.0 - float(dirty_fraction)
-        clean = np.floor((slots + 1) * keep_clean) > np.floor(slots * keep_clean)
-        l2._dirty[clean] = 0
+        l2.clean_evenly(dirty_fraction)
         l2.stats.update(stats)  # the fill is not the launch's traffic
 
     def _l2_read(self, sec, warp, n_warps, op, l2_evict, prefetch):
@@ -184,7 +181,7 @@ class MemoryHierarchy:
         written = self.l2.stats["writeback_sectors"] - wb
         self._n["dram_bytes_written"] += written * p.sector
         # dirty lines these fills evicted go to DRAM now: shared out over the warps by their fills
-        self._evicted = dram * (written / dram.sum()) if written and dram.sum() else np.zeros(n_warps)
+        self._evicted_dirty = dram * (written / dram.sum()) if written and dram.sum() else np.zeros(n_warps)
         return hit, dram
 
     def _queue(self, l2_bytes, dram_bytes, now) -> np.ndarray:
@@ -336,7 +333,7 @@ class MemoryHierarchy:
     def flush(self) -> int:
         """Write back every dirty L2 sector to DRAM (end of the kernel); returns bytes. Lines
         of fill_after_flush's memset are not the launch's: they are left out."""
-        self.l2._dirty[self.l2._tag >= _FLUSH_FILL_LINE] = 0
+        self.l2.clean_lines_from(_FLUSH_FILL_LINE)
         nbytes = self.l2.flush() * self.params.sector
         self._n["dram_bytes_written"] += nbytes
         return nbytes
