@@ -37,7 +37,7 @@ SPACE = {
     "dram_write_cost": [1.0, 1.25, 1.5, 1.75, 2.0],
     "dram_loaded_latency": [0, 100, 200, 300],
     "l1_line_cycles": [0.125, 0.25, 0.5, 1.0],
-    "partial_store_factor": [2, 4, 6, 8],
+    "l2_store_line_cost": [1.0, 2.2, 3.5],
     "issue_window": [0, 4, 8, 16],
     "fetch_redirect": [0, 2, 4, 6, 8],
     "alu_interval": [1.0, 1.5, 2.0],

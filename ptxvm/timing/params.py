@@ -85,12 +85,13 @@ class ModelParams:
     shared_atomic_cycles: float = 1.0
     const_first_pass: float = 1.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
     const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
-    partial_store_factor: float = 6.0  # L2 cost of a partially written sector, in full-sector writes
-    # L2 time of a stored sector in read sectors: the L2 takes full-line writes at about 16.5
-    # B/clk/SM where it serves reads at 35 (micro3 cold_state: 16-64 MiB store streams at 4.0-4.4
-    # TB/s, back to back and after the flush alike, data in L2 or not; micro2 store_lines:
-    # 0.10-0.15 full 128-B lines per cycle per SM)
-    l2_store_cost: float = 2.15
+    # L2 time of a store request, per 128-B line it writes and per sector, in read sectors: the L2
+    # takes a line-write as ~2 cycles plus ~1.5 per sector written, whole or in part, where it
+    # serves a read sector in 0.9 (micro2 store_lines, 1024 threads per SM: full lines 0.10 per
+    # cycle per SM, lines of one whole or one partly written sector 0.27; micro3 cold_state: 16-64
+    # MiB store streams at 4.0-4.4 TB/s, i.e. 2.2 read sectors per stored sector)
+    l2_store_line_cost: float = 2.2
+    l2_store_sector_cost: float = 1.7
     # warpgroup MMA: cycles from a group's last wgmma issue to its completion beyond the N/2 cycles
     # of tensor-pipe time (micro2 wg_*_k1: fence + one m64nN wgmma + commit + wait = 62.6 + N/2)
     wgmma_latency: float = 56.0

@@ -52,7 +52,6 @@ class MemStep:
     l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     atom: Optional[list] = None  # global atomics, per warp: ((128-B line, packets, float single-word packets), ...)
-    partial: Optional[np.ndarray] = None  # stores: sectors written only in part
     shared_atomic: bool = False
 
 
@@ -272,9 +271,6 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             first = fills.first_writes(c.sectors)
             res.dram_write[sel] = np.bincount(c.warp[first], minlength=c.n_warps)
         res.dep[sel] = DEP_EXEC
-        if res.partial is None:
-            res.partial = np.zeros(res.mkind.size, np.int64)
-        res.partial[sel] = np.maximum(c.n_sectors - c.bytes // p.sector, 0)
         return
     merged = recent.merged(rows, c) if recent is not None and rows is not None else None
     hier.load(c, kind=kind, policy=policy, merged=merged)
@@ -414,13 +410,10 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             staged = np.where(r.mkind == MK_ATOMIC, params.atomic_request_cycles
                               + r.wavefronts * params.atomic_packet_cycles, staged)
         wavefronts[a:b] = np.where(glob, staged, wavefronts[a:b])
-        if r.partial is not None:
-            # stores: a fully written sector costs the L2's write rate (`l2_store_cost` read
-            # sectors), a partly written one `partial_store_factor`
-            full = np.maximum(r.l2_sectors - r.partial, 0)
-            store = r.mkind == MK_STORE
-            l2s[a:b] = np.where(store, full * params.l2_store_cost + r.partial * params.partial_store_factor,
-                                l2s[a:b] + r.partial * (params.partial_store_factor - 1.0))
+        store = r.mkind == MK_STORE
+        if store.any():  # stores: per line written and per sector, whole or in part (params.py)
+            l2s[a:b] = np.where(store, r.wavefronts * params.l2_store_line_cost
+                                + r.l2_sectors * params.l2_store_sector_cost, l2s[a:b])
         if r.keys is not None:
             keys[a:b] = r.keys
         if r.atom is not None:

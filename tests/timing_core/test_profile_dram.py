@@ -77,5 +77,7 @@ def _write_stream(**params):
 
 
 def test_a_store_stream_is_bound_by_the_l2_write_rate():
-    full, half = _write_stream(), _write_stream(l2_store_cost=DEFAULT.l2_store_cost / 2)
+    full = _write_stream()
+    half = _write_stream(l2_store_line_cost=DEFAULT.l2_store_line_cost / 2,
+                         l2_store_sector_cost=DEFAULT.l2_store_sector_cost / 2)
     assert full > 1.6 * half  # store-bound: halving the L2 cost of a store nearly halves the time
