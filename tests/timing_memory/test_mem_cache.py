@@ -137,8 +137,10 @@ def test_l1_bypass_volatile_and_write_through():
     c.access(_lines(0, 1))
     assert not c.access(_lines(0, 1), op=CacheOp.CV).any()  # .cv never hits, drops the line
     assert not c.contains(_lines(0, 1)).any()
-    c.access(_lines(5, 1), write=True)            # no write-allocate
-    assert not c.contains(_lines(5, 1)).any()
+    c.access(_lines(5, 1), write=True)            # stores allocate (the H200: st_cold), never dirty in L1
+    assert c.contains(_lines(5, 1)).all() and c.dirty_sectors() == 0
+    c.access(_lines(6, 1), write=True, op=CacheOp.CG)  # .cg stores cache in L2 only
+    assert not c.contains(_lines(6, 1)).any()
 
 
 def test_l2_write_back_counts_dirty_sectors():

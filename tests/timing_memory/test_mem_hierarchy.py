@@ -106,7 +106,7 @@ def test_stores_write_through_l1_into_write_back_l2(gpu):
     m = MemoryHierarchy(gpu, 1)
     c = rows(0, 4)
     m.store(c)
-    assert not m.l1.contains(c.sectors).any()
+    assert m.l1.contains(c.sectors).all() and m.l1.dirty_sectors() == 0  # allocated, written through
     k = m.counters()
     assert k["dram_bytes_written"] == 0 and m.l2.dirty_sectors() == 16
     assert m.flush() == 16 * 32

@@ -114,7 +114,6 @@ DEPARTURES = {
     "l1cap": ("within a few KiB of the L1's capacity the H200 keeps part of a set that the model's "
               "LRU loses entirely, or the reverse (the carveout itself matches: the driver sizes it "
               "for the kernel's occupancy, as profile() does)"),
-    "st_cold": "H200 stores allocate in L1 (a reload after a cold store hits); the model does not allocate",
     "st_stream": "DRAM writes of a 128-MiB store stream differ from the model's LRU write-back share",
     "st_partial": "partial-sector stores are read-modify-write in DRAM on the H200 (reads ~ writes); the model reads nothing",
 }
@@ -155,8 +154,8 @@ def test_l1_capacity_follows_the_carveout(case):
     assert l1cap_kernel_l1_hits(case["size"], case["stride"]) == got
 
 
-@pytest.mark.parametrize("case", _params("storeload", lambda c: c["name"], lambda c: c["name"] == "st_cold"))
-def test_stores_update_but_do_not_allocate_l1_lines(case):
+@pytest.mark.parametrize("case", _params("storeload", lambda c: c["name"], lambda c: False))
+def test_stores_allocate_l1_lines(case):
     mem = MemoryHierarchy(load_gpu("h200"), 1)
     w = np.arange(32)[:, None] * 32 + LANES
     rows = [coalesce(((it * 1024 + w) * 4).astype(np.uint64), None, 4) for it in range(4)]

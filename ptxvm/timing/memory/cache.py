@@ -115,7 +115,9 @@ class SectoredCache:
             hit = _KEEP
         else:
             hit = fill
-        allocate = evict is not EvictPriority.NO_ALLOCATE and not (write and l1)
+        # stores allocate in the L1 too, their sectors valid (a load after a cold st.global hits:
+        # docs/hardware-notes.md, memory_counters `st_cold`), except .cg, which caches in L2 only
+        allocate = evict is not EvictPriority.NO_ALLOCATE and not (write and l1 and op is CacheOp.CG)
         return _Mode(allocate=allocate, mark_dirty=write and not l1 and op is not CacheOp.WT,
                      fill_prio=fill, hit_prio=hit)
 

@@ -203,8 +203,8 @@ class MemoryHierarchy:
     def store(self, sectors, op: CacheOp = CacheOp.WB, evict: EvictPriority = EvictPriority.NORMAL,
               kind: Space = Space.GLOBAL, *, l2_evict: EvictPriority = EvictPriority.NORMAL,
               sm=0, now=None, policy: Policy | None = None) -> np.ndarray:
-        """Stores write through the L1 (updating a present line, never allocating; local stores
-        allocate for the reload of spills) into the write-back L2. .wt writes through to DRAM;
+        """Stores write through the L1 (allocating the line with the written sectors valid, as the
+        H200 does; .cg stores only update a present line) into the write-back L2. .wt writes through to DRAM;
         L2::no_allocate misses go straight to DRAM. Returns cycles until L2 accepted the data."""
         if policy is not None:
             op, evict, l2_evict = policy.op, policy.l1, policy.l2
