@@ -173,8 +173,8 @@ def _apart(hier, n: int) -> np.ndarray:
     hierarchy's own, so it stays small enough for float64 to keep cycles exact (a process-wide
     one grew by 1e15 per batch: after a few calls latencies were rounded to the float spacing,
     and the result depended on what the process had profiled before)."""
-    base = getattr(hier, "_apart_clock", 0.0) + _APART
-    hier._apart_clock = base + n * _APART
+    base = hier.apart_clock + _APART
+    hier.apart_clock = base + n * _APART
     return base + np.arange(n, dtype=np.float64) * _APART
 
 

@@ -81,38 +81,39 @@ def test_repeated_launches_give_identical_bytes():
     assert no_children_left()
 
 
-def test_a_worker_killed_mid_launch_falls_back_to_one_process(monkeypatch):
+def _fail_shard(monkeypatch, index: int, fail) -> None:
+    """Make shard `index` call `fail()` in its worker before running its CTAs."""
     real = local.run_shard
 
-    def dies(launch, index, *a, **k):
-        if index == 2:
-            os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer would
-        return real(launch, index, *a, **k)
+    def failing(launch, i, *a, **k):
+        if i == index:
+            fail()
+        return real(launch, i, *a, **k)
 
-    monkeypatch.setattr(local, "run_shard", dies)
+    monkeypatch.setattr(local, "run_shard", failing)
+
+
+def _reruns_in_one_process(workers: int, reason: str) -> None:
     ref, _ = _vadd(1)
-    c, st = _vadd(4)
-    assert st.workers == 1 and "worker process ended before sending its results" in st.serial_reason
+    c, st = _vadd(workers)
+    assert st.workers == 1 and reason in st.serial_reason
     assert c.tobytes() == ref.tobytes()
     assert no_children_left()
+
+
+def test_a_worker_killed_mid_launch_falls_back_to_one_process(monkeypatch):
+    _fail_shard(monkeypatch, 2, lambda: os.kill(os.getpid(), signal.SIGKILL))  # as the OOM killer would
+    _reruns_in_one_process(4, "worker process ended before sending its results")
 
 
 def test_a_worker_that_forks_others_and_dies_loses_only_a_rerun(monkeypatch):
     """The root worker (which forks half the others) raising: its own shard's pipe ends empty,
     its children still finish, the launch reruns in one process."""
-    real = local.run_shard
+    def raise_memory_error():
+        raise MemoryError("host memory")
 
-    def raises(launch, index, *a, **k):
-        if index == 0:
-            raise MemoryError("host memory")
-        return real(launch, index, *a, **k)
-
-    monkeypatch.setattr(local, "run_shard", raises)
-    ref, _ = _vadd(1)
-    c, st = _vadd(6)
-    assert st.workers == 1 and "ended before sending" in st.serial_reason
-    assert c.tobytes() == ref.tobytes()
-    assert no_children_left()
+    _fail_shard(monkeypatch, 0, raise_memory_error)
+    _reruns_in_one_process(6, "ended before sending")
 
 
 def test_a_parent_that_leaves_early_stops_every_worker(monkeypatch):

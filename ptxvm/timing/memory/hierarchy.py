@@ -58,6 +58,7 @@ class MemoryHierarchy:
         self.dram_queue = BandwidthQueue(p.dram_bytes_per_clk)
         self.rows = RowTracker(p.dram_row_bytes, p.dram_row_window)
         self._evicted_dirty = np.zeros(0)  # per warp of the last L2 read: dirty sectors its fills evicted
+        self.apart_clock = 0.0  # the memory pass's clock for far-apart arrivals (timing/trace.py _apart)
         self._n = Counter()
         self.last: dict[str, np.ndarray] = {}
 
