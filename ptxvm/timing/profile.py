@@ -17,8 +17,9 @@ from typing import Optional
 import numpy as np
 
 from ..engine.launch import dim3
-from ..engine.trace.events import Footprint, Tracer
+from ..engine.trace.events import Footprint, Tracer, WorkCount
 from .atomics import aggregated_pcs, grid_packets
+from .critical import critical_sms, fresh_args, snapshot_args
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
 from .memory.params import params_from_gpu
@@ -211,6 +212,9 @@ class Collected:
     executed_thread_instructions: int
     seconds: float
     cold: bool = False  # the L2 was flushed before the launch (its code comes from DRAM too)
+    # the first `even` simulated SMs are SM 0, 1, ... whose CTAs stand for the grid's in the grid-wide
+    # counters; SMs after them were added for their heavier work (timing/critical.py); None: all
+    even: Optional[int] = None
 
 
 def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
@@ -239,12 +243,32 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         code = module.program.code
         footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.program))
         footprint.count_atomics = grid_packets
-    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None)
+    # with every CTA run, count each one's work to find an SM busier than the simulated ones
+    work = WorkCount(G, -(-T // 32)) if functional == "all" else None
+    before = snapshot_args(list(args)) if work is not None else None
+    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None,
+                      work if k == 0 else None)
                for k, cs in enumerate(per_sm)]
     only = traced if functional == "sampled" else None
     launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster,
                              max_instructions=max_instructions, progress=progress, tracer=_FanOut(tracers),
                              only_ctas=only)
+    if work is not None and before is not None:
+        extra = critical_sms(work.finish(), spec.sm_count, list(range(n_sim)))
+        if extra:  # run those SMs' CTAs again on the inputs as they were, traced
+            more = [sm_ctas(G, spec.sm_count, s) for s in extra]
+            fresh, owned = fresh_args(before, module.device)
+            tracers2 = [Tracer(module.program, T, np.array(cs, dtype=np.int64)) for cs in more]
+            try:
+                kernel.launch(grid3, block3, fresh, shared_mem=shared_mem, cluster=cluster,
+                              max_instructions=max_instructions, tracer=_FanOut(tracers2),
+                              only_ctas=np.array(sorted(c for cs in more for c in cs), dtype=np.int64))
+            finally:
+                for d in owned:
+                    d.free()
+            tracers += tracers2
+            per_sm = per_sm + more
+        del before
     n_active = min(spec.sm_count, G)
     # distinct data the grid loads, in the chunks DRAM fetches (an isolated sector costs a whole chunk)
     fetch = params_from_gpu(spec).l2_fetch_bytes
@@ -279,7 +303,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         counters["dram_bytes_per_clk"] = hier.params.dram_bytes_per_clk
         out.append((tracer.trace, mem, mstats, counters))
     return Collected(kernel.name, spec, grid3, block3, G, occ, per_sm, out, launched.thread_instructions,
-                     time.perf_counter() - t0, cold=not warm_l2)
+                     time.perf_counter() - t0, cold=not warm_l2, even=n_sim)
 
 
 def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] = None,
@@ -290,6 +314,7 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     params = params or DEFAULT
     spec = col.spec
     results, stats_all, mstats_all, counters = [], [], [], {}
+    even = getattr(col, "even", None) or len(col.sms)
     for k, ((trace, mem, mstats, cnt), cs) in enumerate(zip(col.sms, col.per_sm)):
         work, tstats = build_work(trace, mem, spec, params, cs)
         recorder = recorders[k] if recorders else None
@@ -306,12 +331,14 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)
-        for k, v in cnt.items():
-            if not k.endswith("_per_clk"):
-                counters[k] = counters.get(k, 0) + v
+        if k < even:  # grid-wide counters scale from the evenly chosen SMs only
+            for name, v in cnt.items():
+                if not name.endswith("_per_clk"):
+                    counters[name] = counters.get(name, 0) + v
     wall = (time.perf_counter() - started) if started is not None else col.seconds + time.perf_counter() - t0
-    prof = _assemble(col.kernel, spec, policy, col.grid, col.block, col.ctas, col.occ, col.per_sm, results, stats_all,
-                     mstats_all, counters, params, wall, launch_cycles(spec, params, getattr(col, "cold", False)))
+    prof = _assemble(col.kernel, spec, policy, col.grid, col.block, col.ctas, col.occ, col.per_sm[:even], results,
+                     stats_all[:even], mstats_all[:even], counters, params, wall,
+                     launch_cycles(spec, params, getattr(col, "cold", False)))
     prof.executed_thread_instructions = col.executed_thread_instructions
     prof.collected, prof.params = col, params
     return prof

@@ -193,22 +193,80 @@ class Footprint:
         self._mark("written" if kind == "store" else "seen", sec[sec < limit])
 
 
+class WorkCount:
+    """How many instructions each warp of every CTA of a launch issued (warp-instructions,
+    `per_warp[cta, warp]`), counted on the scheduler steps the tracer sees: the timing model
+    picks the SM whose CTAs have the most work or the longest warp (timing/critical.py)."""
+
+    def __init__(self, ctas: int, warps_per_cta: int):
+        self.per_warp = np.zeros((ctas, warps_per_cta), dtype=np.int64)
+        self.waves: list = []
+
+    def wave(self, ctx, ctas: np.ndarray) -> "WaveWork":
+        w = WaveWork(ctx, ctas, self.per_warp.shape[1])
+        self.waves.append(w)
+        return w
+
+    def finish(self) -> np.ndarray:
+        """Fold the waves' counts into `per_warp` (idempotent) and return it."""
+        for w in self.waves:
+            self.per_warp[w.ctas] += w.counts.reshape(w.ctas.size, -1) + w.all_live
+        self.waves = []
+        return self.per_warp
+
+
+class WaveWork:
+    """One wave's warp-instruction counts. Steps that every slot issues (uniform mode, nothing
+    exited) only bump `all_live`; other steps add one to each distinct warp of their lanes."""
+
+    def __init__(self, ctx, ctas: np.ndarray, warps_per_cta: int):
+        self.ctas = np.asarray(ctas, dtype=np.int64)
+        self.counts = np.zeros(self.ctas.size * warps_per_cta, dtype=np.int64)
+        self.all_live = 0
+        self._live_key = -1
+        self._live_warps: Optional[np.ndarray] = None
+
+    def step(self, ctx, lanes: Optional[np.ndarray]) -> None:
+        if lanes is None:
+            if ctx.n_live == ctx.n:
+                self.all_live += 1
+                return
+            if ctx.n_live != self._live_key:  # the live set changes only when threads exit
+                self._live_key = ctx.n_live
+                self._live_warps = _distinct_sorted(ctx.warp_of[ctx.live_lanes()])
+            self.counts[self._live_warps] += 1
+        elif lanes.size:
+            self.counts[_distinct_sorted(ctx.warp_of[lanes])] += 1
+
+
+def _distinct_sorted(w: np.ndarray) -> np.ndarray:
+    """The distinct values of a non-decreasing array (lanes are sorted, warps are runs of slots)."""
+    if w.size < 2:
+        return w
+    first = np.empty(w.size, dtype=bool)
+    first[0] = True
+    np.not_equal(w[1:], w[:-1], out=first[1:])
+    return w[first]
+
+
 class Tracer:
     """Follows the CTAs whose linear ids are in `ctas` (all of them when None); with a
-    `footprint`, also records which global sectors every CTA loads."""
+    `footprint`, also records which global sectors every CTA loads; with a `work`
+    (WorkCount), also counts every CTA's warp-instructions."""
 
     def __init__(self, program, threads_per_cta: int, ctas: Optional[np.ndarray] = None,
-                 footprint: Optional[Footprint] = None):
+                 footprint: Optional[Footprint] = None, work: Optional[WorkCount] = None):
         self.trace = Trace(program, threads_per_cta)
         self.ctas = None if ctas is None else np.unique(np.asarray(ctas, dtype=np.int64))
         self.rows = 0
         self.footprint = footprint
+        self.work = work
 
     def wave(self, ctx, ctas: np.ndarray) -> Optional["WaveTracer"]:
         """The recorder for a wave that runs CTAs `ctas` (by slot), or None if it has nothing to do."""
         ctas = np.asarray(ctas, dtype=np.int64)
         slots = np.arange(ctas.size) if self.ctas is None else np.flatnonzero(np.isin(ctas, self.ctas))
-        if slots.size == 0 and self.footprint is None:
+        if slots.size == 0 and self.footprint is None and self.work is None:
             return None
         w = WaveTracer(self, ctx, ctas, slots)
         self.rows += w.n_warps
@@ -221,6 +279,7 @@ class WaveTracer:
         wpc = -(-T // 32)
         self.trace = tracer.trace
         self.footprint = tracer.footprint
+        self.work = tracer.work.wave(ctx, ctas) if tracer.work is not None else None
         self.base = tracer.rows
         self.n_warps = slots.size * wpc
         t = np.arange(T)
@@ -246,6 +305,8 @@ class WaveTracer:
         return out.reshape(self.n_warps, 32)
 
     def step(self, ctx, pc: int, op, lanes: Optional[np.ndarray], mask: Optional[np.ndarray]) -> None:
+        if self.work is not None:
+            self.work.step(ctx, lanes)
         if self.footprint is not None and op.addr is not None:
             self.footprint.record(ctx, op, lanes)
         if self.footprint is not None and op.copy is not None and (op.copy.src is not None or op.copy.box is not None):
