@@ -358,6 +358,11 @@ def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0)
     share_l2(mem, keep)
     moved = int(round((1 - keep) * dram / sector))
     n["dram_bytes_read"] = int(round(dram * keep))
+    # the dirty lines those fills pushed out of L2 go with them (share_l2 scales their time too)
+    evicted = n.get("dram_bytes_evicted_by_reads", 0)
+    if evicted:
+        n["dram_bytes_written"] -= evicted - int(round(evicted * keep))
+        n["dram_bytes_evicted_by_reads"] = int(round(evicted * keep))
     n["l2_hits"] = n.get("l2_hits", 0) + moved
     n["l2_misses"] = max(0, n.get("l2_misses", 0) - moved)
     n["l2_shared_hits"] = moved

@@ -181,6 +181,7 @@ class MemoryHierarchy:
         self._n["dram_bytes_read"] += int(dram.sum()) * p.sector
         written = self.l2.stats["writeback_sectors"] - wb
         self._n["dram_bytes_written"] += written * p.sector
+        self._n["dram_bytes_evicted_by_reads"] += written * p.sector  # shared out like the reads (profile._share_l2)
         # dirty lines these fills evicted go to DRAM now: shared out over the warps by their fills
         self._evicted_dirty = dram * (written / dram.sum()) if written and dram.sum() else np.zeros(n_warps)
         return hit, dram
