@@ -350,14 +350,15 @@ def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0)
     capacity over the grid's footprint: 1 when the footprint fits); the reads beyond the share
     come from DRAM again in the other cases."""
     n = hier._n
-    dram = n.get("dram_bytes_read", 0)
+    own = n.get("dram_partial_write_reads", 0) * sector  # this SM's own stores' reads: not shared
+    dram = n.get("dram_bytes_read", 0) - own
     if dram <= 0 or expected_bytes >= dram:
         return
     expected_bytes += (dram - expected_bytes) * (1.0 - reuse)
     keep = expected_bytes / dram
     share_l2(mem, keep)
     moved = int(round((1 - keep) * dram / sector))
-    n["dram_bytes_read"] = int(round(dram * keep))
+    n["dram_bytes_read"] = int(round(dram * keep)) + own
     # the dirty lines those fills pushed out of L2 go with them (share_l2 scales their time too)
     evicted = n.get("dram_bytes_evicted_by_reads", 0)
     if evicted:

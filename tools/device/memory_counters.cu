@@ -128,6 +128,31 @@ __global__ void st_partial(float* out, int n) {
         out[(long long)i * 8] = 1.f;
 }
 
+// ---- partial-sector stores: when does the L2 read the rest of a sector it holds only part of?
+// (at the write that allocates it, or when it leaves L2 unfinished). 8 MiB fits in L2, 128 does not.
+__global__ void pst_one(float* out, long long n_sectors) {  // 4 B of each 32-B sector
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n_sectors; i += gridDim.x * blockDim.x)
+        out[i * 8] = 1.f;
+}
+__global__ void pst_half(float4* out, long long n_sectors) {  // 16 B of each sector
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n_sectors; i += gridDim.x * blockDim.x)
+        out[i * 2] = make_float4(1.f, 2.f, 3.f, 4.f);
+}
+// the 8 warps of a 256-thread CTA write word `warp` of the same 32 sectors: every sector is
+// completed by 8 requests close in time (the column stores of a naive transpose)
+__global__ void pst_by8(float* out, long long n_sectors) {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (long long s = blockIdx.x * 32ll; s < n_sectors; s += gridDim.x * 32ll)
+        out[(s + lane) * 8 + warp] = 1.f;
+}
+// word 0 of every sector first, then words 1-7: at 128 MiB the first pass's sectors leave L2
+// unfinished before the second pass completes them
+__global__ void pst_twopass(float* out, long long n_sectors) {
+    long long t = blockIdx.x * blockDim.x + threadIdx.x, n = (long long)gridDim.x * blockDim.x;
+    for (long long i = t; i < n_sectors; i += n) out[i * 8] = 1.f;
+    for (long long i = t; i < n_sectors * 7; i += n) out[(i / 7) * 8 + 1 + i % 7] = 2.f;
+}
+
 // ---- L2 eviction priorities: all SMs load a 4 MiB hot set, stream 128 MiB, reload the hot
 // set (L1 not allocated), phases separated by a grid barrier (one CTA per SM, all resident)
 __device__ void grid_sync(unsigned* bar, unsigned target) {
@@ -197,6 +222,7 @@ struct GlobalCase { int size; long long stride, offset; unsigned mask; };
 int main(int argc, char** argv) {
     if (argc < 2) { fprintf(stderr, "usage: %s CASES.json [l2hot]\n", argv[0]); return 2; }
     const bool l2hot_only = argc > 2 && std::string(argv[2]) == "l2hot";
+    const bool partial_only = argc > 2 && std::string(argv[2]) == "partial";
     setvbuf(stderr, nullptr, _IONBF, 0);
     cases = fopen(argv[1], "w");
     if (!cases) return 2;
@@ -209,6 +235,22 @@ int main(int argc, char** argv) {
 
     const unsigned ALL = 0xffffffffu;
     float* fout = reinterpret_cast<float*>(out);
+    if (partial_only) {
+        char* buf;
+        CHECK(cudaMalloc(&buf, 128 << 20));
+        CHECK(cudaMemset(buf, 0, 128 << 20));
+        CHECK(cudaDeviceSynchronize());
+        for (long long mib : {8ll, 128ll}) {
+            long long n = (mib << 20) / 32;
+#define RUN_PST(K, T) K<<<264, 256>>>(reinterpret_cast<T*>(buf), n); CHECK(cudaDeviceSynchronize()); \
+            note("partial", (int)mib, 32, 0, ALL, #K);
+            RUN_PST(pst_one, float) RUN_PST(pst_half, float4) RUN_PST(pst_by8, float) RUN_PST(pst_twopass, float)
+        }
+        CHECK(cudaFree(buf));
+        fprintf(cases, "]\n");
+        fclose(cases);
+        return 0;
+    }
     if (!l2hot_only) {
     const SharedCase sh[] = {
         {4, 0, 0, ALL}, {4, 1, 0, ALL}, {4, 2, 0, ALL}, {4, 4, 0, ALL}, {4, 8, 0, ALL},

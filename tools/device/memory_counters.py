@@ -5,7 +5,7 @@ L1 hits under each cache operator, L2 fetch granularity and prefetch sizes, cold
 L1 capacity under each shared-memory carveout, stores (L1 allocation, DRAM traffic).
 
 On the GPU machine (nvcc + ncu):
-    python3 tools/device/memory_counters.py run OUTDIR [main|l2hot]
+    python3 tools/device/memory_counters.py run OUTDIR [main|l2hot|partial]
 Here, from the results (several OUTDIRs separated by commas):
     python3 tools/device/memory_counters.py unpack OUTDIR tests/timing_memory/h200_counters.json
 """
@@ -38,6 +38,7 @@ METRICS = [
     "lts__t_sectors_srcunit_tex_op_write.sum",
     "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum",
     "lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum",
+    "gpu__time_duration.sum",
 ]
 
 
@@ -49,7 +50,7 @@ def _ncu() -> str:
 
 
 def run(out: str, only: str = "") -> int:
-    """only: "main" or "l2hot" to run one ncu session of the two."""
+    """only: "main", "l2hot" or "partial" to run one ncu session of the three."""
     os.makedirs(out, exist_ok=True)
     exe = os.path.join(out, "memory_counters")
     subprocess.run(["nvcc", "-arch=sm_90", "-O2", "-o", exe, os.path.join(HERE, "memory_counters.cu")],
@@ -62,7 +63,7 @@ def run(out: str, only: str = "") -> int:
         f.write(f"ncu={ncu}\nmetrics={','.join(metrics)}\ndropped={sorted(set(METRICS) - set(metrics))}\n")
     rc = 0
     # the grid-barrier (l2hot) kernels run in their own ncu session: a hang there keeps the rest
-    for group, extra, limit in (("", [], 150), ("_l2hot", ["l2hot"], 60)):
+    for group, extra, limit in (("", [], 150), ("_l2hot", ["l2hot"], 60), ("_partial", ["partial"], 60)):
         if only and only != (group.lstrip("_") or "main"):
             continue
         cases = os.path.join(out, f"cases{group}.json")
@@ -118,7 +119,7 @@ def unpack(outs: str, dest: str) -> int:
     """outs: one results directory, or several separated by commas (sessions recorded apart)."""
     records, status = [], ""
     for out in outs.split(","):
-        records += _group(out, "") + _group(out, "_l2hot")
+        records += _group(out, "") + _group(out, "_l2hot") + _group(out, "_partial")
         status += open(os.path.join(out, "status.txt")).read()
     if not records:
         raise SystemExit(f"no complete ncu record under {outs}")

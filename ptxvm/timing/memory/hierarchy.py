@@ -340,6 +340,12 @@ class MemoryHierarchy:
         self._n["dram_bytes_written"] += nbytes
         return nbytes
 
+    def count_partial_write_reads(self, sectors: int) -> None:
+        """DRAM reads of partly written sectors that the L2 completes before writing them back
+        (timing/trace.py Fills.charge_partial_writes decides which)."""
+        self._n["dram_bytes_read"] += int(sectors) * self.params.sector
+        self._n["dram_partial_write_reads"] += int(sectors)
+
     def counters(self) -> dict:
         n = dict(self._n)
         for key in ("requests", "sectors", "l1_hits", "l1_misses", "l2_hits", "l2_misses",

@@ -1,0 +1,54 @@
+"""Partly written sectors are read from DRAM before the L2 writes them back (read-modify-write),
+checked against the H200 (h200_counters_partial.json, tools/device/memory_counters.py `partial`)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptxvm
+from ptxvm.timing.trace import sector_byte_masks
+from ptxvm.timing.memory import coalesce
+
+HERE = Path(__file__).parent
+KERNELS = {"pst_one": "_Z7pst_onePfx", "pst_by8": "_Z7pst_by8Pfx"}
+MEASURED = {(c["name"], c["size"]): c["counters"]
+            for c in json.loads((HERE / "h200_counters_partial.json").read_text())["cases"]}
+
+
+def _profile(name: str, mib: int):
+    module = ptxvm.load(str(HERE / "partial_stores.ptx"))
+    buf = np.zeros((mib << 20) // 4, np.float32)
+    return module[KERNELS[name]].profile(264, 256, [buf, np.int64((mib << 20) // 32)], warm_l2=False)
+
+
+@pytest.mark.parametrize("name", ["pst_one", "pst_by8"])
+def test_dram_reads_of_partly_written_sectors_follow_the_h200(name):
+    """pst_one writes 4 B of every sector of 128 MiB: the H200 reads 0.95 of it back from DRAM;
+    pst_by8's 8 warps complete each sector: it reads nothing."""
+    prof = _profile(name, 128)
+    footprint = 128 << 20
+    model = prof.counters["dram_bytes_read"] * 132 / footprint  # SM 0's share of the 132 SMs
+    measured = MEASURED[(name, 128)]["dram__bytes_read.sum"] / footprint
+    assert model == pytest.approx(measured, abs=0.1)
+
+
+def test_scattered_words_are_dram_bound():
+    """One word per sector moves two sectors of DRAM traffic per stored word: the 128-MiB
+    pst_one takes the H200 64 us; the model must not stop at the L2's store rate (33 us)."""
+    prof = _profile("pst_one", 128)
+    measured_us = MEASURED[("pst_one", 128)]["gpu__time_duration.sum"] / 1e3
+    assert prof.sm_cycles / 1.98e3 == pytest.approx(measured_us, rel=0.3)
+
+
+def test_sector_byte_masks():
+    addr = np.zeros((2, 32), np.uint64)
+    addr[0] = np.arange(32, dtype=np.uint64) * 4  # a whole line: 4 full sectors
+    addr[1] = np.arange(32, dtype=np.uint64) * 32 + 4  # bytes 4-7 of 32 sectors
+    act = np.ones((2, 32), bool)
+    act[1, 16:] = False
+    c = coalesce(addr, act, 4)
+    masks = sector_byte_masks(addr, act, 4, c)
+    assert masks[c.warp == 0].tolist() == [0xFFFFFFFF] * 4
+    assert masks[c.warp == 1].tolist() == [0xF0] * 16
+    assert sector_byte_masks(addr, act, 32, c).tolist() == [0xFFFFFFFF] * len(c.sectors)
