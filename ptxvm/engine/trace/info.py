@@ -63,6 +63,8 @@ class InstrInfo:
     # asynchronous copies and mbarriers (ASYNC_ROLES) and the wait_group count
     asyn: str = ""
     asyn_arg: int = 0
+    # barrier.cluster: "arrive" (release semantics, the default), "arrive_relaxed" or "wait"
+    cluster_bar: str = ""
 
     @property
     def is_barrier(self) -> bool:
@@ -109,7 +111,16 @@ def describe(op, pc: int) -> InstrInfo:
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg)
+                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods))
+
+
+def cluster_barrier_role(opcode: str, mods) -> str:
+    """"arrive" / "arrive_relaxed" / "wait" for barrier.cluster.*, "" for anything else."""
+    if opcode != "barrier" or "cluster" not in mods:
+        return ""
+    if "arrive" in mods:
+        return "arrive_relaxed" if "relaxed" in mods else "arrive"
+    return "wait" if "wait" in mods else ""
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
