@@ -216,3 +216,13 @@ def test_a_warp_that_exits_counts_as_arrived_when_it_exits():
     busy = long.sm_cycles - short.sm_cycles  # warp 1's 256 more trips
     assert busy > 256 * 4
     assert held == pytest.approx(busy, rel=0.05)
+
+
+def test_remote_accesses_are_found_when_only_sm0s_ctas_run(micro):
+    # functional="sampled" runs SM 0's CTAs (0 and 132 here) without their cluster partners: the
+    # rank each CTA's warps compare addresses with is its %cluster_ctarank, not its wave slot
+    out = np.zeros(3 * 264, np.int64)
+    got = {f: micro["stream1_2"].profile(264, 64, [np.int32(2), np.int32(0), np.int32(1), out], shared_mem=DYN,
+                                         functional=f).bank_conflicts for f in ("all", "sampled")}
+    assert got["all"]["remote_requests"] == 2 * 4 * 2  # 2 CTAs on SM 0, 4 loads, 2 warps each
+    assert got["sampled"] == got["all"]

@@ -246,9 +246,8 @@ class WaveTracer:
         self.trace.warp_cta.append(np.repeat(ctas[slots], wpc))
         self.trace.warp_index.append(np.tile(np.arange(wpc), slots.size))
         self.trace.warp_lanes.append(np.tile(np.minimum(32, T - np.arange(wpc) * 32), slots.size))
-        size = int(getattr(ctx, "cluster_size", 1) or 1)  # a wave's CTAs of a cluster are consecutive slots
-        self.trace.cluster_size = size
-        self.trace.warp_rank.append(np.repeat(slots.astype(np.int64) % size, wpc))
+        self.trace.cluster_size = int(getattr(ctx, "cluster_size", 1) or 1)
+        self.trace.warp_rank.append(np.repeat(_cluster_ranks(ctx, slots, T), wpc))
         self.local_stride = getattr(getattr(ctx, "local", None), "stride", 0)
         self.gwarp = self.base + row  # trace row of each traced thread's warp
 
@@ -419,6 +418,15 @@ class WaveTracer:
         stride = np.uint64(max(self.local_stride, 16) * 32)
         word = offset >> np.uint64(2)
         return np.uint64(LOCAL_REGION) + warp * stride + word * np.uint64(128) + lane * np.uint64(4) + (offset & np.uint64(3))
+
+
+def _cluster_ranks(ctx, slots: np.ndarray, threads_per_cta: int) -> np.ndarray:
+    """%cluster_ctarank of the CTAs in wave slots `slots` (0 without clusters): what the program
+    sees, also when a profile runs only some CTAs of the launch (engine/control/cluster.py)."""
+    rank = getattr(ctx, "sreg", {}).get("%cluster_ctarank")
+    if rank is None or np.ndim(rank) == 0:
+        return np.zeros(slots.size, dtype=np.int64) + (int(rank) if rank is not None else 0)
+    return np.asarray(rank)[slots.astype(np.int64) * threads_per_cta].astype(np.int64)
 
 
 def _shared_offsets(addr: np.ndarray) -> np.ndarray:
