@@ -125,6 +125,8 @@ class StaticTable:
                 self.mem_kind[p] = 1 if is_load else 2
                 self.mem_space[p] = space_class(mem.space)
                 level = {"shared": "shared", "const": "const_hit", "param": "const_hit"}.get(mem.space, "l2_hit")
+                if mem.cluster:  # a generic LD in SASS, which ptxas schedules as a long-latency load
+                    level = "l2_hit"
                 self.sched_latency[p] = gpu.latency[level] if is_load else lat
             else:
                 self.mem_kind[p] = 2 if name in ("lsu", "tex") else 0

@@ -217,7 +217,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
-        kind = _dsmem_kind(addr, act, ranks, rows)
+        kind = _dsmem_kind(addr, act, ranks, rows, mem.cluster)
         if kind is None:
             _shared(hier, p, mem, addr, act, res, sel, stats, size)
             return
@@ -251,17 +251,18 @@ def _remote_shared(mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, 
     stats.by_space["shared"] += int(live.sum())
 
 
-def _dsmem_kind(addr, act, ranks, rows):
+def _dsmem_kind(addr, act, ranks, rows, cluster_instr: bool = False):
     """Per warp of a shared access: DSMEM_REMOTE if an active lane's address names another CTA of
-    the cluster, else DSMEM_OWN if one goes through the cluster window to its own CTA, else 0;
-    None when no lane uses the cluster window (the common case: a plain shared access)."""
+    the cluster, else DSMEM_OWN if one goes through the cluster window to its own CTA (a
+    .shared::cluster instruction always does: ptxas makes it a generic LD/ST/ATOM), else 0; None
+    when no lane uses the cluster window (the common case: a plain shared access)."""
     rank = addr >> _RANK_SHIFT  # 0: the CTA's own .shared::cta window, else rank + 1
-    window = act & (rank != 0)
+    window = act & ((rank != 0) | bool(cluster_instr))
     if not window.any():
         return None
     own = (np.asarray(ranks)[np.asarray(rows)] if ranks is not None and rows is not None and len(ranks)
            else np.zeros(len(addr), np.int64)).astype(np.uint64) + np.uint64(1)
-    remote = (window & (rank != own[:, None])).any(axis=1)
+    remote = (window & (rank != 0) & (rank != own[:, None])).any(axis=1)
     return np.where(remote, DSMEM_REMOTE, np.where(window.any(axis=1), DSMEM_OWN, 0)).astype(np.int8)
 
 

@@ -67,6 +67,20 @@ def test_a_shared_address_is_remote_when_its_rank_bits_name_another_cta():
     act[3, 16:] = False
     assert _dsmem_kind(addr, act, ranks, np.arange(4))[3] == DSMEM_OWN
     assert _dsmem_kind(addr[:1], act[:1], ranks[:1], np.arange(1)) is None
+    # ... unless the instruction is a .shared::cluster one: a generic access in SASS, own CTA or not
+    assert _dsmem_kind(addr[:1], act[:1], ranks[:1], np.arange(1), cluster_instr=True).tolist() == [DSMEM_OWN]
+
+
+def test_shared_cluster_instructions_are_marked():
+    src = CLUSTER_PTX.read_text()
+    mod = ptxvm.loads(src, name=str(CLUSTER_PTX))
+    code = mod.program.code
+    from ptxvm.engine.trace.info import describe
+
+    infos = [describe(op, pc) for pc, op in enumerate(code) if op is not None]
+    cl = [i for i in infos if i.mem is not None and i.mem.cluster]
+    assert cl and all(i.mem.space == "shared" for i in cl)
+    assert any(i.mem is not None and i.mem.space == "shared" and not i.mem.cluster for i in infos)  # ld.shared::cta
 
 
 def test_trace_knows_each_warps_cluster_rank(micro):

@@ -39,6 +39,7 @@ class MemInfo:
     nc: bool = False  # ld.global.nc: the read-only (texture) path
     prefetch: int = 0  # L2::64B/128B/256B prefetch size
     atomic_op: str = ""  # atom/red: operation and type, e.g. "add.u32", "add.f32", "cas.b32"
+    cluster: bool = False  # a .shared::cluster access (ptxas: a generic LD/ST/ATOM, whatever CTA it names)
 
     @property
     def bytes_per_lane(self) -> int:
@@ -319,7 +320,7 @@ def _mem_info(op, opcode: str, mods, types: list[str]) -> MemInfo:
     load = opcode in ("ld", "ldu", "atom")
     name = next((x for x in mods if x in _ATOMIC_OPS), "") if atomic else ""
     return MemInfo(space, size, vector, load, store, atomic, cache_op, l1, l2, "nc" in mods or opcode == "ldu", prefetch,
-                   f"{name}.{t}" if name else "")
+                   f"{name}.{t}" if name else "", "shared::cluster" in mods)
 
 
 def _space(engine_space: Optional[str], mods) -> str:
