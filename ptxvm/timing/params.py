@@ -128,6 +128,28 @@ class ModelParams:
     # cycles per barrier for 1 CTA of 1 / 8 / 32 warps; 8 CTAs of 8 warps 97-134; 32 CTAs of 1 warp 61
     barrier_arrival_cycles: float = 1.5
     barrier_release_per_warp: float = 0.5
+    # clusters (micro2 cluster.cu, results/micro2_cluster_h200.json; docs/timing-model.md "Clusters").
+    # Distributed shared memory: ptxas turns ld/st/atom/red.shared::cluster into generic LD/ST/ATOM,
+    # so they wait on the long scoreboard. One thread's dependent chain (`chase`, each step an add
+    # and the access): another CTA's shared memory 207.5-212.5 cycles a step for ld whatever the
+    # cluster size (2-16) and rank, 217.5 for atom.add; the own CTA through the cluster window 37.25
+    # (ld) / 37 (atom), through ld.shared::cta 23. The model's step adds ~6 cycles to the latency.
+    dsmem_latency: float = 204.0
+    dsmem_atomic_latency: float = 211.0
+    dsmem_own_latency: float = 31.0
+    # barrier.cluster.arrive.relaxed + wait (`bar`, one CTA per SM): 59.75 / 63.75 / 67.75 / 71.75
+    # cycles a round with 1 warp per CTA for 2 / 4 / 8 / 16 CTAs per cluster, 45 + 4 x log2(CTAs)
+    # more than bar.sync with 1 or 8 warps (bar.sync 14.6 / 28.6; relaxed 8 warps 73.75 .. 85.7);
+    # 32 warps 131-134.5 (bar.sync 76.6). A wait releases this long after the CTA's phase
+    # completed, beyond the bar.sync release.
+    cluster_barrier_cycles: float = 41.0
+    cluster_barrier_per_doubling: float = 4.0
+    # barrier.cluster.arrive without .relaxed (release semantics) is MEMBAR.ALL.GPU + UCGABAR_ARV
+    # in SASS: 323.7 / 353.4 / 612.5 cycles a round with 1 / 8 / 32 warps (2 CTAs; 338.9 / 380.5 /
+    # 639.5 with 16): the fence takes ~265 cycles for one warp, and the SM passes one warp's fence
+    # per ~7 cycles (32 warps: 481 cycles more than relaxed)
+    cluster_fence_latency: float = 265.0
+    cluster_fence_interval: float = 7.0
 
     def with_(self, **changes) -> "ModelParams":
         return replace(self, **changes)

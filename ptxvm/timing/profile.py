@@ -48,7 +48,7 @@ class Profile:
     occupancy: Occupancy
     sectors_per_request: float  # global/local loads: 32-B sectors per warp request (4 = coalesced 4-B lanes)
     store_sectors_per_request: float
-    bank_conflicts: dict  # shared memory: requests, wavefronts, ideal wavefronts, conflicts
+    bank_conflicts: dict  # shared memory: requests, wavefronts, ideal wavefronts, conflicts, remote (DSMEM) requests
     cache_hit_rates: dict  # "l1", "l2"
     dram_bytes: int  # whole grid, read + written
     flops: dict  # flop kind -> FLOPs, whole grid
@@ -429,7 +429,9 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
     sh_wf = sum(m.shared_wavefronts for m in mstats_all)
     sh_ideal = sum(m.shared_ideal for m in mstats_all)
     bank = {"requests": sh_req, "wavefronts": sh_wf, "ideal_wavefronts": sh_ideal, "conflicts": sh_wf - sh_ideal,
-            "wavefronts_per_request": round(sh_wf / sh_req, 3) if sh_req else 0.0}
+            "wavefronts_per_request": round(sh_wf / sh_req, 3) if sh_req else 0.0,
+            # distributed shared memory: requests to another CTA of the cluster (not in the above)
+            "remote_requests": sum(getattr(m, "dsmem_requests", 0) for m in mstats_all)}
     l1h, l1m = counters.get("l1_hits", 0), counters.get("l1_misses", 0)
     l2h, l2m = counters.get("l2_hits", 0), counters.get("l2_misses", 0)
     rates = {"l1": l1h / (l1h + l1m) if l1h + l1m else 0.0, "l2": l2h / (l2h + l2m) if l2h + l2m else 0.0}

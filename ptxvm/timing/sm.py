@@ -46,6 +46,9 @@ MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC, MK_BULK = 
 # global -> shared (the TMA engine); mbarrier arrivals / tx updates (events) and test/try_wait
 ASYNC_MMA, ASYNC_COMMIT, ASYNC_WAIT = 1, 2, 3
 ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_WAIT, ASYNC_CP_MBAR, ASYNC_BULK, ASYNC_MBAR_EVENT, ASYNC_MBAR_WAIT = range(4, 11)
+# cluster barriers (SmWork.cluster_bar): barrier.cluster.arrive.relaxed, barrier.cluster.arrive (release
+# semantics: a fence before the arrival), barrier.cluster.wait
+CL_ARRIVE_RELAXED, CL_ARRIVE, CL_WAIT = 1, 2, 3
 
 
 @dataclass
@@ -96,6 +99,10 @@ class SmWork:
     # copies) the barriers they update, ((CTA, offset), ...); for waits ((CTA, offset), events on it
     # before the wait in the trace); None for anything else
     mbar: list = field(default_factory=list)
+    # cluster barriers: per warp-instruction CL_* (or 0), empty when the kernel has none; the
+    # launch's CTAs per cluster (the cluster barrier's cost grows with it)
+    cluster_bar: list = field(default_factory=list)
+    cluster_size: int = 1
 
 
 @dataclass
@@ -118,7 +125,7 @@ INF = float("inf")
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
                  "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
-                 "grp_open", "groups", "cp_open", "cp_groups", "blocked")
+                 "grp_open", "groups", "cp_open", "cp_groups", "blocked", "cl_arrived", "cl_waited", "cl_until")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -148,6 +155,11 @@ class _Warp:
         self.cp_open = 0.0  # the same for cp.async copies and their groups
         self.cp_groups: list = []
         self.blocked = None  # an mbarrier wait whose events have not all issued yet: its barrier
+        # cluster barriers: arrivals and waits issued so far (the k-th wait needs the k-th phase),
+        # and the cycle its fenced arrival or its wait holds it until ("synchronization")
+        self.cl_arrived = 0
+        self.cl_waited = 0
+        self.cl_until = 0.0
 
 
 class SmSim:
@@ -203,6 +215,11 @@ class SmSim:
         self.bar_busy = 0.0
         self.bar_free = 0.0  # the SM's barrier unit: takes one warp arrival per barrier_arrival_cycles
         self.bar_last: dict = {}  # CTA -> when the unit has taken its last arrival at the current barrier
+        # cluster barriers (`cluster_barrier`): per CTA, per phase [arrivals, last arrival taken,
+        # release cycle or None]; the warps blocked in a wait, by (CTA, phase); the SM's fence unit
+        self.cl_phases: dict = {}
+        self.cl_waiters: dict = {}
+        self.fence_free = 0.0
         self.warp_slots = list(range(max_warps))
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.cta_finish = [0] * len(work.cta_order)
@@ -251,6 +268,8 @@ class SmSim:
             self.finish_cta(wp.cta, max([when] + [x.last_mem for x in ws]))
         else:
             self.check_barrier(wp.cta, when)
+            if wp.cta in self.cl_phases:  # an exited warp counts as arrived, when it exits
+                self.cluster_complete(wp.cta, when, exited=True)
 
     def check_barrier(self, c: int, when: float) -> None:
         ws = self.cta_warps.get(c)
@@ -350,6 +369,8 @@ class SmSim:
         `wp.cand` is the instruction it would issue (the head, or one found by `lookahead`)."""
         if wp.at_bar or wp.blocked is not None:
             return SYNC, INF
+        if wp.cl_until > t:
+            return SYNC, wp.cl_until
         if wp.fetch > t:
             return FETCH, wp.fetch
         if wp.sleep > t:
@@ -467,6 +488,8 @@ class SmSim:
             wp.regs[r] = (done_at, kind)
         if self.recorder is not None:
             self.recorder.issue(wp, i, t, done_at)
+        if W.cluster_bar and W.cluster_bar[i]:  # never issued ahead of the head (control instructions)
+            self.cluster_barrier(wp, W.cluster_bar[i], t)
         if W.asyn and W.asyn[i]:
             a = W.asyn[i]
             if a == ASYNC_MMA:
@@ -502,6 +525,78 @@ class SmSim:
             self.bar_busy += self.params.barrier_arrival_cycles
             if self.bar_free > self.bar_last.get(wp.cta, 0.0):
                 self.bar_last[wp.cta] = self.bar_free
+
+    def cluster_barrier(self, wp: _Warp, code: int, t: float) -> None:
+        """barrier.cluster.arrive(.relaxed) / wait of warp wp at cycle t. Only SM 0's CTAs are
+        simulated; the other CTAs of a cluster run on other SMs, and the model takes them to reach
+        the barrier when this CTA does (they run the same code): a phase completes once every live
+        warp of the CTA has arrived. An arrival goes through the SM's barrier unit as a bar.sync
+        arrival does; a default (.release) arrive first passes a fence (MEMBAR.ALL.GPU in SASS: the
+        SM's fence unit takes one per `cluster_fence_interval`, done `cluster_fence_latency` later,
+        and the warp waits for it). A wait holds the warp ("synchronization") until its phase
+        releases: the last arrival + the bar.sync release + `cluster_barrier_cycles` +
+        `cluster_barrier_per_doubling` x log2(CTAs per cluster) (micro2 cluster `bar`)."""
+        p = self.params
+        if code == CL_WAIT:
+            k = wp.cl_waited
+            wp.cl_waited += 1
+            ph = self._cl_phase(wp.cta, k)
+            if ph[2] is None:
+                wp.blocked = ("cluster", wp.cta, k)
+                self.cl_waiters.setdefault((wp.cta, k), []).append(wp)
+            elif ph[2] > t:
+                wp.cl_until = ph[2]
+            return
+        at = t
+        if code == CL_ARRIVE:
+            start = self.fence_free if self.fence_free > t else t
+            self.fence_free = start + p.cluster_fence_interval
+            at = start + p.cluster_fence_latency
+            wp.cl_until = at
+        arrive = self.bar_free if self.bar_free > at else at
+        self.bar_free = arrive + p.barrier_arrival_cycles
+        self.bar_busy += p.barrier_arrival_cycles
+        ph = self._cl_phase(wp.cta, wp.cl_arrived)
+        wp.cl_arrived += 1
+        ph[0] += 1
+        if self.bar_free > ph[1]:
+            ph[1] = self.bar_free
+        self.cluster_complete(wp.cta, t)
+
+    def _cl_phase(self, c: int, k: int) -> list:
+        phases = self.cl_phases.setdefault(c, [])
+        while len(phases) <= k:
+            phases.append([0, 0.0, None])
+        return phases[k]
+
+    def cluster_complete(self, c: int, t: float, exited: bool = False) -> None:
+        """Release the cluster-barrier phases of CTA c that every live warp has arrived at, in
+        order, and wake the warps waiting for them (`exited`: a warp of c just exited at t; it
+        counts as an arrival at t for the phases still open)."""
+        ws = self.cta_warps.get(c)
+        phases = self.cl_phases.get(c)
+        if not ws or not phases:
+            return
+        live = sum(1 for x in ws if not x.done)
+        p = self.params
+        cost = (self.barrier_latency + self.barrier_per_warp * (len(ws) - 1) + p.cluster_barrier_cycles
+                + p.cluster_barrier_per_doubling * math.log2(max(self.w.cluster_size, 1)))
+        for k, ph in enumerate(phases):
+            if ph[2] is not None:
+                continue
+            if exited and t > ph[1]:
+                ph[1] = t
+            if ph[0] < live:
+                break
+            ph[2] = release = ph[1] + cost
+            for x in self.cl_waiters.pop((c, k), []):
+                self._cl_release(x, t, release)
+
+    def _cl_release(self, wp: _Warp, t: float, release: float) -> None:
+        wp.blocked = None
+        self.charge(wp, t)
+        wp.cl_until = release
+        wp.reason, wp.until = SYNC, max(release, t + 1)
 
     def issue_async(self, wp: _Warp, i: int, a: int, t: float, done_at: float) -> None:
         """cp.async groups, bulk-copy and mbarrier completion at the issue of warp-instruction i
@@ -781,6 +876,13 @@ class SmSim:
                         for wp in ws:
                             self.unblock(wp, t)
                         ws.clear()
+                    nxt = t + 1
+                if nxt == INF and self.cl_waiters:
+                    # a cluster-barrier phase that this trace's warps never complete (a warp
+                    # that waits without arriving): let its waiters go rather than wait forever
+                    for key in list(self.cl_waiters):
+                        for wp in self.cl_waiters.pop(key):
+                            self._cl_release(wp, t, t + 1)
                     nxt = t + 1
                 dt = max(1.0, nxt - t) if nxt != INF else 1.0
             self.resident += self.n_live * dt

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine.trace.info import InstrInfo
 from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
-                 ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, DEP_EXEC, DEP_TEX)
+                 ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX)
 from .schedule import space_class
 from .vectorize import load_groups
 
@@ -53,6 +53,7 @@ class StaticTable:
         self.latency = np.ones(n)
         self.dep = np.full(n, DEP_EXEC, np.int8)
         self.barrier = np.zeros(n, bool)
+        self.cluster_bar = np.zeros(n, np.int8)  # barrier.cluster: sm.CL_ARRIVE_RELAXED / CL_ARRIVE / CL_WAIT
         self.sleep = np.zeros(n, np.int64)
         self.bank_extra = np.zeros(n, np.int64)
         self.ctrl = np.zeros(n, bool)
@@ -124,11 +125,16 @@ class StaticTable:
                 self.mem_kind[p] = 1 if is_load else 2
                 self.mem_space[p] = space_class(mem.space)
                 level = {"shared": "shared", "const": "const_hit", "param": "const_hit"}.get(mem.space, "l2_hit")
+                if mem.cluster:  # a generic LD in SASS, which ptxas schedules as a long-latency load
+                    level = "l2_hit"
                 self.sched_latency[p] = gpu.latency[level] if is_load else lat
             else:
                 self.mem_kind[p] = 2 if name in ("lsu", "tex") else 0
                 self.sched_latency[p] = lat
-            self.barrier[p] = info.is_barrier
+            # barrier.cluster.arrive / wait are not CTA barriers: the SM model's cluster barrier
+            # (sm.py SmSim.cluster_barrier) takes the arrival and holds the wait
+            self.cluster_bar[p] = _CLUSTER_BAR_CODE.get(info.cluster_bar, 0)
+            self.barrier[p] = info.is_barrier and not self.cluster_bar[p]
             self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep") or \
                 (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA) or \
                 self.asyn[p] >= ASYNC_CP_COMMIT  # fences, commits, waits, mbarriers: kept in place
@@ -178,6 +184,7 @@ class StaticTable:
 _ASYNC_CODE = {"cp_async": ASYNC_CP, "cp_commit": ASYNC_CP_COMMIT, "cp_wait": ASYNC_CP_WAIT,
                "cp_mbar_arrive": ASYNC_CP_MBAR, "bulk_load": ASYNC_BULK, "bulk_tensor": ASYNC_BULK,
                "mbar_event": ASYNC_MBAR_EVENT, "mbar_wait": ASYNC_MBAR_WAIT}
+_CLUSTER_BAR_CODE = {"arrive_relaxed": CL_ARRIVE_RELAXED, "arrive": CL_ARRIVE, "wait": CL_WAIT}
 _MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
 _WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
 _WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")

@@ -53,6 +53,13 @@ class MemStep:
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     atom: Optional[list] = None  # global atomics, per warp: ((128-B line, packets, float single-word packets), ...)
     shared_atomic: bool = False
+    # shared accesses: per warp DSMEM_OWN (the own CTA through the cluster window) or DSMEM_REMOTE
+    # (another CTA's shared memory, distributed shared memory), 0 for plain shared; None: none
+    dsmem: Optional[np.ndarray] = None
+
+
+DSMEM_OWN, DSMEM_REMOTE = 1, 2
+_RANK_SHIFT = np.uint64(24)  # engine/core/memory.py CLUSTER_RANK_SHIFT: bits 24+ of a shared address = rank + 1
 
 
 class Fills:
@@ -123,6 +130,7 @@ class MemStats:
     shared_requests: int = 0
     shared_wavefronts: int = 0
     shared_ideal: int = 0
+    dsmem_requests: int = 0  # shared-memory requests to another CTA of the cluster
     by_space: Counter = field(default_factory=Counter)
     atomic_lines: dict = field(default_factory=dict)  # 128-B line -> global-atomic packets this SM sends it
     grid_atomic_lines: dict = field(default_factory=dict)  # ... and every SM of the grid (Footprint), if known
@@ -154,6 +162,7 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     aggregated = aggregated_pcs(trace.program)  # ptxas's warp-aggregated atomics (timing/atomics.py)
+    ranks = trace.ranks() if hasattr(trace, "ranks") else None  # each warp's CTA rank in its cluster
     for k, step in enumerate(trace.steps):
         if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
             out[k] = bulk_step(hier, p, step, lane_mask_matrix(step.active), stats)
@@ -173,10 +182,11 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
             for code in np.unique(codes):
                 sel = np.flatnonzero(codes == code)
                 _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills,
-                        recent=recent, rows=step.warps[sel], aggregated=step.pc in aggregated)
+                        recent=recent, rows=step.warps[sel], aggregated=step.pc in aggregated, ranks=ranks)
         else:
             _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
-                    groups.width.get(step.pc, 1), recent=recent, rows=step.warps, aggregated=step.pc in aggregated)
+                    groups.width.get(step.pc, 1), recent=recent, rows=step.warps, aggregated=step.pc in aggregated,
+                    ranks=ranks)
         if info.asyn == "cp_async":  # the data stage writes shared memory, not the L1 data array
             waves = copy_write_wavefronts(step, act, mem.bytes_per_lane)
             if waves is not None and res.l1_waves is not None:
@@ -245,29 +255,86 @@ class RecentSectors:
 
 
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
-            width: int = 1, recent: "RecentSectors | None" = None, rows=None, aggregated: bool = False) -> None:
+            width: int = 1, recent: "RecentSectors | None" = None, rows=None, aggregated: bool = False,
+            ranks=None) -> None:
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
-        if mem.atomic:
-            lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(hier, len(addr)))
-        else:
-            lat = hier.shared(addr, act, size, write=mem.store)
-        waves = hier.last.get("wavefronts") if not mem.atomic else None
-        if waves is None:
-            from .memory import bank_conflicts
-
-            waves = bank_conflicts(addr, act, mem.size if mem.atomic else size)
-        res.shared_atomic = bool(mem.atomic)
-        stats.shared_requests += int(live.sum())
-        stats.shared_wavefronts += int(waves.sum())
-        stats.shared_ideal += int(np.minimum(_ideal_wavefronts(act, size), waves).sum())
-        res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
-        res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
-        res.wavefronts[sel] = waves
-        res.dep[sel] = DEP_EXEC
-        stats.by_space["shared"] += int(live.sum())
+        kind = _dsmem_kind(addr, act, ranks, rows, mem.cluster)
+        if kind is None:
+            _shared(hier, p, mem, addr, act, res, sel, stats, size)
+            return
+        # the cluster window: ptxas's generic LD/ST/ATOM, not LDS/STS/ATOMS (build_work gives
+        # them their latencies, ModelParams.dsmem_*)
+        if res.dsmem is None:
+            res.dsmem = np.zeros(res.mkind.size, np.int8)
+        sel = np.asarray(sel)
+        res.dsmem[sel] = kind
+        remote = kind == DSMEM_REMOTE
+        if (~remote).any():
+            k = np.flatnonzero(~remote)
+            _shared(hier, p, mem, addr[k], act[k], res, sel[k], stats, size)
+        if remote.any():
+            k = np.flatnonzero(remote)
+            _remote_shared(mem, addr[k], act[k], res, sel[k], stats, size)
         return
+    _access_memory(hier, p, mem, space, addr, act, res, sel, stats, fills, size, live, recent, rows, aggregated)
+
+
+def _remote_shared(mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int) -> None:
+    """Distributed shared memory: another CTA's shared memory, on another SM. The request leaves
+    this SM through its L1/shared data stage, a pass per 128-B line (as a global access does), to
+    the SM-to-SM network; the other SM's banks are not this SM's. It waits on the long scoreboard."""
+    live = act.any(axis=1)
+    res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
+    res.wavefronts[sel] = coalesce(addr, act, size).n_lines
+    res.shared_atomic = res.shared_atomic or bool(mem.atomic)
+    res.dep[sel] = DEP_MEM
+    stats.dsmem_requests += int(live.sum())
+    stats.by_space["shared"] += int(live.sum())
+
+
+def _dsmem_kind(addr, act, ranks, rows, cluster_instr: bool = False):
+    """Per warp of a shared access: DSMEM_REMOTE if an active lane's address names another CTA of
+    the cluster, else DSMEM_OWN if one goes through the cluster window to its own CTA (a
+    .shared::cluster instruction always does: ptxas makes it a generic LD/ST/ATOM), else 0; None
+    when no lane uses the cluster window (the common case: a plain shared access)."""
+    rank = addr >> _RANK_SHIFT  # 0: the CTA's own .shared::cta window, else rank + 1
+    window = act & ((rank != 0) | bool(cluster_instr))
+    if not window.any():
+        return None
+    own = (np.asarray(ranks)[np.asarray(rows)] if ranks is not None and rows is not None and len(ranks)
+           else np.zeros(len(addr), np.int64)).astype(np.uint64) + np.uint64(1)
+    remote = (window & (rank != 0) & (rank != own[:, None])).any(axis=1)
+    return np.where(remote, DSMEM_REMOTE, np.where(window.any(axis=1), DSMEM_OWN, 0)).astype(np.int8)
+
+
+def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int) -> None:
+    """A shared-memory access of the CTA's own shared memory: bank conflicts, the data stage."""
+    live = act.any(axis=1)
+    if mem.atomic:
+        lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(hier, len(addr)))
+    else:
+        lat = hier.shared(addr, act, size, write=mem.store)
+    waves = hier.last.get("wavefronts") if not mem.atomic else None
+    if waves is None:
+        from .memory import bank_conflicts
+
+        waves = bank_conflicts(addr, act, mem.size if mem.atomic else size)
+    res.shared_atomic = bool(mem.atomic)
+    stats.shared_requests += int(live.sum())
+    stats.shared_wavefronts += int(waves.sum())
+    stats.shared_ideal += int(np.minimum(_ideal_wavefronts(act, size), waves).sum())
+    res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
+    res.latency[sel] = np.where(mem.atomic, lat, p.lat_shared)
+    res.wavefronts[sel] = waves
+    res.dep[sel] = DEP_EXEC
+    stats.by_space["shared"] += int(live.sum())
+
+
+def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
+                   size: int, live, recent, rows, aggregated: bool) -> None:
+    """A global, local, constant or parameter access."""
     if space in ("const", "param"):
         lat = hier.const_load(addr, act, size, now=_apart(hier, len(addr)))
         passes = hier.last.get("passes", np.ones(len(addr)))
@@ -445,6 +512,10 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
         if r.shared_atomic:
             wavefronts[a:b] *= params.shared_atomic_cycles
+        if r.dsmem is not None:  # the cluster window (micro2 cluster chase; params.py dsmem_*)
+            remote = params.dsmem_atomic_latency if r.shared_atomic else params.dsmem_latency
+            mlat[a:b] = np.where(r.dsmem == DSMEM_REMOTE, remote,
+                                 np.where(r.dsmem == DSMEM_OWN, params.dsmem_own_latency, mlat[a:b]))
         glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
         staged = wavefronts[a:b] * params.l1_line_cycles
         if r.l1_waves is not None and params.l1_load_wavefronts:
@@ -540,6 +611,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
         async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
         mbar=mbar if table.asyn.any() else [],
+        cluster_bar=table.cluster_bar[pc].tolist() if table.cluster_bar.any() else [],
+        cluster_size=int(getattr(trace, "cluster_size", 1) or 1),
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc,
     )

@@ -8,7 +8,9 @@ traced warps of the step, never per thread. Static facts about each instruction 
 registers, cache qualifiers) are in `Trace.info(pc)` (engine/trace/info.py).
 
 Addresses: global addresses are the virtual device's; shared addresses are offsets in the CTA's
-shared window; local (and function .param) addresses are laid out as the hardware interleaves
+shared window, with the cluster window's rank bits kept (bits 24 and up: 0 for the CTA's own
+.shared::cta window, rank + 1 for a .shared::cluster address, engine/core/memory.py; compare with
+`Trace.ranks()` to tell distributed shared memory from the CTA's own); local (and function .param) addresses are laid out as the hardware interleaves
 local memory, 4-byte words of the 32 lanes of a warp side by side, in a region of their own;
 constant and kernel-parameter addresses are offsets in their banks.
 """
@@ -72,6 +74,10 @@ class Trace:
     warp_cta: list[np.ndarray] = field(default_factory=list)  # per wave: CTA id of each traced warp
     warp_index: list[np.ndarray] = field(default_factory=list)  # per wave: warp index within its CTA
     warp_lanes: list[np.ndarray] = field(default_factory=list)  # per wave: threads in each traced warp
+    # clusters: the CTAs per cluster, and per wave each traced warp's CTA rank in its cluster
+    # (%cluster_ctarank); a shared address whose rank bits name another rank is distributed shared memory
+    cluster_size: int = 1
+    warp_rank: list[np.ndarray] = field(default_factory=list)
     _info: dict = field(default_factory=dict)
 
     def info(self, pc: int) -> InstrInfo:
@@ -86,6 +92,12 @@ class Trace:
             z = np.zeros(0, dtype=np.int64)
             return z, z, z
         return np.concatenate(self.warp_cta), np.concatenate(self.warp_index), np.concatenate(self.warp_lanes)
+
+    def ranks(self) -> np.ndarray:
+        """The cluster rank of every traced warp's CTA, by row (0 without clusters)."""
+        if not self.warp_rank:
+            return np.zeros(sum(x.size for x in self.warp_cta), dtype=np.int64)
+        return np.concatenate(self.warp_rank)
 
 
 def _requests_per_line(warp: np.ndarray, addr: np.ndarray) -> dict:
@@ -293,6 +305,8 @@ class WaveTracer:
         self.trace.warp_cta.append(np.repeat(ctas[slots], wpc))
         self.trace.warp_index.append(np.tile(np.arange(wpc), slots.size))
         self.trace.warp_lanes.append(np.tile(np.minimum(32, T - np.arange(wpc) * 32), slots.size))
+        self.trace.cluster_size = int(getattr(ctx, "cluster_size", 1) or 1)
+        self.trace.warp_rank.append(np.repeat(_cluster_ranks(ctx, slots, T), wpc))
         self.local_stride = getattr(getattr(ctx, "local", None), "stride", 0)
         self.gwarp = self.base + row  # trace row of each traced thread's warp
 
@@ -465,6 +479,15 @@ class WaveTracer:
         stride = np.uint64(max(self.local_stride, 16) * 32)
         word = offset >> np.uint64(2)
         return np.uint64(LOCAL_REGION) + warp * stride + word * np.uint64(128) + lane * np.uint64(4) + (offset & np.uint64(3))
+
+
+def _cluster_ranks(ctx, slots: np.ndarray, threads_per_cta: int) -> np.ndarray:
+    """%cluster_ctarank of the CTAs in wave slots `slots` (0 without clusters): what the program
+    sees, also when a profile runs only some CTAs of the launch (engine/control/cluster.py)."""
+    rank = getattr(ctx, "sreg", {}).get("%cluster_ctarank")
+    if rank is None or np.ndim(rank) == 0:
+        return np.zeros(slots.size, dtype=np.int64) + (int(rank) if rank is not None else 0)
+    return np.asarray(rank)[slots.astype(np.int64) * threads_per_cta].astype(np.int64)
 
 
 def _shared_offsets(addr: np.ndarray) -> np.ndarray:

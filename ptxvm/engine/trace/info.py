@@ -39,6 +39,7 @@ class MemInfo:
     nc: bool = False  # ld.global.nc: the read-only (texture) path
     prefetch: int = 0  # L2::64B/128B/256B prefetch size
     atomic_op: str = ""  # atom/red: operation and type, e.g. "add.u32", "add.f32", "cas.b32"
+    cluster: bool = False  # a .shared::cluster access (ptxas: a generic LD/ST/ATOM, whatever CTA it names)
 
     @property
     def bytes_per_lane(self) -> int:
@@ -63,6 +64,8 @@ class InstrInfo:
     # asynchronous copies and mbarriers (ASYNC_ROLES) and the wait_group count
     asyn: str = ""
     asyn_arg: int = 0
+    # barrier.cluster: "arrive" (release semantics, the default), "arrive_relaxed" or "wait"
+    cluster_bar: str = ""
 
     @property
     def is_barrier(self) -> bool:
@@ -109,7 +112,16 @@ def describe(op, pc: int) -> InstrInfo:
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg)
+                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods))
+
+
+def cluster_barrier_role(opcode: str, mods) -> str:
+    """"arrive" / "arrive_relaxed" / "wait" for barrier.cluster.*, "" for anything else."""
+    if opcode != "barrier" or "cluster" not in mods:
+        return ""
+    if "arrive" in mods:
+        return "arrive_relaxed" if "relaxed" in mods else "arrive"
+    return "wait" if "wait" in mods else ""
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
@@ -308,7 +320,7 @@ def _mem_info(op, opcode: str, mods, types: list[str]) -> MemInfo:
     load = opcode in ("ld", "ldu", "atom")
     name = next((x for x in mods if x in _ATOMIC_OPS), "") if atomic else ""
     return MemInfo(space, size, vector, load, store, atomic, cache_op, l1, l2, "nc" in mods or opcode == "ldu", prefetch,
-                   f"{name}.{t}" if name else "")
+                   f"{name}.{t}" if name else "", "shared::cluster" in mods)
 
 
 def _space(engine_space: Optional[str], mods) -> str:
