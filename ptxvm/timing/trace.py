@@ -495,6 +495,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         asyn=table.asyn[pc].tolist() if table.asyn.any() else [],
         async_arg=table.async_arg[pc].tolist() if table.asyn.any() else [],
         mbar=mbar if table.asyn.any() else [],
+        slots=table.slots[pc].tolist() if (table.slots[pc] > 1).any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ...syntax import ast
+from .expansion import expansion
 
 # Op classes. The first ten are GpuSpec pipe names; the others map onto pipes in ptxvm.timing.
 OP_CLASSES = ("fp32", "int", "fp64", "sfu", "tensor", "lsu", "branch", "half", "conv", "uniform",
@@ -63,6 +64,9 @@ class InstrInfo:
     # asynchronous copies and mbarriers (ASYNC_ROLES) and the wait_group count
     asyn: str = ""
     asyn_arg: int = 0
+    # the result has a fixed latency: consumers wait on the control codes' stall counts (ncu "wait");
+    # False: a variable-latency result behind a dependency barrier (MUFU, shuffles, S2R, memory)
+    fixed: bool = False
 
     @property
     def is_barrier(self) -> bool:
@@ -97,6 +101,11 @@ def describe(op, pc: int) -> InstrInfo:
     mods = instr.modifiers
     types = _types(mods)
     op_class, sass = _classify(opcode, mods, types, m)
+    fixed = False
+    if op_class in _TABLE_CLASSES:  # SASS count and latency kind from the expansion table
+        pair = opcode == "mov" and any(isinstance(x, ast.VectorOperand) for x in instr.operands)
+        exp = expansion(opcode, mods, types, pair_move=pair)
+        sass, fixed = exp.sass, exp.fixed and op_class != "sfu"
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
     mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
@@ -108,8 +117,16 @@ def describe(op, pc: int) -> InstrInfo:
         op_class = "uniform"  # kernel parameters are constant-bank operands in the machine code
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
+    if sreg:
+        fixed = False  # S2R: a dependency barrier
+    if op_class == "tensor" and opcode == "mma":
+        fixed = True  # HMMA: a fixed latency in its control codes (stall counts, no barrier)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg)
+                     sreg, asyn, asyn_arg, fixed)
+
+
+# classes whose machine-instruction count comes from the expansion table (expansion.py)
+_TABLE_CLASSES = frozenset(("int", "fp32", "fp64", "half", "conv", "sfu"))
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
