@@ -59,11 +59,12 @@ def find_tool(name: str, env: str) -> str | None:
     return None
 
 
-def disassemble(ptx_path: str, ptxas: str, nvdisasm: str) -> dict[str, list[dict]]:
+def disassemble(ptx_path: str, ptxas: str, nvdisasm: str, quiet: bool = False) -> dict[str, list[dict]]:
     """{function: [instruction dicts]} of the PTX module compiled for sm_90a."""
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "m.cubin")
-        subprocess.run([ptxas, "-arch=sm_90a", ptx_path, "-o", cubin], check=True)
+        subprocess.run([ptxas, "-arch=sm_90a", ptx_path, "-o", cubin], check=True,
+                       stderr=subprocess.DEVNULL if quiet else None)
         text = subprocess.run([nvdisasm, "-c", "-hex", cubin], check=True, capture_output=True, text=True).stdout
     return parse_sass(text)
 
@@ -183,11 +184,12 @@ def kernels(ptxas: str, nvdisasm: str) -> None:
     mods = sorted({c.module for c in calibration_cases(CASES)})
     names = {(c.module, c.kernel) for c in calibration_cases(CASES)}
     newest = find_tool("ptxas", "PTXAS_NEW") if os.environ.get("PTXAS_NEW") else None
-    print(f"\n{'kernel':34s} {'PTX':>6s} {'table':>6s} {'SASS':>6s}")
+    print("\nstatic counts (the code, not its execution: ptxas unrolls loops; NOP padding left out)")
+    print(f"{'kernel':34s} {'PTX':>6s} {'table':>6s} {'SASS':>6s}")
     for mod in mods:
         path = os.path.join(ROOT, "benchmarks", "timing", "kernels", mod + ".ptx")
         try:
-            funcs = disassemble(path, ptxas, nvdisasm)
+            funcs = disassemble(path, ptxas, nvdisasm, quiet=True)
         except subprocess.CalledProcessError:  # a newer PTX ISA than this ptxas: CUDA 13.5's
             alt = newest or glob.glob(os.path.join(sys.prefix, "lib", "python3*", "site-packages", "nvidia", "cu13",
                                                    "bin", "ptxas"))
@@ -201,7 +203,8 @@ def kernels(ptxas: str, nvdisasm: str) -> None:
                 continue
             lines = ptx.get(fn, [])
             table = sum(expansion_of_text(x).sass for x in lines)
-            print(f"{mod.split('/')[-1] + ':' + fn:34s} {len(lines):6d} {table:6d} {len(ins):6d}")
+            real = [x for x in ins if x["op"] != "NOP"]
+            print(f"{mod.split('/')[-1] + ':' + fn:34s} {len(lines):6d} {table:6d} {len(real):6d}")
 
 
 def _ptx_bodies(path: str) -> dict[str, list[str]]:

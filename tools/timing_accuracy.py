@@ -403,7 +403,8 @@ def render(rows: list, meta: dict) -> str:
     out += ["", "## Warp states of the validation kernels, the model beside ncu (cold)", "",
             "Cycles per issued instruction, the top 3 of each (the model's reasons under ncu's names: "
             + ", ".join(f"{k} = {v}" for k, v in STALL_AS_NCU.items()) + "). "
-            "The model counts PTX instructions, ncu SASS ones.", "",
+            "Both count machine instructions: the model each PTX form's SASS (engine/trace/expansion.py), "
+            "ncu what ran.", "",
             "| kernel | error % | the model's warp stalls | ncu warp stalls |", "| --- | --- | --- | --- |"]
     for r in sorted(val, key=lambda r: r["case"]):
         out.append(f"| {r['case']} | {100 * (r['pred']['cold'] / r['meas']['cold'] - 1):+.1f} | "

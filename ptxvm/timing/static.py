@@ -37,6 +37,7 @@ def _derived(gpu, key: str, default: float) -> float:
 _REG_NUMBER = re.compile(r"(\d+)$")
 # integer instructions ptxas spreads over the integer and FMA pipes (IADD3 and IMAD.IADD / IMAD.MOV)
 _TWO_PIPE_OPS = frozenset(("add", "sub", "mov", "cvt", "cvta"))
+_LOGIC_OPS = frozenset(("and", "or", "xor", "not", "lop3", "shl", "shr", "shf", "prmt", "cnot"))
 _IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
 
 
@@ -97,12 +98,18 @@ class StaticTable:
             elif info.op_class == "branch":
                 lat = gpu.latency["branch"]
             elif info.op_class == "shfl":
-                lat = gpu.latency["shared"]
+                lat = params.shfl_latency
             elif info.op_class == "tex":
                 lat = gpu.latency["tex_hit"]
                 self.dep[p] = DEP_TEX
             if name == "alu":
-                lat = _sequence_latency(_derived(gpu, "iadd_latency", pipe.latency), info.sass)
+                # adds, moves, compares, selects: the IADD3 latency (micro iadd 5.06; sass/latency
+                # sel_iadd: SEL + IMAD.IADD 10); logic, shifts, permutes: the IMAD/FFMA latency (sass/latency
+                # lop3, shf, prmt: 3.5 cycles a link, as ffma's 4-cycle chain measures in the same kernels)
+                base = pipe.latency if info.opcode in _LOGIC_OPS else _derived(gpu, "iadd_latency", pipe.latency)
+                lat = _sequence_latency(base, info.sass)
+            if info.sass_latency:  # measured on the H200 for this form (engine/trace/expansion.py)
+                lat = info.sass_latency
             if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
                 lat = params.mov_latency  # register allocation and immediates fold most moves away
                 self.free[p] = self.free[p] or (not info.reads and not info.sreg)

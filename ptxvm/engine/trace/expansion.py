@@ -7,7 +7,10 @@ form becomes is listed there). `fixed`: the result's consumers wait through the 
 stall counts (ncu's "wait"); otherwise the producer sets a dependency barrier (a variable latency:
 MUFU, shuffles, S2R, POPC/FLO/BREV, FRND, F2I/I2F through the XU; ncu's "short scoreboard").
 
-A rule is (opcode, type test, required modifiers, forbidden modifiers, sass, fixed); the first rule
+A rule is (opcode, type test, required modifiers, forbidden modifiers, sass, fixed[, latency]); the
+optional latency (cycles from issue to a dependent instruction, of the whole sequence) is where the
+H200 measured one that the class's pipe latency does not give: benchmarks/timing/sass/latency.py,
+one warp's dependent chains timed by %clock64 (raw: results/sass_latency_h200.json); the first rule
 whose opcode matches, whose type test accepts the instruction's types and whose modifier tests pass
 decides. Type tests: "any", "int" (an integer type), "64" (any 64-bit type), "f32", "f64", "half" (f16/bf16 and x2), "h1"
 (scalar f16/bf16), or "d<-s" for cvt (destination / source kinds: i32, i64, i16, i8, f32, f64, h).
@@ -28,7 +31,16 @@ class Expansion:
     latency: float | None = None  # dependent latency of the whole sequence when known (else per class)
 
 
-# (opcode, type test, required modifiers, forbidden modifiers, sass, fixed)
+# measured dependent latencies (results/sass_latency_h200.json, cycles per link of one warp's chain)
+LAT_POPC = 17.0  # popc: POPC (a variable latency, not an ALU's 5)
+LAT_CLZ = 18.0  # clz_iadd 23 = clz (FLO + IADD3) 18 + the link's add.s32 5
+LAT_XU_CVT = 19.0  # F2I / F2F / I2F (.F64, .U64): i2f_fadd_f2i 28 = I2FP 5 + FADD 4 + F2I 19; f2f64_dadd_f2f32 46 = 2 x 19 + DADD 8
+LAT_IMAD_HI = 9.0  # imad_hi: IMAD.HI.U32 (ptxas's stall count says 6)
+LAT_IMAD_WIDE_ACC = 12.0  # imad_wide_u32: mad.wide.u32 = IMAD.WIDE.U32 + a 64-bit add
+LAT_SHF64 = 8.0  # shl64: SHF.L.U32 + SHF.L.U64.HI (8.4)
+LAT_REDUX = 44.0  # redux_add: REDUX.SUM to a uniform register + the move back
+
+# (opcode, type test, required modifiers, forbidden modifiers, sass, fixed[, latency])
 RULES: tuple = (
     # integer division and remainder: a MUFU.RCP-based sequence (div.u32 18, div.s32 26, rem.u32 17);
     # by a constant ptxas multiplies by the reciprocal (div.u32 by 7: 7); 64-bit: a call (slow path) around
@@ -42,18 +54,21 @@ RULES: tuple = (
     # compares ISETP + ISETP.EX, min/max compares and two SELs, multiplies IMAD.WIDE.U32 + 2 IMAD + IADD3
     ("add", "64", (), (), 2, True), ("sub", "64", (), (), 2, True), ("neg", "64", (), (), 2, True),
     ("and", "64", (), (), 2, True), ("or", "64", (), (), 2, True), ("xor", "64", (), (), 2, True),
-    ("not", "64", (), (), 2, True), ("shl", "64", (), (), 2, True), ("shr", "64", (), (), 2, True),
+    ("not", "64", (), (), 2, True), ("shl", "64", (), (), 2, True, LAT_SHF64), ("shr", "64", (), (), 2, True, LAT_SHF64),
     ("setp", "64", (), (), 2, True), ("selp", "64", (), (), 2, True),
     ("min", "64", (), (), 4, True), ("max", "64", (), (), 4, True), ("abs", "64", (), (), 5, True),
     ("mul", "64", (), ("wide",), 4, True), ("mad", "64", (), ("wide",), 5, True),
-    ("popc", "64", (), (), 3, False), ("clz", "64", (), (), 6, False),
+    ("popc", "64", (), (), 3, False, LAT_POPC + 5), ("clz", "64", (), (), 6, False, LAT_CLZ + 10),
     # 32-bit integer
     ("mul", "any", ("wide",), (), 1, True),
-    ("mad", "any", ("wide",), (), 3, True),  # IMAD.WIDE.U32 + a 64-bit add
+    ("mad", "any", ("wide",), (), 3, True, LAT_IMAD_WIDE_ACC),  # IMAD.WIDE.U32 + a 64-bit add
+    ("mul", "any", ("hi",), (), 1, True, LAT_IMAD_HI), ("mad", "any", ("hi",), (), 1, True, LAT_IMAD_HI),
     ("mul24", "any", (), (), 3, True),
     ("abs", "int", (), (), 2, True),
     ("bfe", "any", (), (), 2, True), ("bfi", "any", (), (), 2, True),
-    ("popc", "any", (), (), 1, False), ("brev", "any", (), (), 1, False), ("clz", "any", (), (), 2, False),
+    ("popc", "any", (), (), 1, False, LAT_POPC), ("brev", "any", (), (), 1, False),
+    ("clz", "any", (), (), 2, False, LAT_CLZ),
+    ("redux", "any", (), (), 2, False, LAT_REDUX),
     ("bfind", "any", (), (), 1, False),
     ("testp", "any", (), (), 2, True),
     # fp32 division, reciprocal, square root: MUFU plus Newton steps and range checks
@@ -81,9 +96,9 @@ RULES: tuple = (
     ("cvt", "i64<-i32", (), (), 1, True),  # u64.u32: a zero high word (often free), s64.s32: SHF
     ("cvt", "i32<-i8", (), (), 2, True), ("cvt", "i32<-i16s", (), (), 2, True),
     ("cvt", "f32<-i32", (), (), 1, True),  # I2FP.F32
-    ("cvt", "f32<-i64", (), (), 1, False), ("cvt", "f64<-i32", (), (), 1, False), ("cvt", "f64<-i64", (), (), 1, False),
-    ("cvt", "i32<-f32", (), (), 1, False), ("cvt", "i64<-f32", (), (), 1, False), ("cvt", "i32<-f64", (), (), 1, False),
-    ("cvt", "i64<-f64", (), (), 1, False), ("cvt", "f64<-f32", (), (), 1, False), ("cvt", "f32<-f64", (), (), 1, False),
+    ("cvt", "f32<-i64", (), (), 1, False, LAT_XU_CVT), ("cvt", "f64<-i32", (), (), 1, False, LAT_XU_CVT), ("cvt", "f64<-i64", (), (), 1, False, LAT_XU_CVT),
+    ("cvt", "i32<-f32", (), (), 1, False, LAT_XU_CVT), ("cvt", "i64<-f32", (), (), 1, False, LAT_XU_CVT), ("cvt", "i32<-f64", (), (), 1, False, LAT_XU_CVT),
+    ("cvt", "i64<-f64", (), (), 1, False, LAT_XU_CVT), ("cvt", "f64<-f32", (), (), 1, False, LAT_XU_CVT), ("cvt", "f32<-f64", (), (), 1, False, LAT_XU_CVT),
     ("cvt", "f32<-f32", (), (), 1, False),  # FRND
     ("cvt", "h<-f32", (), (), 2, True),  # F2FP.PACK_AB + PRMT (x2 forms: 1, rule below)
     ("cvt", "hx2<-f32", (), (), 1, True),
@@ -141,12 +156,13 @@ def expansion(opcode: str, mods, types: list[str], pair_move: bool = False) -> E
     `pair_move`: a mov whose one side is a brace list of registers (mov.b64 {lo, hi})."""
     if opcode == "mov" and pair_move and any(t in ("b64", "u64", "s64") for t in types):
         return Expansion(0)  # mov.b64 {lo, hi}: a register pair (mov.b32 {h, h} is a PRMT)
-    for op, test, need, forbid, sass, fixed in RULES:
+    for rule in RULES:
+        op, test, need, forbid, sass, fixed = rule[:6]
         if op != opcode or not _type_ok(test, opcode, mods, types):
             continue
         if any(x not in mods for x in need) or any(x in mods for x in forbid):
             continue
-        return Expansion(sass, fixed)
+        return Expansion(sass, fixed, rule[6] if len(rule) > 6 else None)
     return Expansion(1, True)
 
 

@@ -67,6 +67,8 @@ class InstrInfo:
     # the result has a fixed latency: consumers wait on the control codes' stall counts (ncu "wait");
     # False: a variable-latency result behind a dependency barrier (MUFU, shuffles, S2R, memory)
     fixed: bool = False
+    # dependent latency of the whole SASS sequence where the H200 measured one (expansion.py); 0: the class's
+    sass_latency: float = 0.0
 
     @property
     def is_barrier(self) -> bool:
@@ -101,11 +103,12 @@ def describe(op, pc: int) -> InstrInfo:
     mods = instr.modifiers
     types = _types(mods)
     op_class, sass = _classify(opcode, mods, types, m)
-    fixed = False
+    fixed, sass_latency = False, 0.0
     if op_class in _TABLE_CLASSES:  # SASS count and latency kind from the expansion table
         pair = opcode == "mov" and any(isinstance(x, ast.VectorOperand) for x in instr.operands)
         exp = expansion(opcode, mods, types, pair_move=pair)
         sass, fixed = exp.sass, exp.fixed and op_class != "sfu"
+        sass_latency = exp.latency or 0.0
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
     mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
@@ -122,7 +125,7 @@ def describe(op, pc: int) -> InstrInfo:
     if op_class == "tensor" and opcode == "mma":
         fixed = True  # HMMA: a fixed latency in its control codes (stall counts, no barrier)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg, fixed)
+                     sreg, asyn, asyn_arg, fixed, sass_latency)
 
 
 # classes whose machine-instruction count comes from the expansion table (expansion.py)
