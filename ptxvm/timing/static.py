@@ -86,11 +86,13 @@ class StaticTable:
             self.issue[p] = interval * max(info.sass, 1)
             expanded = info.op_class in _EXPANDED
             if expanded:
+                # a form ptxas removes (a rename: mov of a register pair, truncating or zero-extending
+                # cvt, cvta.to.global) keeps one slot here: dropping it would cut its consumers'
+                # dependence on its source's producer (trace.build_work drops only operand-less moves)
                 self.slots[p] = max(info.sass, 1)
-                self.free[p] = info.sass == 0  # a rename (mov of a register pair, truncating cvt, cvta)
             if info.fixed:
                 self.dep[p] = DEP_WAIT  # its consumers wait on stall counts (ncu "wait")
-            lat = _sequence_latency(pipe.latency, info.sass)
+            lat = _sequence_latency(pipe.latency, info.sass) if info.sass or not expanded else params.mov_latency
             if info.op_class == "uniform":
                 lat = gpu.pipes["uniform"].latency  # a constant-bank operand of its consumer
             elif info.op_class in ("barrier", "sync"):
@@ -102,7 +104,7 @@ class StaticTable:
             elif info.op_class == "tex":
                 lat = gpu.latency["tex_hit"]
                 self.dep[p] = DEP_TEX
-            if name == "alu":
+            if name == "alu" and (info.sass or not expanded):
                 # adds, moves, compares, selects: the IADD3 latency (micro iadd 5.06; sass/latency
                 # sel_iadd: SEL + IMAD.IADD 10); logic, shifts, permutes: the IMAD/FFMA latency (sass/latency
                 # lop3, shf, prmt: 3.5 cycles a link, as ffma's 4-cycle chain measures in the same kernels)
@@ -112,7 +114,7 @@ class StaticTable:
                 lat = info.sass_latency
             if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
                 lat = params.mov_latency  # register allocation and immediates fold most moves away
-                self.free[p] = self.free[p] or (not info.reads and not info.sreg)
+                self.free[p] = not info.reads and not info.sreg
             if info.sreg:
                 lat = max(lat, params.sreg_latency)
             if info.opcode == "wgmma":

@@ -24,7 +24,7 @@ KNOWN = {
     "selp.f32": "as selp.b32",
     "div.u64": "the 64-bit division's slow path is a subroutine the isolated count does not see",
     "rem.s64": "as div.u64",
-    "cvt.u64.u32": "a zero high word: ptxas often shares one (0.5 measured)",
+    "cvt.u64.u32": "a zero high word: RZ where it feeds an add (the table's 0), one shared register in isolation (0.5)",
     "div.rn.f32": "the fast path only (the slow-path call is rare)",
     "rcp.rn.f32": "as div.rn.f32",
     "sqrt.rn.f32": "as div.rn.f32",

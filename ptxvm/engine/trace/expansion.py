@@ -93,7 +93,8 @@ RULES: tuple = (
     # conversions (cvt.<d>.<s>)
     ("cvt", "i32<-i64", (), (), 0, True), ("cvt", "i16<-i32", (), (), 0, True), ("cvt", "i32<-i16", (), (), 0, True),
     ("cvt", "i16<-i64", (), (), 0, True), ("cvt", "i8<-i32", (), (), 0, True),
-    ("cvt", "i64<-i32", (), (), 1, True),  # u64.u32: a zero high word (often free), s64.s32: SHF
+    ("cvt", "zext64", (), (), 0, True),  # u64.u32: the high word is RZ (or one shared zero: 0.5 in isolation)
+    ("cvt", "i64<-i32", (), (), 1, True),  # s64.s32: SHF for the sign word
     ("cvt", "i32<-i8", (), (), 2, True), ("cvt", "i32<-i16s", (), (), 2, True),
     ("cvt", "f32<-i32", (), (), 1, True),  # I2FP.F32
     ("cvt", "f32<-i64", (), (), 1, False, LAT_XU_CVT), ("cvt", "f64<-i32", (), (), 1, False, LAT_XU_CVT), ("cvt", "f64<-i64", (), (), 1, False, LAT_XU_CVT),
@@ -140,6 +141,8 @@ def _type_ok(test: str, opcode: str, mods, types: list[str]) -> bool:
         return bool(types) and types[-1] in _INT
     if test == "global":
         return "global" in mods
+    if test == "zext64":
+        return len(types) >= 2 and types[0] in ("u64", "b64") and types[1] in ("u32", "b32", "u16", "u8")
     if test == "pack64":
         return False  # decided from the operands (see `expansion`)
     if "<-" in test and len(types) >= 2:
