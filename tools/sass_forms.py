@@ -9,11 +9,12 @@ Compiles benchmarks/timing/sass/forms.ptx (benchmarks/timing/sass/forms.py) with
 
 * `sass`: machine instructions per PTX instruction, (9 independent instances - 1) / 8, with the
   loads, stores and predicate set-ups of each instance taken out; `ops`: which ones;
-* `link`: for forms whose result feeds their next instance, the cycles per link of a dependent
-  chain from the control codes (stall counts; the extra load of each link taken out): the
-  dependent-issue latency of a fixed-latency result, the "wait" ncu counts; `scoreboard`: the
-  chain's form instructions set a dependency barrier (a variable-latency result: MUFU, shuffles,
-  S2R, conversions through the XU...), so a consumer waits on the scoreboard instead.
+* for forms whose result feeds their next instance (a dependent chain of 9): `scoreboard`, the
+  chain's form instructions set a dependency barrier (a variable-latency result: MUFU, POPC, FLO,
+  shuffles, conversions through the XU...; consumers wait on the scoreboard, ncu's short
+  scoreboard) or not (a fixed latency: the stall counts make consumers wait, ncu's "wait");
+  `chain_sass`, machine instructions per link of the chain (ptxas may fuse links). The cycles of
+  a link are measured on the GPU instead (benchmarks/timing/sass/latency.py).
 
 `--write` stores the raw result in benchmarks/timing/results/sass_forms_ptxas13.json; without it
 the table is printed next to what ptxvm's expansion table (ptxvm/engine/trace/expansion.py) says.
@@ -129,8 +130,6 @@ def measure(funcs: dict) -> dict:
         if chainable(text):
             c1, c9 = funcs[kn["chain1"]], funcs[kn["chain9"]]
             loads = sum(1 for x in c9 if _base(x["op"]) == "LDG") - sum(1 for x in c1 if _base(x["op"]) == "LDG")
-            stall = sum(x["stall"] for x in c9) - sum(x["stall"] for x in c1)
-            row["link"] = round((stall - loads) / 8, 3)
             form_ops = set(ops)
             row["scoreboard"] = any(x["wb"] != 7 for x in c9 if x["op"] in form_ops)
             row["chain_sass"] = round((len(c9) - len(c1) - loads) / 8, 3)
@@ -158,11 +157,10 @@ def main(argv=None) -> int:
         print(f"wrote {os.path.relpath(RESULT, ROOT)}")
     from ptxvm.engine.trace.expansion import expansion_of_text
 
-    print(f"{'form':26s} {'sass':>5s} {'table':>5s} {'link':>5s} {'table':>5s}  sb  ops")
+    print(f"{'form':26s} {'sass':>5s} {'table':>5s} {'lat.':>5s}  sb  ops")
     for name, r in rows.items():
         t = expansion_of_text(r["ptx"])
-        link = r.get("link")
-        print(f"{name:26s} {r['sass']:5.2f} {t.sass:5d} {fmt(link):>5s} {fmt(t.latency):>5s}  "
+        print(f"{name:26s} {r['sass']:5.2f} {t.sass:5d} {fmt(t.latency):>5s}  "
               f"{'sb' if r.get('scoreboard') else '  '}  {' '.join(f'{k}x{v:g}' for k, v in r['ops'].items())}")
     if args.kernels:
         kernels(ptxas, nvdisasm)

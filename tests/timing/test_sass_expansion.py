@@ -148,3 +148,17 @@ def test_stall_reasons_include_wait_and_map_to_ncu():
     spec.loader.exec_module(ta)
     assert ta.STALL_AS_NCU["wait"] == "wait"
     assert ta.STALL_AS_NCU["execution_dependency"] == "short_scoreboard"
+
+
+POPC = PTX.replace("""    add.s64 %rd2, %rd2, %rd1;
+    add.s64 %rd2, %rd2, %rd1;
+    fma.rn.f32 %f1, %f1, %f1, %f1;
+    fma.rn.f32 %f1, %f1, %f1, %f1;""", """    popc.b32 %r2, %r2;
+    popc.b32 %r2, %r2;""").replace("st.global.u64 [%rd1], %rd2;", "st.global.u32 [%rd1], %r2;")
+
+
+def test_a_variable_latency_chain_stalls_on_the_short_scoreboard_not_on_wait():
+    out = np.zeros(4, np.float64)
+    prof = ptxvm.loads(POPC)["chain"].profile(1, 32, [out, np.uint32(16)])
+    assert "popc.b32 %r2, %r2;" in POPC
+    assert prof.stalls["execution_dependency"] > prof.stalls["wait"]
