@@ -153,7 +153,8 @@ def explain(p) -> str:
     if not stalls:
         return "issue"
     top = max(stalls, key=stalls.get)
-    words = {"memory_dependency": "memory latency", "execution_dependency": "dependent-issue latency",
+    words = {"memory_dependency": "memory latency", "execution_dependency": "short-scoreboard latency",
+             "wait": "dependent-issue latency",
              "pipe_busy": "a busy pipe", "synchronization": "barriers", "memory_throttle": "the LSU/L1 queue",
              "instruction_fetch": "instruction fetch", "not_selected": "issue contention",
              "constant": "constant cache", "texture": "texture pipe", "sleeping": "sleep"}.get(top, top)
@@ -202,6 +203,7 @@ def profile_case(name: str, gpu: str, convs: list) -> dict:
             if conv == "cold" or "explain" not in row:
                 row.update(explain=explain(p), wall_s=wall, thread_instructions=p.executed_thread_instructions,
                            speed=p.thread_instructions_per_second, stalls=dict(p.stalls),
+                           sass_instructions=p.sass_instructions,
                            limiter=p.occupancy.limiter)
     except Exception as e:  # a failing case is reported in the table, not fatal
         row["error"] = f"{type(e).__name__}: {e}"
@@ -293,7 +295,7 @@ def fmt(v, spec=".1f", none="–"):
 
 
 # the model's stall reasons (timing/sm.py STALL_REASONS) under the names ncu gives the nearest state
-STALL_AS_NCU = {"memory_dependency": "long_scoreboard", "execution_dependency": "wait/short_scoreboard",
+STALL_AS_NCU = {"memory_dependency": "long_scoreboard", "execution_dependency": "short_scoreboard", "wait": "wait",
                 "pipe_busy": "math_pipe_throttle", "synchronization": "barrier",
                 "memory_throttle": "lg/mio_throttle", "instruction_fetch": "no_instruction",
                 "not_selected": "not_selected", "constant": "imc_miss", "texture": "tex_throttle",
@@ -401,7 +403,8 @@ def render(rows: list, meta: dict) -> str:
     out += ["", "## Warp states of the validation kernels, the model beside ncu (cold)", "",
             "Cycles per issued instruction, the top 3 of each (the model's reasons under ncu's names: "
             + ", ".join(f"{k} = {v}" for k, v in STALL_AS_NCU.items()) + "). "
-            "The model counts PTX instructions, ncu SASS ones.", "",
+            "Both count machine instructions: the model each PTX form's SASS (engine/trace/expansion.py), "
+            "ncu what ran.", "",
             "| kernel | error % | the model's warp stalls | ncu warp stalls |", "| --- | --- | --- | --- |"]
     for r in sorted(val, key=lambda r: r["case"]):
         out.append(f"| {r['case']} | {100 * (r['pred']['cold'] / r['meas']['cold'] - 1):+.1f} | "

@@ -13,7 +13,8 @@ BUSY = 0.7
 
 _STALL_WORDS = {
     "memory_dependency": "global/local memory results (long scoreboard)",
-    "execution_dependency": "results of arithmetic, shared memory or shuffles (short scoreboard / fixed latency)",
+    "execution_dependency": "results of shared memory, shuffles, MUFU or S2R (short scoreboard)",
+    "wait": "fixed-latency results of arithmetic (stall counts)",
     "synchronization": "barriers (bar.sync)",
     "pipe_busy": "a busy functional unit",
     "memory_throttle": "the L1/shared-memory queue",

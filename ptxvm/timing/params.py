@@ -27,6 +27,9 @@ class ModelParams:
     # list-schedule each straight run of PTX as ptxas would (timing/schedule.py); False: PTX order
     list_schedule: bool = True
     fold_immediate_moves: bool = True  # mov of an immediate: no issue slot (folded or hoisted by ptxas)
+    # shfl.sync: cycles to a dependent instruction (sass/latency.py shfl_idx: one warp's SHFL.IDX chain
+    # 26.0 cycles a link, results/sass_latency_h200.json; it was the shared-memory load latency, 23)
+    shfl_latency: float = 26.0
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
     # issue interval (per sub-partition) of simple integer instructions: logic, shifts, compares,
     # min/max run on the 16-lane integer pipe (micro2 int_thr: LOP3, SHF, VIMNMX 2.04-2.06 cycles);

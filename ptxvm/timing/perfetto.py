@@ -40,6 +40,7 @@ STALL_NAMES = {
     "memory_throttle": "memory throttle (MIO/LSU queue)",
     "memory_dependency": "memory dependency (long scoreboard)",
     "execution_dependency": "execution dependency (short scoreboard)",
+    "wait": "wait (fixed-latency dependency)",
     "sleeping": "sleeping",
     "texture": "texture",
     "constant": "constant cache",
@@ -71,7 +72,8 @@ class Timeline:
         self._track(wp).append((start, end, -1 - reason))
 
     def issue(self, wp, i: int, t: float, done: float) -> None:
-        self._track(wp).append((t, t + 1, i))
+        # a PTX form of n machine instructions holds its sub-partition's issue slot n cycles
+        self._track(wp).append((t, t + (self.work.slots[i] if self.work.slots else 1), i))
         if self.work.mkind[i] != MK_NONE:
             self.memory.append((t, done))
 
@@ -188,7 +190,7 @@ def _warp_slices(tl: Timeline, sm: int, w: int, names: dict) -> list:
             ii = info(pc)
             got = names[pc] = (_instr_name(ii), {"ptx_line": ii.line, "pc": pc, "instruction": ii.text,
                                                  "class": ii.op_class})
-        out.append({"name": got[0], "cat": "issue", "ph": "X", "ts": start, "dur": 1, "pid": sm, "tid": w + 1,
+        out.append({"name": got[0], "cat": "issue", "ph": "X", "ts": start, "dur": end - start, "pid": sm, "tid": w + 1,
                     "args": got[1]})
     if pending is not None:
         out.append(_stall(sm, w, *pending))

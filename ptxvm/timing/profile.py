@@ -61,6 +61,9 @@ class Profile:
     counters: dict = field(default_factory=dict)  # raw memory-model counters (simulated SMs)
     wall_seconds: float = 0.0
     executed_thread_instructions: int = 0  # what the engine ran (all CTAs, or the sampled ones)
+    # machine instructions (SASS) issued, whole grid: each PTX form counts its expansion
+    # (engine/trace/expansion.py); ncu's smsp__inst_executed
+    sass_instructions: int = 0
     # what `simulate` ran, kept so that `to_perfetto` can run the SM model again with a recorder
     collected: Optional["Collected"] = field(default=None, repr=False, compare=False)
     params: Optional[ModelParams] = field(default=None, repr=False, compare=False)
@@ -103,6 +106,7 @@ class Profile:
             "stalls": {k: round(v, 1) for k, v in self.stalls.items()},
             "instruction_mix": dict(self.instruction_mix),
             "warp_instructions": self.warp_instructions, "thread_instructions": self.thread_instructions,
+            "sass_instructions": self.sass_instructions,
             "achieved_occupancy": round(self.achieved_occupancy, 4),
             "theoretical_occupancy": round(self.theoretical_occupancy, 4),
             "occupancy": {"ctas_per_sm": self.occupancy.ctas_per_sm, "limiter": self.occupancy.limiter,
@@ -453,5 +457,5 @@ def _assemble(name, spec, policy, grid3, block3, G, occ, per_sm, results, stats_
         dram_bytes=dram, flops=flops, ctas=G, simulated_ctas=n_traced, simulated_sms=len(results),
         waves=G / (occ.ctas_per_sm * spec.sm_count), peak_flops=float(spec.peak_flops.get(peak_key, 0.0)),
         dram_bytes_per_s_peak=float(spec.dram_bytes_per_s), counters=counters, wall_seconds=wall,
-        utilization=util, bound=bound,
+        utilization=util, bound=bound, sass_instructions=int(round(stalls.get("selected", 0.0) * scale)),
     )

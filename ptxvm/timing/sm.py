@@ -32,12 +32,15 @@ from .memory.dram import slowest_of
 
 STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "synchronization",
                  "memory_throttle", "memory_dependency", "execution_dependency", "sleeping", "texture",
-                 "constant")
+                 "constant", "wait")
 (SELECTED, NOT_SELECTED, PIPE_BUSY, FETCH, SYNC, THROTTLE, MEM_DEP, EXEC_DEP, SLEEPING, TEXTURE,
- CONSTANT) = range(len(STALL_REASONS))
+ CONSTANT, WAIT) = range(len(STALL_REASONS))
 
-# what a register's pending producer makes a waiting consumer stall on
-DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE
+# what a register's pending producer makes a waiting consumer stall on: "wait" for a fixed-latency
+# result (ALU, FMA, IMAD, DFMA, HFMA2, HMMA: ptxas's stall counts), "execution_dependency" for a
+# variable-latency one behind a dependency barrier (shared memory, shuffles, MUFU, S2R: ncu's
+# short scoreboard), "memory_dependency" for global/local memory (long scoreboard)
+DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX, DEP_WAIT = EXEC_DEP, MEM_DEP, CONSTANT, TEXTURE, WAIT
 
 # memory kinds of a warp-instruction (SmWork.mkind)
 MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC, MK_BULK = range(8)
@@ -103,6 +106,9 @@ class SmWork:
     # launch's CTAs per cluster (the cluster barrier's cost grows with it)
     cluster_bar: list = field(default_factory=list)
     cluster_size: int = 1
+    # issue slots per warp-instruction: the machine instructions its PTX form expands to
+    # (engine/trace/expansion.py); empty: one each
+    slots: list = field(default_factory=list)
 
 
 @dataclass
@@ -185,7 +191,11 @@ class SmSim:
         self.tail_cycles = params.dram_tail_cycles
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
         self.pipe_busy = [[0.0] * work.n_pipes for _ in range(subpartitions)]
+        # the warp that last issued to each pipe: a warp waiting for a pipe it holds itself waits on
+        # its own instruction's stall count in SASS (ncu "wait"), for another warp's: "pipe busy"
+        self.pipe_owner = [[None] * work.n_pipes for _ in range(subpartitions)]
         self.issued_sub = [0] * subpartitions
+        self.sub_free = [0.0] * subpartitions  # a sub-partition still issuing a form's further SASS
         self.sub_warps: list[list[_Warp]] = [[] for _ in range(subpartitions)]
         self.last_issued: list = [None] * subpartitions
         self.stalls = [0.0] * len(STALL_REASONS)
@@ -379,7 +389,7 @@ class SmSim:
         if wp.ready > t:
             reason, until = wp.ready_kind, wp.ready
         else:
-            reason, until = self.resources(i, t, pf)
+            reason, until = self.resources(i, t, pf, wp)
             if reason == NOT_SELECTED:
                 wp.cand = i
                 return reason, until
@@ -392,11 +402,18 @@ class SmSim:
                 until = u
         return reason, until
 
-    def resources(self, i: int, t: float, pf: list) -> tuple[int, float]:
-        """Whether instruction i's pipe (and for memory instructions the L1 queue) takes it at t."""
+    def resources(self, i: int, t: float, pf: list, wp=None) -> tuple[int, float]:
+        """Whether instruction i's pipe (and for memory instructions the L1 queue) takes it at t.
+        A pipe still busy with the same warp's previous instruction is "wait": ptxas gives that
+        instruction a stall count covering the pipe's issue interval (consecutive IMADs of a warp:
+        stall 2), while another warp's instruction in the pipe is "pipe busy" (math pipe throttle)."""
         p = self.w.pipe[i]
         if pf[p] > t:
-            return (TEXTURE if self.w.mkind[i] == MK_TEX else PIPE_BUSY), pf[p]
+            if self.w.mkind[i] == MK_TEX:
+                return TEXTURE, pf[p]
+            if wp is not None and self.pipe_owner[wp.sub][p] is wp:
+                return WAIT, pf[p]
+            return PIPE_BUSY, pf[p]
         if self.w.mkind[i] and self.l1_free - t > self.params.lsu_queue_cycles:
             return THROTTLE, self.l1_free - self.params.lsu_queue_cycles
         return NOT_SELECTED, t + 1
@@ -454,7 +471,7 @@ class SmSim:
                     if ready < best:
                         best = ready
                 else:
-                    reason, until = self.resources(j, t, pf)
+                    reason, until = self.resources(j, t, pf, wp)
                     if reason == NOT_SELECTED:
                         return j, t + 1
                     if until < best:
@@ -471,9 +488,11 @@ class SmSim:
         i = wp.cand
         self.last_issued[s] = wp
         self.pipe_free[s][W.pipe[i]] = t + W.issue[i]
+        self.pipe_owner[s][W.pipe[i]] = wp
         self.pipe_busy[s][W.pipe[i]] += W.issue[i]
-        self.issued_sub[s] += 1
-        self.issued += 1
+        n = W.slots[i] if W.slots else 1
+        self.issued_sub[s] += n
+        self.issued += n
         done_at = t + W.latency[i]
         if W.mkind[i]:
             done_at = self.memory(i, t)
@@ -503,7 +522,7 @@ class SmSim:
                 self.issue_async(wp, i, a, t, done_at)
         if i != wp.pos:  # issued ahead of the head: the head stays
             wp.ahead.add(i)
-            wp.fetch = t + 1 + W.bank_extra[i]
+            wp.fetch = t + n + W.bank_extra[i]
             return
         if W.sleep[i]:
             wp.sleep = t + W.sleep[i]
@@ -516,7 +535,7 @@ class SmSim:
         if pos >= wp.end:
             finished.append(wp)
             return
-        wp.fetch = t + 1 + W.bank_extra[i] + (self.params.fetch_redirect if W.taken[i] else 0)
+        wp.fetch = t + n + W.bank_extra[i] + (self.params.fetch_redirect if W.taken[i] else 0)
         self.head_ready(wp)
         if W.barrier[i]:
             wp.at_bar = True
@@ -817,6 +836,10 @@ class SmSim:
                 warps = self.sub_warps[s]
                 if not warps:
                     continue
+                if self.sub_free[s] > t:  # still issuing the machine instructions of one PTX form
+                    if self.sub_free[s] < t_next:
+                        t_next = self.sub_free[s]
+                    continue
                 pf = self.pipe_free[s]
                 lw = self.last_issued[s]
                 chosen = None
@@ -855,11 +878,14 @@ class SmSim:
                     any_issue = True
                     wp = chosen
                     self.charge(wp, t)
-                    stalls[SELECTED] += 1
+                    n = self.w.slots[wp.cand] if self.w.slots else 1
+                    stalls[SELECTED] += n
                     bar_before = wp.at_bar
                     self.issue(wp, s, t, finished)
-                    wp.since = t + 1
-                    wp.reason, wp.until = NOT_SELECTED, t + 1
+                    wp.since = t + n
+                    wp.reason, wp.until = NOT_SELECTED, t + n
+                    if n > 1:
+                        self.sub_free[s] = t + n
                     if wp.at_bar and not bar_before:
                         wp.reason, wp.until = SYNC, INF
                         barrier_ctas.add(wp.cta)

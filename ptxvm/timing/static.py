@@ -16,7 +16,8 @@ import numpy as np
 
 from ..engine.trace.info import InstrInfo
 from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
-                 ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX)
+                 ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX,
+                 DEP_WAIT)
 from .schedule import space_class
 from .vectorize import load_groups
 
@@ -37,6 +38,7 @@ def _derived(gpu, key: str, default: float) -> float:
 _REG_NUMBER = re.compile(r"(\d+)$")
 # integer instructions ptxas spreads over the integer and FMA pipes (IADD3 and IMAD.IADD / IMAD.MOV)
 _TWO_PIPE_OPS = frozenset(("add", "sub", "mov", "cvt", "cvta"))
+_LOGIC_OPS = frozenset(("and", "or", "xor", "not", "lop3", "shl", "shr", "shf", "prmt", "cnot"))
 _IMAD_OPS = frozenset(("mul", "mad", "mul24", "mad24", "sad", "div", "rem", "dp4a", "dp2a", "madc"))
 
 
@@ -62,7 +64,9 @@ class StaticTable:
         self.mem_kind = np.zeros(n, np.int8)  # for the schedule: 1 load, 2 store / atomic / other LSU
         # ... and what it may touch (schedule.SPACE_*): ptxas moves global loads past shared stores
         self.mem_space = np.zeros(n, np.int8)
-        self.free = np.zeros(n, bool)  # moves of an immediate (no issue slot)
+        self.free = np.zeros(n, bool)  # moves of an immediate, forms ptxas removes (no issue slot)
+        # issue slots: the machine instructions of the form (engine/trace/expansion.py)
+        self.slots = np.ones(n, np.int64)
         self.merged = np.zeros(n, bool)  # shared loads merged into a leader's vector load (vectorize.py)
         self.asyn = np.zeros(n, np.int8)  # wgmma mma_async / commit_group / wait_group (sm.ASYNC_*)
         self.async_arg = np.zeros(n)
@@ -81,8 +85,16 @@ class StaticTable:
                 name = "alu"
                 interval = params.iadd_interval if info.opcode in _TWO_PIPE_OPS else params.alu_interval
             self.pipe[p] = pipe_id[name]
-            self.issue[p] = interval * info.sass
-            lat = pipe.latency * info.sass
+            self.issue[p] = interval * max(info.sass, 1)
+            expanded = info.op_class in _EXPANDED
+            if expanded:
+                # a form ptxas removes (a rename: mov of a register pair, truncating or zero-extending
+                # cvt, cvta.to.global) keeps one slot here: dropping it would cut its consumers'
+                # dependence on its source's producer (trace.build_work drops only operand-less moves)
+                self.slots[p] = max(info.sass, 1)
+            if info.fixed:
+                self.dep[p] = DEP_WAIT  # its consumers wait on stall counts (ncu "wait")
+            lat = _sequence_latency(pipe.latency, info.sass) if info.sass or not expanded else params.mov_latency
             if info.op_class == "uniform":
                 lat = gpu.pipes["uniform"].latency  # a constant-bank operand of its consumer
             elif info.op_class in ("barrier", "sync"):
@@ -90,12 +102,18 @@ class StaticTable:
             elif info.op_class == "branch":
                 lat = gpu.latency["branch"]
             elif info.op_class == "shfl":
-                lat = gpu.latency["shared"]
+                lat = params.shfl_latency
             elif info.op_class == "tex":
                 lat = gpu.latency["tex_hit"]
                 self.dep[p] = DEP_TEX
-            if name == "alu":
-                lat = _derived(gpu, "iadd_latency", pipe.latency) * info.sass
+            if name == "alu" and (info.sass or not expanded):
+                # adds, moves, compares, selects: the IADD3 latency (micro iadd 5.06; sass/latency
+                # sel_iadd: SEL + IMAD.IADD 10); logic, shifts, permutes: the IMAD/FFMA latency (sass/latency
+                # lop3, shf, prmt: 3.5 cycles a link, as ffma's 4-cycle chain measures in the same kernels)
+                base = pipe.latency if info.opcode in _LOGIC_OPS else _derived(gpu, "iadd_latency", pipe.latency)
+                lat = _sequence_latency(base, info.sass)
+            if info.sass_latency:  # measured on the H200 for this form (engine/trace/expansion.py)
+                lat = info.sass_latency
             if info.opcode == "mov" and info.op_class in ("int", "fp32", "fp64", "half"):
                 lat = params.mov_latency  # register allocation and immediates fold most moves away
                 self.free[p] = not info.reads and not info.sreg
@@ -110,14 +128,14 @@ class StaticTable:
                 if code == ASYNC_MBAR_WAIT:
                     lat = params.mbar_wait_latency
             sfu_fp32 = 0
-            if info.op_class == "sfu" and info.opcode in _MUFU_WRAPPED:
+            if info.op_class == "sfu":
                 # SASS: one MUFU plus FP32 instructions around it (ex2/lg2/rsqrt without .ftz:
-                # FSETP, @p FMUL, MUFU, @p FMUL for denormals; sin/cos: FMUL.RZ, MUFU), not two
-                # MUFUs; the FP32 ones take issue slots and add their latency
-                sfu_fp32 = 1 if info.opcode in ("sin", "cos") else (3 if info.sass == 2 else 0)
+                # FSETP, @p FMUL, MUFU, @p FMUL for denormals; sin/cos: FMUL.RZ, MUFU), not several
+                # MUFUs; the FP32 ones take issue slots (self.slots) and add their latency
+                sfu_fp32 = max(info.sass - 1, 0)
                 if sfu_fp32:
                     self.issue[p] = pipe.issue_interval
-                    lat = pipe.latency + sfu_fp32 * gpu.pipes["fp32"].latency
+                    lat = pipe.latency + min(sfu_fp32, 3) * gpu.pipes["fp32"].latency
             self.latency[p] = lat
             mem = info.mem
             if mem is not None and info.op_class != "uniform":
@@ -146,8 +164,7 @@ class StaticTable:
                 banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
                                 if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
                 self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
-            self.bank_extra[p] += sfu_fp32
-        groups = load_groups(trace)
+            groups = load_groups(trace)
         for f, lead in groups.leader_of.items():
             if f < n and lead < n and f in self.writes and lead in self.writes:
                 self.merged[f] = True
@@ -181,11 +198,25 @@ class StaticTable:
         return 1.0
 
 
+# classes whose SASS count comes from the expansion table: each machine instruction is an issue
+_EXPANDED = frozenset(("int", "fp32", "fp64", "half", "conv", "sfu"))
+
+
+def _sequence_latency(latency: float, sass: int) -> float:
+    """Dependent latency of a form's SASS: one instruction's latency for 1; a pair (64-bit halves,
+    the high one after the low one's carry, a cycle later) one more cycle; longer sequences
+    (division, IEEE rcp/sqrt: dependent Newton steps) one latency per instruction, as before."""
+    if sass <= 1:
+        return latency
+    if sass == 2:
+        return latency + 1
+    return latency * sass
+
+
 _ASYNC_CODE = {"cp_async": ASYNC_CP, "cp_commit": ASYNC_CP_COMMIT, "cp_wait": ASYNC_CP_WAIT,
                "cp_mbar_arrive": ASYNC_CP_MBAR, "bulk_load": ASYNC_BULK, "bulk_tensor": ASYNC_BULK,
                "mbar_event": ASYNC_MBAR_EVENT, "mbar_wait": ASYNC_MBAR_WAIT}
 _CLUSTER_BAR_CODE = {"arrive_relaxed": CL_ARRIVE_RELAXED, "arrive": CL_ARRIVE, "wait": CL_WAIT}
-_MUFU_WRAPPED = frozenset(("ex2", "lg2", "rsqrt", "sin", "cos"))
 _WGMMA = re.compile(r"wgmma\.(mma_async|commit_group|wait_group|fence)")
 _WGMMA_SHAPE = re.compile(r"\.m64n(\d+)k\d+")
 _TRAILING_INT = re.compile(r"(\d+)\s*;?\s*$")

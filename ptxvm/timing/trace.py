@@ -613,6 +613,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         mbar=mbar if table.asyn.any() else [],
         cluster_bar=table.cluster_bar[pc].tolist() if table.cluster_bar.any() else [],
         cluster_size=int(getattr(trace, "cluster_size", 1) or 1),
+        slots=table.slots[pc].tolist() if (table.slots[pc] > 1).any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc,
     )

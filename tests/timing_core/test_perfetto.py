@@ -110,14 +110,15 @@ def _check_against_profile(prof, data):
         for s in slices:
             if s["cat"] == "issue":
                 issues += 1
-                assert s["dur"] == 1 and s["args"]["ptx_line"] > 0
+                # one cycle per machine instruction of the PTX form (engine/trace/expansion.py)
+                assert s["dur"] >= 1 and s["args"]["ptx_line"] > 0
                 assert s["name"] in s["args"]["instruction"]
             reason = "selected" if s["cat"] == "issue" else s["args"]["reason"]
             per_reason[reason] += s["dur"]
             n_slices[reason] += 1
     for reason, cycles in prof.stalls.items():  # each slice's ends moved by at most half a cycle
         assert per_reason.get(reason, 0.0) == pytest.approx(cycles, abs=n_slices[reason] + 1e-6), reason
-    assert issues == prof.stalls["selected"] == per_reason["selected"]
+    assert issues <= prof.stalls["selected"] == per_reason["selected"]
     return tracks
 
 

@@ -88,7 +88,7 @@ def test_dependent_chain_pays_latency_independent_fmas_pay_issue_interval():
     assert dep == pytest.approx(fp32.latency, abs=0.5)
     assert indep == pytest.approx(max(fp32.issue_interval, 8 / 8), abs=0.5)
     chain = _fmas(128, 1)
-    assert chain.stalls["execution_dependency"] > chain.stalls["selected"]
+    assert chain.stalls["wait"] > chain.stalls["selected"]  # a fixed-latency result: ncu "wait"
 
 
 def _load_compute(policy):

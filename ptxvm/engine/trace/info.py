@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ...syntax import ast
+from .expansion import expansion
 
 # Op classes. The first ten are GpuSpec pipe names; the others map onto pipes in ptxvm.timing.
 OP_CLASSES = ("fp32", "int", "fp64", "sfu", "tensor", "lsu", "branch", "half", "conv", "uniform",
@@ -66,6 +67,11 @@ class InstrInfo:
     asyn_arg: int = 0
     # barrier.cluster: "arrive" (release semantics, the default), "arrive_relaxed" or "wait"
     cluster_bar: str = ""
+    # the result has a fixed latency: consumers wait on the control codes' stall counts (ncu "wait");
+    # False: a variable-latency result behind a dependency barrier (MUFU, shuffles, S2R, memory)
+    fixed: bool = False
+    # dependent latency of the whole SASS sequence where the H200 measured one (expansion.py); 0: the class's
+    sass_latency: float = 0.0
 
     @property
     def is_barrier(self) -> bool:
@@ -100,6 +106,12 @@ def describe(op, pc: int) -> InstrInfo:
     mods = instr.modifiers
     types = _types(mods)
     op_class, sass = _classify(opcode, mods, types, m)
+    fixed, sass_latency = False, 0.0
+    if op_class in _TABLE_CLASSES:  # SASS count and latency kind from the expansion table
+        pair = opcode == "mov" and any(isinstance(x, ast.VectorOperand) for x in instr.operands)
+        exp = expansion(opcode, mods, types, pair_move=pair)
+        sass, fixed = exp.sass, exp.fixed and op_class != "sfu"
+        sass_latency = exp.latency or 0.0
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
     mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
@@ -111,8 +123,12 @@ def describe(op, pc: int) -> InstrInfo:
         op_class = "uniform"  # kernel parameters are constant-bank operands in the machine code
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
+    if sreg:
+        fixed = False  # S2R: a dependency barrier
+    if op_class == "tensor" and opcode == "mma":
+        fixed = True  # HMMA: a fixed latency in its control codes (stall counts, no barrier)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods))
+                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods), fixed, sass_latency)
 
 
 def cluster_barrier_role(opcode: str, mods) -> str:
@@ -122,6 +138,10 @@ def cluster_barrier_role(opcode: str, mods) -> str:
     if "arrive" in mods:
         return "arrive_relaxed" if "relaxed" in mods else "arrive"
     return "wait" if "wait" in mods else ""
+
+
+# classes whose machine-instruction count comes from the expansion table (expansion.py)
+_TABLE_CLASSES = frozenset(("int", "fp32", "fp64", "half", "conv", "sfu"))
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
