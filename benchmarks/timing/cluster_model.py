@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The model's figures for the cluster microbenchmarks next to what the H200 measured.
 
-    python benchmarks/timing/cluster_model.py [chase] [bar] [--quick]
+    python benchmarks/timing/cluster_model.py [chase] [bar] [stream] [--quick]
 
 Profiles the kernels of benchmarks/timing/micro2/cluster.ptx (the PTX of micro2/cluster.cu, whose
 cubin tools/device/timing_cluster.py ran) the way the recorder launched them: clusters of 2 / 4 /
@@ -25,6 +25,7 @@ import ptxvm  # noqa: E402
 
 PTX = os.path.join(ROOT, "benchmarks", "timing", "micro2", "cluster.ptx")
 MEASURED = os.path.join(ROOT, "benchmarks", "timing", "results", "micro2_cluster_h200.json")
+STREAM = os.path.join(ROOT, "benchmarks", "timing", "results", "micro2_cluster_stream_h200.json")  # second call
 DYN = 120 * 1024  # as the recorder: one CTA per SM
 
 
@@ -64,6 +65,18 @@ def main(argv=None) -> int:
             errors.append(abs(err))
             print(f"bar   CL={cl:2d} {block // 32:2d} warps {r['kind']:20s} cycles per round: measured "
                   f"{r['cycles_per_round']:6.1f}  model {model:6.1f}  ({err:+5.1f} %)", flush=True)
+    if "stream" in which:  # remote st / red.add to the next rank, one cluster (results/micro2_cluster_stream_h200.json)
+        got = json.load(open(STREAM))["items"]["stream"]
+        for r in got:
+            if r["mode"] != 2 or r["op"] == "ld" or r["grid"] != r["cluster"] or (quick and r["cluster"] not in (2, 16)):
+                continue
+            cl, vec, op = r["cluster"], r["vec"], {"st": 1, "red": 2}[r["op"]]
+            cyc = per_unit(mod[f"stream{vec}_{cl}"], cl, 1024, lambda n: [np.int32(2), np.int32(op), np.int32(n), out], 2, 4)
+            model = 1024 * 4 * vec * 4 / cyc
+            err = (model - r["bytes_per_clk_per_sm"]) / r["bytes_per_clk_per_sm"] * 100
+            errors.append(abs(err))
+            print(f"stream CL={cl:2d} {r['op']:3s} {4 * vec:2d} B a lane to the next rank, B/clk per SM: measured "
+                  f"{r['bytes_per_clk_per_sm']:6.1f}  model {model:6.1f}  ({err:+5.1f} %)", flush=True)
     if errors:
         print(f"mean |error| {sum(errors) / len(errors):.1f} % over {len(errors)} points")
     return 0

@@ -140,6 +140,17 @@ class ModelParams:
     dsmem_latency: float = 204.0
     dsmem_atomic_latency: float = 211.0
     dsmem_own_latency: float = 31.0
+    # the SM's traffic to other SMs' shared memory passes its data stage at this many bytes per
+    # cycle (`stream`, results/micro2_cluster_stream_h200.json, 32 warps of one CTA per SM, 4
+    # independent accesses a thread: st.shared::cluster to the next rank 20.4 B/clk per SM with 4 or
+    # 16 B a lane, for clusters of 2-8, 17-18 with all SMs busy or 16 CTAs; red.add 9.5). Loads
+    # are taken at the store rate: the ld items, which read the same 4 addresses every iteration,
+    # ran at the local rate (110-186 B/clk), which no SM-to-SM link carries, so they say nothing of
+    # fresh data; calibration cluster_ring2's reads of new data run at ~16 B/clk per SM. Not
+    # modelled: the receiving SM's limit when many CTAs write to one (all onto rank 0: ~40 B/clk
+    # in total for 2-4 CTAs, 34 for 16), as the model simulates only the sending SM
+    dsmem_bytes_per_clk: float = 20.4
+    dsmem_atomic_bytes_per_clk: float = 9.5
     # barrier.cluster.arrive.relaxed + wait (`bar`, one CTA per SM): 59.75 / 63.75 / 67.75 / 71.75
     # cycles a round with 1 warp per CTA for 2 / 4 / 8 / 16 CTAs per cluster, 45 + 4 x log2(CTAs)
     # more than bar.sync with 1 or 8 warps (bar.sync 14.6 / 28.6; relaxed 8 warps 73.75 .. 85.7);

@@ -56,6 +56,7 @@ class MemStep:
     # shared accesses: per warp DSMEM_OWN (the own CTA through the cluster window) or DSMEM_REMOTE
     # (another CTA's shared memory, distributed shared memory), 0 for plain shared; None: none
     dsmem: Optional[np.ndarray] = None
+    dsmem_bytes: Optional[np.ndarray] = None  # remote accesses: bytes each warp's request moves
 
 
 DSMEM_OWN, DSMEM_REMOTE = 1, 2
@@ -288,6 +289,9 @@ def _remote_shared(mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, 
     live = act.any(axis=1)
     res.mkind[sel] = np.where(live, MK_SHARED, MK_NONE)
     res.wavefronts[sel] = coalesce(addr, act, size).n_lines
+    if res.dsmem_bytes is None:
+        res.dsmem_bytes = np.zeros(res.mkind.size)
+    res.dsmem_bytes[sel] = act.sum(axis=1) * size
     res.shared_atomic = res.shared_atomic or bool(mem.atomic)
     res.dep[sel] = DEP_MEM
     stats.dsmem_requests += int(live.sum())
@@ -516,6 +520,11 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             remote = params.dsmem_atomic_latency if r.shared_atomic else params.dsmem_latency
             mlat[a:b] = np.where(r.dsmem == DSMEM_REMOTE, remote,
                                  np.where(r.dsmem == DSMEM_OWN, params.dsmem_own_latency, mlat[a:b]))
+            if r.dsmem_bytes is not None:  # the SM's link to the other SMs (params.py dsmem_*_bytes_per_clk)
+                rate = params.dsmem_atomic_bytes_per_clk if r.shared_atomic else params.dsmem_bytes_per_clk
+                link = r.dsmem_bytes / (rate * params.l1_wavefront_cycles)
+                wavefronts[a:b] = np.where(r.dsmem == DSMEM_REMOTE, np.maximum(wavefronts[a:b], link),
+                                           wavefronts[a:b])
         glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
         staged = wavefronts[a:b] * params.l1_line_cycles
         if r.l1_waves is not None and params.l1_load_wavefronts:

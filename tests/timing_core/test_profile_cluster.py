@@ -240,3 +240,16 @@ def test_remote_accesses_are_found_when_only_sm0s_ctas_run(micro):
                                          functional=f).bank_conflicts for f in ("all", "sampled")}
     assert got["all"]["remote_requests"] == 2 * 4 * 2  # 2 CTAs on SM 0, 4 loads, 2 warps each
     assert got["sampled"] == got["all"]
+
+
+@pytest.mark.parametrize("op, rate", [(1, "dsmem_bytes_per_clk"), (2, "dsmem_atomic_bytes_per_clk")])
+def test_remote_stores_are_bound_by_the_sms_link(micro, op, rate):
+    """32 warps storing (op 1) or red.add-ing (op 2) to the next rank's shared memory move no more
+    than the link's bytes per cycle (results/micro2_cluster_stream_h200.json: 20.4 / 9.5)."""
+    from ptxvm.timing.params import DEFAULT
+
+    out = np.zeros(3 * 16, np.int64)
+    c = [micro["stream1_2"].profile(2, 1024, [np.int32(2), np.int32(op), np.int32(n), out], shared_mem=DYN).sm_cycles
+         for n in (2, 4)]
+    moved = 1024 * 4 * 4 * 2  # 2 more iterations of 4 accesses of 4 B by 1024 threads
+    assert moved / (c[1] - c[0]) == pytest.approx(getattr(DEFAULT, rate), rel=0.05)
