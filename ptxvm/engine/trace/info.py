@@ -63,6 +63,10 @@ class InstrInfo:
     # asynchronous copies and mbarriers (ASYNC_ROLES) and the wait_group count
     asyn: str = ""
     asyn_arg: int = 0
+    # wmma.load/store, ldmatrix, stmatrix: the MOVM instructions among `sass`, and whether its
+    # shared-memory accesses are LDSM / STSM (engine/trace/matrix.py)
+    movm: int = 0
+    matrix_ldsm: bool = False
 
     @property
     def is_barrier(self) -> bool:
@@ -97,9 +101,15 @@ def describe(op, pc: int) -> InstrInfo:
     mods = instr.modifiers
     types = _types(mods)
     op_class, sass = _classify(opcode, mods, types, m)
+    mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
+    refs = getattr(op, "matrix", None)
+    movm, ldsm = 0, False
+    if refs is not None:  # wmma.load/store, ldmatrix, stmatrix: the machine loads / stores ptxas makes
+        plan = refs.plan
+        op_class, sass, movm, ldsm = "lsu", plan.instructions, plan.movm, plan.ldsm
+        mem = MemInfo(refs.space or "generic", plan.accesses[0].size, 1, refs.load, not refs.load)
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
-    mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
     asyn, asyn_arg = async_role(opcode, mods, instr.operands)
     if asyn == "cp_async":  # its global read is a load as far as the memory system goes
         size = _immediate(instr.operands[2]) if len(instr.operands) > 2 else 16
@@ -109,7 +119,7 @@ def describe(op, pc: int) -> InstrInfo:
     sleep = _immediate(instr.operands[0]) if opcode == "nanosleep" and instr.operands else 0
     sreg = any(_reads_special(node) for node in instr.operands)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg)
+                     sreg, asyn, asyn_arg, movm, ldsm)
 
 
 # the roles of asynchronous-copy and mbarrier instructions in the timing model (ptxvm.timing.asyncs)
