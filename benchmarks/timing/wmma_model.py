@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The model's figures for the micro2 `wmma` items next to what the H200 measured.
 
-    python benchmarks/timing/wmma_model.py [chase] [thr] [stream] [--json OUT]
+    python benchmarks/timing/wmma_model.py [chase] [thr] [stream] [check] [--json OUT]
 
 Profiles the kernels of benchmarks/timing/micro2/wmma.ptx the way tools/device/timing_wmma.py
 ran them (results/micro2_wmma_h200.json) and prints measured / model / error. Per-step and
@@ -11,7 +11,10 @@ per-access figures are differences of two run lengths, so launch and warm-up can
          once, as after the GPU run's 256 MiB memset), in shared memory;
   thr    cycles per access per SM of 32 warps (4 CTAs x 256 threads; SM 0's CTAs only,
          functional="sampled", so the L2 starts cold where the GPU's other SMs had warmed it);
-  stream TB/s of the 528 MiB tile stream (sampled: SM 0's share of the grid).
+  stream TB/s of the 528 MiB tile stream (sampled: SM 0's share of the grid);
+  check  us of the wmma HGEMM check kernels (results/micro2_wmma_check_h200.json), cold
+         (warm_l2=False) and warm; their harness (events around one launch behind a spin kernel)
+         runs about 0.6 us below the suite's, on which the launch overhead is set (micro3 harness).
 What each pins: docs/timing-model.md section 3 ("wmma.load / wmma.store").
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ import timing_wmma as T  # noqa: E402
 
 PTX = os.path.join(ROOT, "benchmarks", "timing", "micro2", "wmma.ptx")
 MEASURED = os.path.join(ROOT, "benchmarks", "timing", "results", "micro2_wmma_h200.json")
+CHECK = os.path.join(ROOT, "benchmarks", "timing", "results", "micro2_wmma_check_h200.json")
 SMS = 132
 
 
@@ -75,9 +79,22 @@ def stream(mod, r) -> float:
     return warps * 32 * 512 / (t[1] - t[0]) / 1e12
 
 
+def check(mod, r, cold: bool) -> float:
+    """Predicted us of a wmma HGEMM check kernel (cold: L2 flushed; warm: back to back)."""
+    size = r["size"]
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((size, size)).astype(np.float16)
+    b = rng.standard_normal((size, size)).astype(np.float16)
+    c = np.zeros((size, size), np.float32)
+    grid = tuple(r["grid"]) if len(r["grid"]) > 1 else r["grid"][0]
+    p = mod[r["kernel"]].profile(grid, r["block"], [a, b, c, np.int32(size), np.int32(size), np.int32(size)],
+                                 warm_l2=not cold)
+    return p.seconds * 1e6
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("items", nargs="*", default=["chase", "thr", "stream"])
+    ap.add_argument("items", nargs="*", default=["chase", "thr", "stream", "check"])
     ap.add_argument("--json", help="write the rows (measured, model) here")
     args = ap.parse_args(argv)
     mod = ptxvm.load(PTX)
@@ -98,6 +115,10 @@ def main(argv=None) -> int:
         for r in meas["thr"]:
             show("thr", f"{r['where']} {r['kernel']} ld {r['ld']}", r["cycles_per_access_per_sm"], thr(mod, r),
                  "cycles/access/SM")
+    if "check" in args.items:
+        for r in json.load(open(CHECK))["items"]["check"]:
+            for conv in ("cold", "warm"):
+                show("check", f"{r['kernel']} {r['size']}^3 {conv}", r["us"][conv], check(mod, r, conv == "cold"), "us")
     if "stream" in args.items:
         for r in meas["stream"]:
             show("stream", r["kernel"], r["TBps"], stream(mod, r), "TB/s")

@@ -17,6 +17,10 @@ try block; the JSON is rewritten after each):
           L2-resident (4 MiB read by every CTA), stores into 32 KiB per CTA; shared data with
           conflict-free and bank-conflicting strides. `cycles_per_iter` = slowest warp's
           (c(2N) - c(N)) / N; `cycles_per_access_per_sm` = that / (4 x 32 warps).
+  check:  the wmma HGEMM check kernels (wgemm_global: a warp per 16x16 tile from global memory;
+          wgemm_smem: 64x64 CTA tiles through shared memory) at 512^3 and 1024^3 (A, B random
+          f16): CUDA events around one launch behind a spin kernel, L2 flushed ("cold") or as the
+          previous launch left it ("warm"), median of 15; used to check the model, never to fit it.
   stream: a 528 MiB row-major f16 matrix 8192 halves wide read as 16x16 A tiles (wmma.load.a row,
           4 in flight per warp) or as the same bytes with one ld.global.v4 per lane, 264 CTAs x 256
           threads, L2 flushed; CUDA events around one launch behind a spin kernel, median of 7,
@@ -80,7 +84,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--cubin", default="wmma.cubin")
+    ap.add_argument("--only", default="", help="comma-separated items (chase, thr, stream, check); default all")
     args = ap.parse_args(argv)
+    only = set(filter(None, args.only.split(",")))
     import cupy as cp
     import numpy as np
 
@@ -107,6 +113,8 @@ def main(argv=None) -> int:
         flush_buf.fill(1)
 
     def item(name, fn):
+        if only and name not in only:
+            return
         t0 = time.time()
         try:
             res["items"][name] = fn()
@@ -198,9 +206,46 @@ def main(argv=None) -> int:
         del big
         return r
 
+    def m_check():
+        r = []
+        for size in (512, 1024):
+            M = N = K = size
+            a = cp.asarray(np.random.default_rng(1).standard_normal((M, K)).astype(np.float16))
+            b = cp.asarray(np.random.default_rng(2).standard_normal((N, K)).astype(np.float16))
+            c = cp.zeros((M, N), dtype=cp.float32)
+            for kern, grid, block in (("wgemm_global", (M // 16) * (N // 16) * 32 // 128, 128),
+                                      ("wgemm_smem", (N // 64, M // 64), 128)):
+                f = k(kern)
+                args_ = (a, b, c, np.int32(M), np.int32(N), np.int32(K))
+                grid_ = grid if isinstance(grid, tuple) else (grid,)
+                f(grid_, (block,), args_)
+                sync()
+                ref = cp.asnumpy(a).astype(np.float32) @ cp.asnumpy(b).astype(np.float32).T
+                err = float(np.abs(cp.asnumpy(c) - ref).max())
+                times = {}
+                for conv in ("cold", "warm"):
+                    ts = []
+                    for _ in range(15):
+                        if conv == "cold":
+                            flush()
+                        else:
+                            f(grid_, (block,), args_)
+                        k("spin")((1,), (1,), (np.int64(40000),))
+                        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+                        e0.record()
+                        f(grid_, (block,), args_)
+                        e1.record()
+                        e1.synchronize()
+                        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e3)
+                    times[conv] = statistics.median(ts)
+                r.append({"kernel": kern, "size": size, "grid": list(grid_), "block": block, "max_abs_err": err,
+                          "us": times})
+        return r
+
     item("chase", m_chase)
     item("thr", m_thr)
     item("stream", m_stream)
+    item("check", m_check)
     return 0
 
 

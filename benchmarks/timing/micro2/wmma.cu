@@ -191,3 +191,59 @@ extern "C" __global__ void spin(long long cycles) {
     long long t0 = clk();
     while (clk() - t0 < cycles) {}
 }
+
+// ---------------------------------------------------------------- check kernels: wmma HGEMMs
+// C (f32, row-major M x N) = A (f16, row-major M x K) x B (f16, col-major K x N: n * K + k).
+// Used to check the model on whole kernels (never to set a parameter). Timed with CUDA events
+// around one launch behind a spin kernel, L2 flushed (cold) or as the previous launch left it.
+#include <mma.h>
+#include <cuda_fp16.h>
+namespace wm = nvcuda::wmma;
+// one warp per 16x16 tile of C, A and B tiles straight from global memory
+extern "C" __global__ void wgemm_global(const half *A, const half *B, float *C, int M, int N, int K) {
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int tiles_n = N / 16, tm = warp / tiles_n, tn = warp % tiles_n;
+    if (tm * 16 >= M) return;
+    wm::fragment<wm::matrix_a, 16, 16, 16, half, wm::row_major> a;
+    wm::fragment<wm::matrix_b, 16, 16, 16, half, wm::col_major> b;
+    wm::fragment<wm::accumulator, 16, 16, 16, float> c;
+    wm::fill_fragment(c, 0.0f);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        wm::load_matrix_sync(a, A + (size_t)tm * 16 * K + k0, K);
+        wm::load_matrix_sync(b, B + (size_t)tn * 16 * K + k0, K);
+        wm::mma_sync(c, a, b, c);
+    }
+    wm::store_matrix_sync(C + (size_t)tm * 16 * N + tn * 16, c, N, wm::mem_row_major);
+}
+// a CTA of 4 warps per 64x64 tile of C (each warp 32x32: 2x2 fragments); 64x32 tiles of A and B
+// staged in shared memory with rows padded to 40 halves (80 B), K in steps of 32
+extern "C" __global__ void wgemm_smem(const half *A, const half *B, float *C, int M, int N, int K) {
+    __shared__ __align__(128) half As[64 * 40];
+    __shared__ __align__(128) half Bs[64 * 40];
+    int warp = threadIdx.x >> 5, wm_ = warp >> 1, wn = warp & 1;
+    int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+    wm::fragment<wm::matrix_a, 16, 16, 16, half, wm::row_major> a[2];
+    wm::fragment<wm::matrix_b, 16, 16, 16, half, wm::col_major> b[2];
+    wm::fragment<wm::accumulator, 16, 16, 16, float> c[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) wm::fill_fragment(c[i][j], 0.0f);
+    for (int k0 = 0; k0 < K; k0 += 32) {
+        for (int v = threadIdx.x; v < 256; v += blockDim.x) {  // 64 rows x 4 vectors of 8 halves
+            int r = v >> 2, q = (v & 3) * 8;
+            *(uint4 *)(As + r * 40 + q) = *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + q);
+            *(uint4 *)(Bs + r * 40 + q) = *(const uint4 *)(B + (size_t)(n0 + r) * K + k0 + q);
+        }
+        __syncthreads();
+        for (int kk = 0; kk < 32; kk += 16) {
+            for (int i = 0; i < 2; i++) wm::load_matrix_sync(a[i], As + (wm_ * 32 + i * 16) * 40 + kk, 40);
+            for (int j = 0; j < 2; j++) wm::load_matrix_sync(b[j], Bs + (wn * 32 + j * 16) * 40 + kk, 40);
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++) wm::mma_sync(c[i][j], a[i], b[j], c[i][j]);
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wm::store_matrix_sync(C + (size_t)(m0 + wm_ * 32 + i * 16) * N + n0 + wn * 32 + j * 16, c[i][j], N,
+                                  wm::mem_row_major);
+}
