@@ -44,6 +44,14 @@ DEP_EXEC, DEP_MEM, DEP_CONST, DEP_TEX, DEP_WAIT = EXEC_DEP, MEM_DEP, CONSTANT, T
 
 # memory kinds of a warp-instruction (SmWork.mkind)
 MK_NONE, MK_GLOBAL, MK_SHARED, MK_CONST, MK_TEX, MK_STORE, MK_ATOMIC, MK_BULK = range(8)
+
+
+class PartKeys(tuple):
+    """The L1 sector keys of a warp-matrix load (wmma.load: several LDGs), one tuple of
+    (key, level, dram) per machine load: each is a request of its own, with its own slowest-of-n
+    DRAM tail (SmSim.load_sectors); the instruction's data is back when the last one is."""
+
+
 # asynchronous units (SmWork.asyn): warpgroup MMA (wgmma.mma_async, commit_group, wait_group);
 # cp.async (the copy, commit_group, wait_group / wait_all, cp.async.mbarrier.arrive); bulk copies
 # global -> shared (the TMA engine); mbarrier arrivals / tx updates (events) and test/try_wait
@@ -664,6 +672,8 @@ class SmSim:
         else:
             extra = 0.0
         if keys is not None:
+            if type(keys) is PartKeys:  # a warp-matrix load: each machine load its own request
+                return max(self.load_sectors(k, start + wf + extra) for k in keys)
             return self.load_sectors(keys, start + wf + extra)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
             return self.atomics(W.atom_lines[i], start + wf)

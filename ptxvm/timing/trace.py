@@ -15,7 +15,7 @@ This module reads the trace's record types and nothing else of the engine.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -29,7 +29,7 @@ from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
 from .schedule import block_orders
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
-                 MK_TEX, SmWork)
+                 MK_TEX, PartKeys, SmWork)
 from .static import PIPE_OF_CLASS, StaticTable  # noqa: F401  (PIPE_OF_CLASS: re-exported)
 from .vectorize import load_groups
 
@@ -168,6 +168,9 @@ def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, 
         if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
             out[k] = bulk_step(hier, p, step, lane_mask_matrix(step.active), stats)
             continue
+        if step.parts is not None:  # wmma.load/store, ldmatrix, stmatrix: their machine accesses
+            out[k] = _matrix_step(hier, p, trace.info(step.pc), step, stats, fills, recent)
+            continue
         if step.addr is None or step.pc in groups.leader_of:
             continue
         info = trace.info(step.pc)
@@ -218,6 +221,77 @@ def sector_byte_masks(addr: np.ndarray, act: np.ndarray, size: int, c) -> np.nda
     return masks[np.searchsorted(keys, want)]
 
 
+def _matrix_step(hier, p, info, step, stats: MemStats, fills: Fills, recent) -> MemStep:
+    """A warp-matrix memory instruction as the loads / stores ptxas makes of it
+    (engine/trace/matrix.py): each goes through the memory model as its own request (coalescing,
+    L1 and shared-memory banks, L2, DRAM, in order, so a later one finds what an earlier one
+    brought into L1); the instruction's result is ready when the last is back. The data stage
+    carries all their wavefronts plus one per MOVM (micro2 `wmma` thr: a column-major f16 tile
+    from L1 costs 4 cycles more per SM than a row-major one, 4 MOVMs)."""
+    n = step.warps.size
+    res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
+                  np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+    keys: list = [[] for _ in range(n)]
+    any_keys = False
+    codes = step.space if step.space is not None else None
+    group = 8 if info.matrix_ldsm else 0  # LDSM / STSM: one 8x8 matrix (8 lanes' rows) at a time
+    for addr, size, take in step.parts:
+        mem = replace(info.mem, size=size, vector=1)
+        r = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
+                    np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+        if mem.space == "generic":
+            cs = codes if codes is not None else np.zeros(n, np.uint8)
+            for code in np.unique(cs):
+                sel = np.flatnonzero(cs == code)
+                _access(hier, p, mem, _CODE_SPACE[int(code)], addr[sel], take[sel], r, sel, stats, fills,
+                        recent=recent, rows=step.warps[sel], group=group)
+        else:
+            _access(hier, p, mem, mem.space, addr, take, r, np.arange(n), stats, fills, recent=recent, rows=step.warps,
+                    group=group)
+        res.mkind = np.maximum(res.mkind, r.mkind)
+        res.latency = np.maximum(res.latency, r.latency)
+        res.wavefronts += r.wavefronts
+        res.l2_sectors += r.l2_sectors
+        res.dram_read += r.dram_read
+        res.dram_write += r.dram_write
+        res.dep = np.where(r.mkind != MK_NONE, r.dep, res.dep)
+        if r.l1_waves is not None:
+            res.l1_waves = r.l1_waves if res.l1_waves is None else res.l1_waves + r.l1_waves
+        if r.l2_lines is not None:
+            res.l2_lines = r.l2_lines if res.l2_lines is None else res.l2_lines + r.l2_lines
+        if r.keys is not None:
+            any_keys = True
+            for w, b in enumerate(r.keys):
+                if b:
+                    keys[w].append(b)
+    if any_keys:
+        res.keys = [PartKeys(k) if k else None for k in keys]
+    store = res.mkind == MK_STORE
+    if store.any():  # the stores of one wmma.store pay each 128-B line they write once (micro2 `wmma` store)
+        res.wavefronts = np.where(store, _distinct_lines(step.parts, info.mem.bytes_per_lane, n), res.wavefronts)
+    if info.movm:  # MOVM.16.MT88 passes the data stage once per register
+        live = res.mkind != MK_NONE
+        if res.l1_waves is not None:
+            res.l1_waves = res.l1_waves + np.where(live & (res.mkind == MK_GLOBAL), info.movm, 0)
+        res.wavefronts = res.wavefronts + np.where(live & (res.mkind != MK_GLOBAL), info.movm, 0)
+    return res
+
+
+def _distinct_lines(parts, size: int, n: int) -> np.ndarray:
+    """Per warp, the distinct 128-B lines that the parts' active lanes touch."""
+    rows, lines = [], []
+    for addr, bytes_, take in parts:
+        w, lane = np.nonzero(take)
+        a = addr[w, lane]
+        for off in {0, bytes_ - 1}:
+            rows.append(w)
+            lines.append((a + np.uint64(off)) >> np.uint64(7))
+    if not rows:
+        return np.zeros(n, np.int64)
+    pairs = np.unique(np.stack([np.concatenate(rows).astype(np.uint64), np.concatenate(lines)]), axis=1)
+    return np.bincount(pairs[0].astype(np.int64), minlength=n)
+
+
 _APART = 1e7  # cycles between requests of _apart: far more than any transfer or queue
 
 
@@ -257,13 +331,13 @@ class RecentSectors:
 
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
             width: int = 1, recent: "RecentSectors | None" = None, rows=None, aggregated: bool = False,
-            ranks=None) -> None:
+            ranks=None, group: int = 0) -> None:
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
         kind = _dsmem_kind(addr, act, ranks, rows, mem.cluster)
         if kind is None:
-            _shared(hier, p, mem, addr, act, res, sel, stats, size)
+            _shared(hier, p, mem, addr, act, res, sel, stats, size, group)
             return
         # the cluster window: ptxas's generic LD/ST/ATOM, not LDS/STS/ATOMS (build_work gives
         # them their latencies, ModelParams.dsmem_*)
@@ -274,7 +348,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         remote = kind == DSMEM_REMOTE
         if (~remote).any():
             k = np.flatnonzero(~remote)
-            _shared(hier, p, mem, addr[k], act[k], res, sel[k], stats, size)
+            _shared(hier, p, mem, addr[k], act[k], res, sel[k], stats, size, group)
         if remote.any():
             k = np.flatnonzero(remote)
             _remote_shared(mem, addr[k], act[k], res, sel[k], stats, size)
@@ -313,13 +387,14 @@ def _dsmem_kind(addr, act, ranks, rows, cluster_instr: bool = False):
     return np.where(remote, DSMEM_REMOTE, np.where(window.any(axis=1), DSMEM_OWN, 0)).astype(np.int8)
 
 
-def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int) -> None:
-    """A shared-memory access of the CTA's own shared memory: bank conflicts, the data stage."""
+def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int, group: int = 0) -> None:
+    """A shared-memory access of the CTA's own shared memory: bank conflicts, the data stage.
+    group: lanes served together, if not the default for the size (LDSM / STSM: 8)."""
     live = act.any(axis=1)
     if mem.atomic:
         lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(hier, len(addr)))
     else:
-        lat = hier.shared(addr, act, size, write=mem.store)
+        lat = hier.shared(addr, act, size, write=mem.store, group=group)
     waves = hier.last.get("wavefronts") if not mem.atomic else None
     if waves is None:
         from .memory import bank_conflicts
@@ -426,7 +501,7 @@ def share_l2(mem: dict[int, "MemStep"], keep: float) -> None:
     Rewrites the memory results in place (deterministic: every generation decided once, in
     trace order, so that `keep` of them stay DRAM misses)."""
     decided: dict = {}
-    acc = 0.0
+    acc = [0.0]
     for res in mem.values():
         if res.keys is None and (res.mkind == MK_STORE).any():
             continue  # a store step's DRAM reads complete its own partly written sectors
@@ -436,21 +511,27 @@ def share_l2(mem: dict[int, "MemStep"], keep: float) -> None:
         for w, ks in enumerate(res.keys):
             if not ks:
                 continue
-            out = []
-            for key, level, dram in ks:
-                if level == 2:
-                    d = decided.get(key)
-                    if d is None:
-                        acc += keep
-                        d = decided[key] = acc >= 1.0
-                        if d:
-                            acc -= 1.0
-                    if not d:
-                        level, dram = 1, 0.0
-                    else:
-                        dram = dram
-                out.append((key, level, dram))
-            res.keys[w] = tuple(out)
+            if type(ks) is PartKeys:  # a warp-matrix load's machine loads, in order
+                res.keys[w] = PartKeys(_share_keys(part, decided, keep, acc) for part in ks)
+            else:
+                res.keys[w] = _share_keys(ks, decided, keep, acc)
+
+
+def _share_keys(ks, decided: dict, keep: float, acc: list) -> tuple:
+    """share_l2 for one request's sector keys; acc[0] carries the running fraction."""
+    out = []
+    for key, level, dram in ks:
+        if level == 2:
+            d = decided.get(key)
+            if d is None:
+                acc[0] += keep
+                d = decided[key] = acc[0] >= 1.0
+                if d:
+                    acc[0] -= 1.0
+            if not d:
+                level, dram = 1, 0.0
+        out.append((key, level, dram))
+    return tuple(out)
 
 
 def _shared_misses(addr: np.ndarray, act: np.ndarray, lat: np.ndarray) -> np.ndarray:

@@ -61,6 +61,7 @@ class Op:
     addr: Optional[Callable] = None  # memory instructions: reader of the address, `addr(ctx, lanes)`
     space: Optional[str] = None  # memory instructions: the state space it addresses (None: generic)
     copy: object = None  # async copies and mbarrier operations: an engine.trace.events.AsyncRefs
+    matrix: object = None  # wmma.load/store, ldmatrix, stmatrix: an engine.trace.matrix.MatrixRefs
     fused: object = None  # engine/compiled: a FusedBlock of the run of ordinary ops starting here
 
 

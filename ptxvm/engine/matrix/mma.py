@@ -20,6 +20,7 @@ from ..core.memory import AccessFault
 from ..memory.access import access_for, address_reader
 from ..core.operands import LoweringError
 from ..control.warp import _collective
+from ..trace.matrix import MatrixRefs, ldmatrix_plan, wmma_plan
 
 _U64 = np.uint64
 
@@ -242,7 +243,8 @@ def lower_ldmatrix(lowerer, instr, m, scope):
             out[:, :, i] = from_matrix(mats[:, i][:, None], frag, np.uint32)[:, :, 0]
         regs.write(ctx, slots, valid, out)
 
-    return _collective(lowerer, scope, body, None)
+    return _traced_matrix(_collective(lowerer, scope, body, None),
+                          MatrixRefs(ldmatrix_plan(num), addr_of, _space_of(acc), load=True))
 
 
 def lower_stmatrix(lowerer, instr, m, scope):
@@ -268,7 +270,25 @@ def lower_stmatrix(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _mem_fault(e, owners) from None
 
-    return _collective(lowerer, scope, body, None)
+    return _traced_matrix(_collective(lowerer, scope, body, None),
+                          MatrixRefs(ldmatrix_plan(num), addr_of, _space_of(acc), load=False))
+
+
+# ----------------------------------------------------------------------- for the event trace
+
+def _space_of(acc):
+    """The state space an access addresses ("global", "shared"), None for generic addresses."""
+    space = getattr(acc, "space", None)
+    if space is None:
+        return None
+    return "shared" if str(space).startswith("shared") else space
+
+
+def _traced_matrix(ops, refs: MatrixRefs):
+    """Give the event trace (engine/trace/events.py) the machine accesses of the instruction."""
+    ops[0].matrix = refs
+    ops[0].space = refs.space
+    return ops
 
 
 # ------------------------------------------------------------------------------------- wmma
@@ -325,7 +345,10 @@ def _wmma_load(lowerer, instr, m, scope):
         el = _load_elements(ctx, acc, slots, valid, base, idx, frag.bits)
         regs.write(ctx, slots, valid, pack(el, frag.bits, frag.per_reg, regs.dtype))
 
-    return _collective(lowerer, scope, body, None)
+    space = _space_of(acc)
+    plan = wmma_plan(v["shape"], which, t, layout, space or "generic")
+    return _traced_matrix(_collective(lowerer, scope, body, None),
+                          MatrixRefs(plan, addr_of, space, True, frag, layout, stride_of, default))
 
 
 def _stride(ctx, slots, stride_of, default):
@@ -382,7 +405,10 @@ def _wmma_store(lowerer, instr, m, scope):
         except AccessFault as e:
             raise _mem_fault(e, owners[sel]) from None
 
-    return _collective(lowerer, scope, body, None)
+    space = _space_of(acc)
+    plan = wmma_plan(v["shape"], "d", v["type"], layout, space or "generic", store=True)
+    return _traced_matrix(_collective(lowerer, scope, body, None),
+                          MatrixRefs(plan, addr_of, space, False, frag, layout, stride_of, default))
 
 
 def _wmma_mma(lowerer, instr, m, scope):

@@ -62,6 +62,10 @@ class TraceStep:
     # copies; a cp.async's source is `addr`), "dst" and "bar" (shared offsets), "size" (bytes);
     # tensor copies: "boxes", per warp the global sector addresses of its lanes' boxes and their bytes
     copy: Optional[dict] = None
+    # warp-matrix memory instructions (wmma.load/store, ldmatrix, stmatrix; engine/trace/matrix.py):
+    # per machine access, ((warps, 32) uint64 addresses, 0 where a lane takes no part; bytes per lane;
+    # (warps, 32) bool lanes that take part); `space` as for `addr`
+    parts: Optional[list] = None
 
 
 @dataclass
@@ -325,6 +329,8 @@ class WaveTracer:
             self.footprint.record(ctx, op, lanes)
         if self.footprint is not None and op.copy is not None and (op.copy.src is not None or op.copy.box is not None):
             self._copy_footprint(ctx, op, lanes)
+        if self.footprint is not None and op.matrix is not None and op.matrix.space != "shared":
+            self._matrix_footprint(ctx, op, lanes)
         if not self.n_warps:
             return
         ts = self.ts
@@ -361,7 +367,66 @@ class WaveTracer:
             self._addresses(ctx, op, rec, warps, a_matrix)
         if op.copy is not None:
             self._copy(ctx, op.copy, rec, warps, a_matrix)
+        if op.matrix is not None:
+            self._matrix_parts(ctx, op.matrix, rec, warps, a_matrix)
         self.trace.steps.append(rec)
+
+    def _matrix_parts(self, ctx, refs, rec: TraceStep, warps, a_matrix) -> None:
+        """The machine accesses of a wmma.load/store, ldmatrix or stmatrix (engine/trace/matrix.py)."""
+        ts = self.ts
+        lanes = None if self.all_slots else ts
+        base = self._matrix(np.broadcast_to(np.asarray(refs.base(ctx, lanes)), ts.shape).astype(np.uint64), 0)[warps]
+        if refs.stride is not None:
+            stride = self._matrix(np.broadcast_to(np.asarray(refs.stride(ctx, lanes)), ts.shape).astype(np.int64), 0)
+            stride = stride[warps, 0]
+        else:
+            stride = np.full(warps.size, refs.default_stride, np.int64)
+        act = np.ones((warps.size, 32), bool) if a_matrix is None else a_matrix[warps]
+        parts = []
+        codes = None
+        for addr, size, mask in refs.parts(base, stride):
+            addr = np.broadcast_to(addr, act.shape)
+            take = act & ((np.uint32(mask) >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).astype(bool)[None, :]
+            if refs.space is None:  # generic: each lane's window says its space
+                lane_codes = classify_generic(addr)
+                addr = addr - _WINDOW_OF_CODE[lane_codes]
+                if codes is None:
+                    codes = lane_codes[np.arange(addr.shape[0]), np.argmax(take, axis=1)]
+            parts.append((np.where(take, addr, np.uint64(0)), size, take))
+        if codes is not None:
+            rec.space = codes.astype(np.uint8)
+        rec.parts = parts
+
+    def _matrix_footprint(self, ctx, op, lanes) -> None:
+        """The global sectors a wmma.load/store of any CTA touches (the grid's footprint)."""
+        refs = op.matrix
+        if refs.frag is None:
+            return
+        slots = np.arange(ctx.n) if lanes is None else np.asarray(lanes)
+        keep = ctx.status[slots] != EXITED
+        if op.guard is not None:
+            slot, negated = op.guard
+            p = ctx.regs[slot][slots]
+            keep &= ~p if negated else p
+        slots = slots[keep]
+        if not slots.size:
+            return
+        first = np.unique(slots - ctx.laneid[slots].astype(slots.dtype))  # lane 0 of each warp
+        base = np.broadcast_to(np.asarray(refs.base(ctx, first)), first.shape).astype(np.uint64)[:, None]
+        if refs.stride is not None:
+            stride = np.broadcast_to(np.asarray(refs.stride(ctx, first)), first.shape).astype(np.int64)
+        else:
+            stride = np.full(first.size, refs.default_stride, np.int64)
+        limit = ctx.gmem.arena.size // 32 + 1
+        for addr, size, mask in refs.parts(base, stride):
+            a = np.broadcast_to(addr, (first.size, 32)).ravel()
+            a = a[a >= np.uint64(GLOBAL_BASE)]
+            if refs.space is None:
+                a = a[classify_generic(a) == 0]
+            sec = ((a - np.uint64(GLOBAL_BASE)) >> np.uint64(5)).astype(np.int64)
+            sec = np.unique(np.concatenate([sec, ((a + np.uint64(size - 1) - np.uint64(GLOBAL_BASE)) >> np.uint64(5))
+                                            .astype(np.int64)]))
+            self.footprint._mark("seen" if refs.load else "written", sec[sec < limit])
 
     def _lane_matrix(self, ctx, reader, warps, a_matrix, dtype=np.uint64) -> np.ndarray:
         """A reader's per-lane values as (warps, 32), 0 where a lane is not active."""

@@ -72,6 +72,10 @@ class InstrInfo:
     fixed: bool = False
     # dependent latency of the whole SASS sequence where the H200 measured one (expansion.py); 0: the class's
     sass_latency: float = 0.0
+    # wmma.load/store, ldmatrix, stmatrix: the MOVM instructions among `sass`, and whether its
+    # shared-memory accesses are LDSM / STSM (engine/trace/matrix.py)
+    movm: int = 0
+    matrix_ldsm: bool = False
 
     @property
     def is_barrier(self) -> bool:
@@ -112,9 +116,15 @@ def describe(op, pc: int) -> InstrInfo:
         exp = expansion(opcode, mods, types, pair_move=pair)
         sass, fixed = exp.sass, exp.fixed and op_class != "sfu"
         sass_latency = exp.latency or 0.0
+    mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
+    refs = getattr(op, "matrix", None)
+    movm, ldsm = 0, False
+    if refs is not None:  # wmma.load/store, ldmatrix, stmatrix: the machine loads / stores ptxas makes
+        plan = refs.plan
+        op_class, sass, movm, ldsm = "lsu", plan.instructions, plan.movm, plan.ldsm
+        mem = MemInfo(refs.space or "generic", plan.accesses[0].size, 1, refs.load, not refs.load)
     flops, flop_kind = _flops(opcode, mods, types, op_class)
     reads, writes = _registers(instr, m)
-    mem = _mem_info(op, opcode, mods, types) if opcode in _MEM else None
     asyn, asyn_arg = async_role(opcode, mods, instr.operands)
     if asyn == "cp_async":  # its global read is a load as far as the memory system goes
         size = _immediate(instr.operands[2]) if len(instr.operands) > 2 else 16
@@ -128,7 +138,7 @@ def describe(op, pc: int) -> InstrInfo:
     if op_class == "tensor" and opcode == "mma":
         fixed = True  # HMMA: a fixed latency in its control codes (stall counts, no barrier)
     return InstrInfo(pc, op.line, op.text, opcode, op_class, reads, writes, mem, sass, flops, flop_kind, sleep or 0,
-                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods), fixed, sass_latency)
+                     sreg, asyn, asyn_arg, cluster_barrier_role(opcode, mods), fixed, sass_latency, movm, ldsm)
 
 
 def cluster_barrier_role(opcode: str, mods) -> str:

@@ -33,12 +33,15 @@ def lanes_per_group(size: int, warp_size: int = 32) -> int:
     return max(1, min(warp_size, 256 // max(size, WORD)))
 
 
-def bank_conflicts(addresses, active, size: int) -> np.ndarray:
+def bank_conflicts(addresses, active, size: int, group: int = 0) -> np.ndarray:
     """Wavefronts each warp's shared-memory access needs (0 for a warp with no active lane).
 
-    addresses, active: (warps, 32) byte addresses in the shared window and lane mask.
+    addresses, active: (warps, 32) byte addresses in the shared window and lane mask. `group`:
+    lanes served together, if not the default for `size` (LDSM / STSM: 8, one 8x8 matrix of
+    16-byte rows per group; micro2 `wmma` thr: a transposed A tile whose two matrices of a
+    half-warp fall on different banks still costs each matrix's own wavefronts).
     """
-    return _phase_wavefronts(addresses, active, size).sum(axis=1)
+    return _phase_wavefronts(addresses, active, size, group).sum(axis=1)
 
 
 def ideal_wavefronts(active, size: int) -> np.ndarray:
@@ -52,11 +55,11 @@ def ideal_wavefronts(active, size: int) -> np.ndarray:
     return act.reshape(act.shape[0], groups, per).any(axis=2).sum(axis=1)
 
 
-def _phase_wavefronts(addresses, active, size: int) -> np.ndarray:
+def _phase_wavefronts(addresses, active, size: int, group: int = 0) -> np.ndarray:
     """(warps, groups) wavefronts of each lane group (0 for a group with no active lane)."""
     addr, act = _as_batch(addresses, active)
     n_warps, n_lanes = addr.shape
-    per = lanes_per_group(size, n_lanes)
+    per = min(group, n_lanes) if group else lanes_per_group(size, n_lanes)
     phases = -(-n_lanes // per)
     pad = phases * per - n_lanes
     if pad:

@@ -248,11 +248,12 @@ class MemoryHierarchy:
         return lat
 
     # ---- shared memory -------------------------------------------------------------------
-    def shared(self, addresses, active, size: int, *, write: bool = False) -> np.ndarray:
+    def shared(self, addresses, active, size: int, *, write: bool = False, group: int = 0) -> np.ndarray:
         """Latency of each warp's shared-memory access: the base latency plus one
-        wavefront time per wavefront beyond the first (bank conflicts)."""
+        wavefront time per wavefront beyond the first (bank conflicts). `group`: lanes served
+        together when not the default for `size` (banks.bank_conflicts; LDSM / STSM: 8)."""
         p = self.params
-        waves = bank_conflicts(addresses, active, size)
+        waves = bank_conflicts(addresses, active, size, group)
         ideal = ideal_wavefronts(np.ones(np.shape(addresses), bool) if active is None else active, size)
         lat = np.where(waves > 0, p.lat_shared + (waves - 1) * p.shared_wavefront_cycles, 0.0)
         n = self._n
