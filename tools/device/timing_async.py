@@ -17,13 +17,10 @@ Needs CuPy. Items (each in its own try block, the JSON rewritten after each):
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
 import statistics
 import sys
-import time
-import traceback
+
+from results_file import ResultsFile, device_info  # tools/device/, beside this file
 
 
 def main(argv=None) -> int:
@@ -40,14 +37,8 @@ def main(argv=None) -> int:
     flush_buf = cp.zeros(1 << 28, dtype=cp.uint8)
     p = cp.cuda.runtime.getDeviceProperties(0)
     sms = p["multiProcessorCount"]
-    res = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "device": {"name": p["name"].decode() if isinstance(p["name"], bytes) else p["name"], "sms": sms,
-                      "clock_khz": p["clockRate"], "l2": p["l2CacheSize"]}, "items": {}}
-
-    def save():
-        with open(args.out + ".tmp", "w") as f:
-            json.dump(res, f, indent=1, default=float)
-        os.replace(args.out + ".tmp", args.out)
+    results = ResultsFile(args.out, device_info(p))
+    res = results.res
 
     def sync():
         cp.cuda.runtime.deviceSynchronize()
@@ -90,15 +81,7 @@ def main(argv=None) -> int:
         # start at block 0
         return cp.asarray(host)
 
-    def item(name, fn):
-        t0 = time.time()
-        try:
-            res["items"][name] = fn()
-        except Exception:
-            res["items"][name] = {"error": traceback.format_exc()[-1500:]}
-        res["items"][name + "_seconds"] = round(time.time() - t0, 2)
-        print(name, round(time.time() - t0, 2), flush=True)
-        save()
+    item = results.item
 
     rng = np.random.default_rng(0)
 

@@ -23,14 +23,12 @@ Items (each in its own try block, the JSON rewritten after each):
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
 import re
 import statistics
 import sys
-import time
-import traceback
+
+from results_file import ResultsFile, device_info  # tools/device/, beside this file
+
 
 ATTR_MAX_DYN_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 ATTR_NON_PORTABLE_CLUSTER = 14  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
@@ -49,9 +47,8 @@ def main(argv=None) -> int:
     mod = cp.RawModule(path=args.cubin)
     p = cp.cuda.runtime.getDeviceProperties(0)
     sms = p["multiProcessorCount"]
-    res = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "device": {"name": p["name"].decode() if isinstance(p["name"], bytes) else p["name"], "sms": sms,
-                      "clock_khz": p["clockRate"]}, "dyn_shared": args.dyn, "items": {}}
+    results = ResultsFile(args.out, device_info(p), dyn_shared=args.dyn)
+    res = results.res
     out = cp.zeros(3 * 4096, dtype=cp.int64)
     funcs: dict = {}
 
@@ -79,11 +76,6 @@ def main(argv=None) -> int:
             funcs[name] = f
         return f
 
-    def save():
-        with open(args.out + ".tmp", "w") as fh:
-            json.dump(res, fh, indent=1, default=float)
-        os.replace(args.out + ".tmp", args.out)
-
     def launch(name, grid, block, kargs):
         """Per CTA (cycles, smid) of one launch."""
         out.fill(0)
@@ -104,15 +96,7 @@ def main(argv=None) -> int:
             distinct &= len(set(s[k:k + cl].tolist())) == cl
         return statistics.median(vals), bool(distinct)
 
-    def item(name, fn):
-        t0 = time.time()
-        try:
-            res["items"][name] = fn()
-        except Exception:
-            res["items"][name] = {"error": traceback.format_exc()[-1500:]}
-        res["items"][name + "_seconds"] = round(time.time() - t0, 2)
-        print(name, round(time.time() - t0, 2), flush=True)
-        save()
+    item = results.item
 
     def guarded(rows, row, fn):
         try:
