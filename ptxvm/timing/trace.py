@@ -210,6 +210,8 @@ def sector_byte_masks(addr: np.ndarray, act: np.ndarray, size: int, c) -> np.nda
     if size >= 32:
         return np.full(len(c.sectors), _FULL_SECTOR, np.uint64)
     w, lane = np.nonzero(act)
+    if w.size == 0:  # no lane stores (a guarded store whose guard holds nowhere)
+        return np.zeros(len(c.sectors), np.uint64)
     a = addr[w, lane].astype(np.uint64)
     key = (w.astype(np.uint64) << np.uint64(40)) | (a >> np.uint64(5))
     bits = ((np.uint64(1) << np.uint64(size)) - np.uint64(1)) << (a & np.uint64(31))

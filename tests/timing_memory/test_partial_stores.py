@@ -52,3 +52,5 @@ def test_sector_byte_masks():
     assert masks[c.warp == 0].tolist() == [0xFFFFFFFF] * 4
     assert masks[c.warp == 1].tolist() == [0xF0] * 16
     assert sector_byte_masks(addr, act, 32, c).tolist() == [0xFFFFFFFF] * len(c.sectors)
+    none = np.zeros((2, 32), bool)  # a store whose guard holds in no lane
+    assert len(sector_byte_masks(addr, none, 4, coalesce(addr, none, 4))) == 0
