@@ -101,6 +101,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         stats.jit_seconds += warm_seconds
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
+        stats.in_process_cpu = sum(r.cpu_seconds for r in results if r.in_process)
         return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))
     except BaseException:
         launch._discard()
