@@ -55,8 +55,9 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
             pipes.append((recv, send))
         if method == "fork":  # shard 0 runs here (below; its results need no pipe), the others in a tree of forked workers
             pipes.insert(0, None)
+            before = warmth.snapshot(launch.module.program)  # once here, not in every worker
             tree = fork_tree(len(shards) - 1,
-                             lambda i, others: _forked(launch, i + 1, shards[i + 1], pipes[i + 1][1], limit, others),
+                             lambda i, others: _forked(launch, i + 1, shards[i + 1], pipes[i + 1][1], limit, before, others),
                              [c for pair in pipes[1:] for c in pair])
         else:
             from multiprocessing import shared_memory
@@ -184,13 +185,12 @@ def fork_tree(n: int, work, inherited=()) -> ForkTree:
         os._exit(status)
 
 
-def _forked(launch, index, positions, conn, limit, inherited=()) -> None:
+def _forked(launch, index, positions, conn, limit, before, inherited=()) -> None:
     for c in inherited:
         if c is not conn:
             c.close()
     try:
         launch.device.budget.limit = limit
-        before = warmth.snapshot(launch.module.program)
         # written in place: the pages a worker stores to become its own (copy-on-write)
         result = run_shard(launch, index, positions, launch.device.memory.arena, copy=False, views=RAW_PIPES)
         result.learned = warmth.learned(launch.module.program, before)
