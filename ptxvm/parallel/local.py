@@ -21,7 +21,8 @@ from multiprocessing.connection import wait
 import numpy as np
 
 from . import warmth
-from .shard import ShardResult, run_shard, run_shard_here
+from .in_place import run_shard_here
+from .shard import ShardResult, run_shard
 
 F_SETPIPE_SZ = 1031  # Linux: a pipe's buffer size (fcntl); 1 MiB moves a write set in fewer, larger reads
 PIPE_BYTES = 1 << 20
@@ -38,8 +39,9 @@ def start_method() -> str:
 
 def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[ShardResult]:
     """Run the shards of `launch` side by side; `on_done(result)` as each one finishes. Forked:
-    shard 0 in this process (shard.run_shard_here: no fork, a warm heap, no pipe), each other
-    one in a forked worker; spawned: each in its own process."""
+    shard 0 in this process, in place (in_place.py: no fork, no pipe, no copy of its write set),
+    each other one in a forked worker; spawned: each in its own process. If this raises, the
+    parent's memory is as the launch began."""
     method = start_method()
     ctx = mp.get_context(method)
     budget = launch.device.budget
@@ -94,6 +96,10 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
         if tree is not None:
             tree.join()
         return [results[i] for i in range(len(shards))]
+    except BaseException:
+        if 0 in results and results[0].undo is not None:
+            results[0].undo()
+        raise
     finally:
         for pair in pipes:
             if pair is not None:

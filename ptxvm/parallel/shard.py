@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -43,7 +43,9 @@ class ShardResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     learned: Optional[bytes] = None  # a forked worker's compiled code and tiering counts, pickled (warmth.py)
-    in_process: bool = False  # run by the parent itself (run_shard_here), side by side with the workers
+    in_process: bool = False  # run by the parent itself (in_place.run_shard_here), side by side with the workers
+    in_place: bool = False  # ... and its stored bytes are in the parent's memory already (`data` views them)
+    undo: Optional[Callable] = None  # while in_place: puts the parent's memory back as the launch began
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}
@@ -134,54 +136,6 @@ class Journal:
                 self.code[offs[clash]] = MIXED
 
 
-class UndoJournal(Journal):
-    """A Journal that also keeps what each 64-byte block held before the shard first wrote to it,
-    for the shard the parent runs in its own memory (local.run_local): `undo()` then puts global
-    memory back as the launch began, for the merge (or for the run in one process a failed or
-    conflicting split launch falls back to). The journal hears of each write before it happens."""
-
-    def __init__(self, arena: np.ndarray):
-        super().__init__(arena.size)
-        self.rows = arena.reshape(-1, BLOCK)
-        self.kept = np.zeros(self.rows.shape[0], bool)  # blocks whose first bytes are kept
-        self.old: list[tuple[object, np.ndarray]] = []  # (slice of blocks or block indices, their bytes)
-
-    def stored(self, offsets: np.ndarray, itemsize: int, count: int) -> None:
-        self._keep(offsets, itemsize * count)
-        super().stored(offsets, itemsize, count)
-
-    def atomic(self, op: str, t: str, offsets: np.ndarray, width: int, values) -> None:
-        self._keep(np.asarray(offsets, dtype=np.int64).reshape(-1), width)
-        super().atomic(op, t, offsets, width, values)
-
-    def _keep(self, offsets: np.ndarray, span: int) -> None:
-        if not offsets.size:
-            return
-        offs = np.asarray(offsets).astype(np.int64, copy=False)
-        lo, hi = int(offs.min()) // BLOCK, (int(offs.max()) + span - 1) // BLOCK + 1
-        if hi - lo <= 2 * offs.size:  # a dense range of blocks (coalesced stores): one slice
-            fresh = ~self.kept[lo:hi]
-            if fresh.all():
-                self.old.append((slice(lo, hi), self.rows[lo:hi].copy()))
-                self.kept[lo:hi] = True
-                return
-        steps = (span - 1) // BLOCK + 2  # the blocks one access of `span` bytes may touch
-        blocks = offs[:, None] // BLOCK + np.arange(steps)[None, :]
-        blocks = blocks[blocks <= (offs[:, None] + span - 1) // BLOCK]
-        blocks = np.unique(blocks)
-        blocks = blocks[~self.kept[blocks]]
-        if blocks.size:
-            self.old.append((blocks, self.rows[blocks]))
-            self.kept[blocks] = True
-
-    def undo(self) -> None:
-        """Every block written back to what it held before the shard ran."""
-        for where, old in self.old:
-            self.rows[where] = old
-        self.old.clear()
-        self.kept[:] = False
-
-
 def _mark(dirty: np.ndarray, offsets: np.ndarray, span: int) -> None:
     """Mark the regions that accesses of `span` bytes at `offsets` touch (an access may straddle two)."""
     offs = np.asarray(offsets).astype(np.int64, copy=False)
@@ -230,30 +184,6 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
         mem.journal = None
     out.seconds = time.perf_counter() - t0
     out.cpu_seconds = time.process_time() - c0
-    return out
-
-
-def run_shard_here(launch, index: int, positions: tuple[int, int], limit: int) -> ShardResult:
-    """Run a shard in this process, in its own global memory, side by side with the workers
-    (forked before it began, they see the memory as the launch began): the write set is taken as
-    a worker's is, then every block it wrote is put back (UndoJournal), so the merge, or the run
-    in one process a failed launch falls back to, starts from the memory as the launch began.
-    This shard needs no fork, no copy-on-write faults on a fresh heap and no pipe. `limit`: the
-    device budget's limit while it runs (each worker's share). An interrupt (^C) is raised, with
-    the memory put back; any other failure is the result's `error`, as in a worker."""
-    mem = launch.device.memory
-    arena, budget = mem.arena, launch.device.budget
-    saved = launch.only_ctas, launch.progress, budget.limit
-    journal = UndoJournal(arena)
-    try:
-        budget.limit = limit
-        out = run_shard(launch, index, positions, arena, copy=False, journal=journal,
-                        passed_on=(KeyboardInterrupt, SystemExit))
-    finally:
-        mem.arena = arena
-        journal.undo()
-        launch.only_ctas, launch.progress, budget.limit = saved
-    out.in_process = True
     return out
 
 

@@ -1,7 +1,7 @@
-"""The shard a forked launch runs in the parent itself (shard.run_shard_here), side by side with
-its workers: it writes the parent's own global memory and keeps what each block held before
-(shard.UndoJournal), so the merge, and the run in one process a failed launch falls back to,
-start from memory as the launch began."""
+"""The shard a forked launch runs in the parent itself (parallel/in_place.py), side by side with
+its workers: it writes the parent's own global memory in place and keeps what each block held
+before (UndoJournal), so a run in one process after a failure, a conflict or an interrupt, and
+the merge of atomics, start from memory as the launch began."""
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.parallel import shard
-from ptxvm.parallel.shard import BLOCK, REGION_SHIFT, Journal, ShardResult, UndoJournal, _write_set
+from ptxvm.parallel import in_place, shard
+from ptxvm.parallel.in_place import Scratch, UndoJournal
+from ptxvm.parallel.shard import REGION_SHIFT, Journal, ShardResult, _write_set
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 forking = pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="the parent runs a shard only with forked workers")
@@ -144,3 +145,20 @@ def test_the_parent_runs_shard_zero_and_counts_its_cpu():
         assert st.workers == workers and len(st.worker_cpu) == workers
         assert 0.0 < st.in_process_cpu <= st.worker_cpu[0] + 1e-9
         assert c.tobytes() == (a + b).tobytes()
+
+
+def test_scratch_is_reused_grows_and_lets_large_requests_go(monkeypatch):
+    Scratch.reset()
+    a = Scratch.take(1000)
+    a[:] = 1
+    b = Scratch.take(5000)
+    assert not np.shares_memory(a, b)  # one launch's arrays do not overlap
+    Scratch.reset()
+    c = Scratch.take(1000)
+    assert np.shares_memory(a, c)  # the next launch reuses the same pages
+    big = Scratch.take(3 << 20)  # more than the mapping holds: a larger one; earlier arrays stay valid
+    big[:] = 2
+    assert (a == 1).all() and big.size == 3 << 20
+    monkeypatch.setattr(in_place, "SCRATCH_KEPT", 1 << 20)
+    huge = Scratch.take(64 << 20)  # beyond what is kept: ordinary memory
+    assert huge.size == 64 << 20 and not np.shares_memory(huge, big)
