@@ -122,13 +122,19 @@ def run_shard_here(launch, index: int, positions: tuple[int, int], limit: int) -
         if out is None or out.error is not None:
             journal.undo()
     out.in_process = True
-    if out.atom_offsets.size:  # the merge needs the values atomics began from: copy out, put back
-        out.data = np.concatenate(out.parts) if out.parts else out.data
-        out.parts = None
-        journal.undo()
+    if out.error is not None:
         return out
-    if out.parts is not None:  # the stored bytes stay where they are
-        out.data = out.parts[0] if len(out.parts) == 1 else np.concatenate(out.parts)
-        out.parts = None
+    try:
+        if out.atom_offsets.size:  # the merge needs the values atomics began from: copy out, put back
+            out.data = np.concatenate(out.parts) if out.parts else out.data
+            out.parts = None
+            journal.undo()
+            return out
+        if out.parts is not None:  # the stored bytes stay where they are
+            out.data = out.parts[0] if len(out.parts) == 1 else np.concatenate(out.parts)
+            out.parts = None
+    except BaseException:
+        journal.undo()
+        raise
     out.in_place, out.undo = True, journal.undo
     return out
