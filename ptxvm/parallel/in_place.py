@@ -18,6 +18,7 @@ next launch, up to SCRATCH_KEPT bytes."""
 from __future__ import annotations
 
 import mmap
+import os
 from typing import Optional
 
 import numpy as np
@@ -31,6 +32,7 @@ class Scratch:
     """Bump allocation of byte arrays from one anonymous MAP_SHARED mapping, reset per launch."""
 
     _map: Optional[mmap.mmap] = None  # kept across launches (its pages stay mapped: no faults next time)
+    _owner = 0  # the process that made it: a process forked from it (by the application) makes its own
     _used = 0
 
     @classmethod
@@ -40,6 +42,8 @@ class Scratch:
     @classmethod
     def take(cls, nbytes: int) -> np.ndarray:
         """A fresh uint8 array of `nbytes` (valid until the next reset)."""
+        if cls._owner != os.getpid():  # a shared mapping inherited through fork is the other process's too
+            cls._map, cls._owner, cls._used = None, os.getpid(), 0
         if cls._map is None or cls._used + nbytes > len(cls._map):
             need = max(cls._used + nbytes, 2 * (len(cls._map) if cls._map is not None else 0), 1 << 20)
             if need > SCRATCH_KEPT or not hasattr(mmap, "MAP_SHARED"):
@@ -98,7 +102,7 @@ class UndoJournal(Journal):
         for where, old in self.old:
             self.rows[where] = old
         self.old.clear()
-        self.kept[:] = False
+        self.kept = np.zeros(self.kept.size, bool)  # fresh (untouched pages cost nothing)
 
 
 def run_shard_here(launch, index: int, positions: tuple[int, int], limit: int) -> ShardResult:

@@ -162,3 +162,25 @@ def test_scratch_is_reused_grows_and_lets_large_requests_go(monkeypatch):
     monkeypatch.setattr(in_place, "SCRATCH_KEPT", 1 << 20)
     huge = Scratch.take(64 << 20)  # beyond what is kept: ordinary memory
     assert huge.size == 64 << 20 and not np.shares_memory(huge, big)
+
+
+@forking
+def test_a_forked_process_makes_its_own_scratch():
+    """The scratch mapping is shared memory: a process the application forks must not write the
+    pages its parent keeps bytes in."""
+    Scratch.reset()
+    mine = Scratch.take(4096)
+    mine[:] = 7
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            Scratch.reset()
+            theirs = Scratch.take(4096)
+            theirs[:] = 9
+            code = 0 if not np.shares_memory(mine, theirs) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert (mine == 7).all()
