@@ -66,6 +66,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         raise LaunchError(f"on_race must be 'warn' or 'error', got {on_race!r}")
     if workers is not None and (not isinstance(workers, (int, np.integer)) or workers < 1):
         raise LaunchError(f"workers must be a positive int, got {workers!r}")
+    results = []
     try:
         shards, reason = _plan(launch, workers, executor)
         if not shards:
@@ -92,19 +93,33 @@ def run(launch, workers=None, executor=None, on_race=None):
             results = run_local(launch, shards, on_done)
             warm_seconds = warmth.adopt(launch.module.program, results)  # what workers compiled: once, here
         failed = [r for r in results if r.error is not None]
+        conflict = None if failed else merge(launch.device.memory.arena, results)
+        if failed or conflict is not None:
+            _undo(results)  # memory as the launch began, for the run in one process
         if failed:
             return _serial(launch, start, f"a worker failed ({failed[0].error}); the launch ran again in one process")
-        conflict = merge(launch.device.memory.arena, results)
         if conflict is not None:
             return _after_conflict(launch, start, conflict, shards, on_race)
         stats = _sum_stats([r.stats for r in results])
         stats.jit_seconds += warm_seconds
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
+        stats.in_process_cpu = sum(r.cpu_seconds for r in results if r.in_process)
+        for r in results:
+            r.undo = None  # merged: nothing to put back any more
         return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))
     except BaseException:
+        _undo(results)
         launch._discard()
         raise
+
+
+def _undo(results) -> None:
+    """Put back what a shard run here in place stored (memory as the launch began), once."""
+    for r in results:
+        if r.undo is not None:
+            undo, r.undo = r.undo, None
+            undo()
 
 
 def _plan(launch, workers, executor):

@@ -21,6 +21,7 @@ from multiprocessing.connection import wait
 import numpy as np
 
 from . import warmth
+from .in_place import run_shard_here
 from .shard import ShardResult, run_shard
 
 F_SETPIPE_SZ = 1031  # Linux: a pipe's buffer size (fcntl); 1 MiB moves a write set in fewer, larger reads
@@ -37,7 +38,10 @@ def start_method() -> str:
 
 
 def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[ShardResult]:
-    """Run each shard of `launch` in its own process; `on_done(result)` as each one finishes."""
+    """Run the shards of `launch` side by side; `on_done(result)` as each one finishes. Forked:
+    shard 0 in this process, in place (in_place.py: no fork, no pipe, no copy of its write set),
+    each other one in a forked worker; spawned: each in its own process. If this raises, the
+    parent's memory is as the launch began."""
     method = start_method()
     ctx = mp.get_context(method)
     budget = launch.device.budget
@@ -45,14 +49,18 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
     limit = budget.limit - budget.free + share
     shm = None
     procs, pipes, tree = [], [], None
+    results: dict[int, ShardResult] = {}
     try:
-        for _ in shards:
+        for _ in shards[1:] if method == "fork" else shards:
             recv, send = ctx.Pipe(duplex=False)
             _widen(recv)
             pipes.append((recv, send))
-        if method == "fork":
-            tree = fork_tree(len(shards), lambda i, others: _forked(launch, i, shards[i], pipes[i][1], limit, others),
-                             [c for pair in pipes for c in pair])
+        if method == "fork":  # shard 0 runs here (below; its results need no pipe), the others in a tree of forked workers
+            pipes.insert(0, None)
+            before = warmth.snapshot(launch.module.program)  # once here, not in every worker
+            tree = fork_tree(len(shards) - 1,
+                             lambda i, others: _forked(launch, i + 1, shards[i + 1], pipes[i + 1][1], limit, before, others),
+                             [c for pair in pipes[1:] for c in pair])
         else:
             from multiprocessing import shared_memory
 
@@ -67,10 +75,14 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
                                 daemon=True)
                 p.start()
                 procs.append(p)
-        for _, send in pipes:
-            send.close()
-        results: dict[int, ShardResult] = {}
-        pending = {recv: i for i, (recv, _) in enumerate(pipes)}
+        for pair in pipes:
+            if pair is not None:
+                pair[1].close()
+        if method == "fork":
+            results[0] = run_shard_here(launch, 0, shards[0], limit)
+            if on_done is not None:
+                on_done(results[0])
+        pending = {pair[0]: i for i, pair in enumerate(pipes) if pair is not None}
         while pending:
             for conn in wait(list(pending)):
                 i = pending.pop(conn)
@@ -84,10 +96,15 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
         if tree is not None:
             tree.join()
         return [results[i] for i in range(len(shards))]
+    except BaseException:
+        if 0 in results and results[0].undo is not None:
+            results[0].undo()
+        raise
     finally:
-        for recv, send in pipes:
-            recv.close()
-            send.close()
+        for pair in pipes:
+            if pair is not None:
+                pair[0].close()
+                pair[1].close()
         if tree is not None:
             tree.stop()
         for p in procs:
@@ -174,13 +191,12 @@ def fork_tree(n: int, work, inherited=()) -> ForkTree:
         os._exit(status)
 
 
-def _forked(launch, index, positions, conn, limit, inherited=()) -> None:
+def _forked(launch, index, positions, conn, limit, before, inherited=()) -> None:
     for c in inherited:
         if c is not conn:
             c.close()
     try:
         launch.device.budget.limit = limit
-        before = warmth.snapshot(launch.module.program)
         # written in place: the pages a worker stores to become its own (copy-on-write)
         result = run_shard(launch, index, positions, launch.device.memory.arena, copy=False, views=RAW_PIPES)
         result.learned = warmth.learned(launch.module.program, before)

@@ -29,8 +29,9 @@ class Conflict:
 
 
 def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
-    """Apply every shard's writes to `arena` (the memory as the launch began) and return None, or
-    return the first conflict and leave `arena` as it was."""
+    """Apply every shard's writes to `arena` (the memory as the launch began, but for the stores
+    of a shard run there in place, `ShardResult.in_place`) and return None, or return the first
+    conflict and leave `arena` as it was."""
     conflict = _plain_conflict(results)
     if conflict is not None:
         return conflict
@@ -39,7 +40,7 @@ def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
         return atomics
     view = arena.reshape(-1, BLOCK)
     for r in results:
-        if r.blocks.size:
+        if r.blocks.size and not r.in_place:  # a shard the parent ran in place stored its bytes there already
             _apply(view, r.blocks, r.masks, r.data)
     offsets, widths, values = atomics
     for w in np.unique(widths):

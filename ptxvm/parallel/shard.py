@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -43,6 +43,9 @@ class ShardResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     learned: Optional[bytes] = None  # a forked worker's compiled code and tiering counts, pickled (warmth.py)
+    in_process: bool = False  # run by the parent itself (in_place.run_shard_here), side by side with the workers
+    in_place: bool = False  # ... and its stored bytes are in the parent's memory already (`data` views them)
+    undo: Optional[Callable] = None  # while in_place: puts the parent's memory back as the launch began
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}
@@ -151,10 +154,12 @@ def _runs(dirty: np.ndarray, size: int):
 
 
 def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray, copy: bool,
-              views: bool = False) -> ShardResult:
+              views: bool = False, journal: Optional[Journal] = None, passed_on: tuple = ()) -> ShardResult:
     """Run CTAs at launch-order positions [start, stop) of `launch` on `arena` (global memory as
     the launch began; `copy` it first unless it is this process's own) and return what they wrote
-    (`views`: the stored bytes as slices of the arena, `ShardResult.parts`, for local.send)."""
+    (`views`: the stored bytes as slices of the arena, `ShardResult.parts`, for local.send).
+    `journal`: the Journal to note writes with (a fresh one if None); exceptions of the types in
+    `passed_on` are raised, any other is the result's `error`."""
     from ..engine.control import cluster as cluster_ops
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -162,7 +167,7 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     out = ShardResult(index, arena.size)
     try:
         mem.arena = np.array(arena) if copy else arena
-        journal = mem.journal = Journal(arena.size)
+        journal = mem.journal = journal if journal is not None else Journal(arena.size)
         launch.only_ctas = cluster_ops.cta_ids(launch.grid, launch.cluster, positions[0], positions[1])
         launch.progress = None
         stats, printf = launch.execute()
@@ -172,7 +177,11 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
         out.stats = stats
         _write_set(out, mem.arena, journal, views)
     except BaseException as e:  # noqa: BLE001 - any failure: the parent reruns in one process
+        if isinstance(e, passed_on):
+            raise
         out.error = f"{type(e).__name__}: {e}" if str(e) else "".join(traceback.format_exception_only(type(e), e))
+    finally:
+        mem.journal = None
     out.seconds = time.perf_counter() - t0
     out.cpu_seconds = time.process_time() - c0
     return out

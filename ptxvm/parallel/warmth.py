@@ -30,10 +30,19 @@ class Learned:
     blocks: list = field(default_factory=list)  # (pc, more executed, more spent, compiled in the worker)
 
 
+_FOUND: tuple = (None, [])  # (sys.modules' size when the list was made, the list): see _numba_functions
+
+
 def _numba_functions() -> list:
-    """(module, attribute, dispatcher) of each Numba function at the top level of ptxvm's modules."""
+    """(module, attribute, dispatcher) of each Numba function at the top level of ptxvm's modules.
+    Looking through every module's attributes takes milliseconds, paid twice by every worker of
+    every launch; the list is kept until a module is imported (Numba functions are made at import),
+    and a forked worker inherits it."""
+    global _FOUND
     if "numba" not in sys.modules:
         return []
+    if _FOUND[0] == len(sys.modules):
+        return _FOUND[1]
     from numba.core.dispatcher import Dispatcher
 
     out = []
@@ -43,6 +52,7 @@ def _numba_functions() -> list:
         for attr, obj in list(vars(module).items()):
             if isinstance(obj, Dispatcher):
                 out.append((name, attr, obj))
+    _FOUND = (len(sys.modules), out)
     return out
 
 

@@ -107,12 +107,13 @@ def test_a_worker_killed_mid_launch_falls_back_to_one_process(monkeypatch):
 
 
 def test_a_worker_that_forks_others_and_dies_loses_only_a_rerun(monkeypatch):
-    """The root worker (which forks half the others) raising: its own shard's pipe ends empty,
-    its children still finish, the launch reruns in one process."""
+    """The root worker (shard 1: the parent runs shard 0 itself; the root forks half the other
+    workers) raising: its own shard's pipe ends empty, its children still finish, the launch
+    reruns in one process."""
     def raise_memory_error():
         raise MemoryError("host memory")
 
-    _fail_shard(monkeypatch, 0, raise_memory_error)
+    _fail_shard(monkeypatch, 1, raise_memory_error)
     _reruns_in_one_process(6, "ended before sending")
 
 

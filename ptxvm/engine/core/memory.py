@@ -100,7 +100,8 @@ class GlobalMemory:
     `journal` is None, or (while a shard of a launch runs in a worker, ptxvm/parallel) an object
     whose `stored(offsets, itemsize, count)` hears of every store into the arena (every global
     write but atomics goes through `store`) and `atomic(op, type, offsets, width, values)` of every
-    atomic, so the parent can merge the workers' writes and commutative atomics exactly."""
+    atomic, so the parent can merge the workers' writes and commutative atomics exactly. Both are
+    called before the bytes change (the shard the parent runs in its own memory keeps the old ones)."""
 
     journal = None
 
@@ -242,9 +243,9 @@ class GlobalMemory:
 
     def store(self, addr: np.ndarray, values: np.ndarray, dtype: np.dtype, count: int = 1) -> None:
         offsets = self.offsets(addr, dtype.itemsize * count)
-        scatter(self.arena, offsets, values, dtype, count)
-        if self.journal is not None:  # a shard of a parallel launch notes what it wrote
+        if self.journal is not None:  # a shard of a parallel launch notes what it writes (before: it may keep the old bytes)
             self.journal.stored(offsets, dtype.itemsize, count)
+        scatter(self.arena, offsets, values, dtype, count)
 
 
 def host_refused(nbytes: int, what: str):
