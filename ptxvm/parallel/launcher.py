@@ -86,11 +86,16 @@ def run(launch, workers=None, executor=None, on_race=None):
             results = run_ray(launch, shards, on_done)
         else:
             from .. import jit
-            from .local import run_local
+            from . import pool
+            from .local import run_local, start_method
 
-            if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
-                launch.module.program.prepare_fused()
-            results = run_local(launch, shards, on_done)
+            if pool.enabled() and start_method() == "fork":
+                results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done)
+            else:
+                pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
+                if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
+                    launch.module.program.prepare_fused()
+                results = run_local(launch, shards, on_done)
             warm_seconds = warmth.adopt(launch.module.program, results)  # what workers compiled: once, here
         failed = [r for r in results if r.error is not None]
         conflict = None if failed else merge(launch.device.memory.arena, results)
@@ -112,6 +117,12 @@ def run(launch, workers=None, executor=None, on_race=None):
         _undo(results)
         launch._discard()
         raise
+
+
+def _worker_limit(launch, n: int) -> int:
+    """The device budget's limit for each of `n` shards: what is used, plus its share of what is free."""
+    budget = launch.device.budget
+    return budget.limit - budget.free + max(0, budget.free) // max(1, n)
 
 
 def _undo(results) -> None:
@@ -186,9 +197,11 @@ def _touches(r, lo: int, hi: int) -> bool:
 
 
 def _spawning() -> bool:
+    """Whether local workers get the launch as an image (spawned, or the pool's), not by forking."""
+    from . import pool
     from .local import start_method
 
-    return start_method() == "spawn"
+    return start_method() == "spawn" or pool.enabled()
 
 
 def _serial(launch, start, reason, hooks=None):

@@ -1,0 +1,355 @@
+"""A persistent pool of forked workers for split launches (PTXVM_POOL=1; Linux).
+
+The fork-per-launch executor (local.py) pays for each fork on both sides: every private page
+either process writes afterwards costs a copy-on-write fault (~2.4 us per 4 KiB here), the
+workers' wave arrays and NumPy temporaries included. The pool's workers are forked once, at the
+first split launch that needs them, and serve launch after launch, so their heaps stay their own
+and the parent does not fork at all.
+
+* Global memory: a device whose launches the pool runs keeps its arena in a `memfd` mapped
+  MAP_SHARED (`share`: copied there once, and again only if the arena grows). Per launch each
+  worker, and the parent for its own shard, maps that file MAP_PRIVATE: it reads the launch's
+  memory without a copy and its stores stay private (copy-on-write), so the arena itself is
+  untouched until the merge, exactly as a forked worker's view is.
+* The launch travels as a `LaunchImage` (image.py, as for spawned workers and Ray tasks); each
+  worker lowers a program once and keeps it for the next launch of it.
+* Results come back as from forked workers (local.send/receive) and merge the same way.
+* A worker that fails to answer (killed, out of memory) or a launch interrupted in the parent
+  discards the whole pool (its workers are killed and reaped) and the launch runs again in one
+  process; the next split launch starts a fresh pool. The pool is shut down at exit, workers die
+  with the parent (PR_SET_PDEATHSIG), and a process forked from one that holds a pool forgets
+  it (and takes a private copy of any shared arena, which is its parent's memory)."""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import mmap
+import os
+import pickle
+import signal
+import socket
+import time
+import weakref
+from multiprocessing.connection import Connection, wait
+
+import numpy as np
+
+from .shard import ShardResult, run_shard
+
+PR_SET_PDEATHSIG = 1
+
+
+def enabled() -> bool:
+    """PTXVM_POOL=1 (or 0); the pool needs Linux (memfd, fork, fd passing)."""
+    env = os.environ.get("PTXVM_POOL", "").strip().lower()
+    on = env in ("1", "true", "yes", "on")
+    return on and hasattr(os, "memfd_create") and hasattr(socket, "send_fds") and hasattr(os, "fork")
+
+
+# ---------------------------------------------------------------- global memory in a memfd
+
+_SHARED: "weakref.WeakSet" = weakref.WeakSet()  # GlobalMemory objects whose arena is a shared memfd mapping
+
+
+class SharedArena:
+    """One GlobalMemory's arena as a memfd, mapped MAP_SHARED here."""
+
+    def __init__(self, size: int):
+        self.fd = os.memfd_create("ptxvm-arena", getattr(os, "MFD_CLOEXEC", 1))
+        os.ftruncate(self.fd, size)
+        self.size = size
+        self.map = mmap.mmap(self.fd, size, flags=mmap.MAP_SHARED)
+        self.array = np.frombuffer(self.map, np.uint8)
+        self.owner = os.getpid()
+        self._finalizer = weakref.finalize(self, os.close, self.fd)
+
+    def private_view(self) -> np.ndarray:
+        """The file mapped MAP_PRIVATE: its bytes now, stores private (copy-on-write)."""
+        return private_view(self.fd, self.size)
+
+
+def private_view(fd: int, size: int) -> np.ndarray:
+    """The memfd `fd` mapped MAP_PRIVATE: the launch's bytes, read without a copy (a fault per
+    16 pages read); a store copies its page. (Mapping every page up front, MADV_POPULATE_READ,
+    cost more than the faults it saved: 24 ms for the vector add's 256 MB against the ~8 ms of
+    read faults of the half a shard reads.)"""
+    m = mmap.mmap(fd, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    return np.frombuffer(m, np.uint8)
+
+
+def share(mem) -> SharedArena:
+    """Make `mem`'s arena a shared memfd mapping (a copy, once; again after the arena grew)."""
+    shared = getattr(mem, "_pool_arena", None)
+    if shared is not None and shared.owner == os.getpid() and mem.arena is shared.array:
+        return shared
+    shared = SharedArena(mem.arena.size)
+    top = min(mem.arena.size, mem.top + 4096)
+    shared.array[:top] = mem.arena[:top]  # the rest is zero, as the arena's is past `top`... and guard
+    if top < mem.arena.size and mem.arena[top:].any():
+        shared.array[top:] = mem.arena[top:]
+    mem.arena = shared.array
+    mem._pool_arena = shared
+    _SHARED.add(mem)
+    return shared
+
+
+def unshare(mem) -> None:
+    """Give `mem` a private arena again (a copy) if the pool shared it: before forking workers
+    that inherit memory (local.fork_tree), which must not see the parent's shard write it."""
+    shared = getattr(mem, "_pool_arena", None)
+    if shared is not None and mem.arena is shared.array:
+        mem.arena = np.array(shared.array)
+    mem._pool_arena = None
+    _SHARED.discard(mem)
+
+
+def _unshare_in_child() -> None:
+    """After fork, in the child: a shared arena is the parent's memory too; take a private copy
+    (or, in a pool worker, which never uses the parent's devices, drop it)."""
+    for mem in list(_SHARED):
+        shared = getattr(mem, "_pool_arena", None)
+        if shared is None or mem.arena is not shared.array:
+            continue
+        mem.arena = np.zeros(0, np.uint8) if _forking_worker else np.array(shared.array)
+        mem._pool_arena = None
+    _SHARED.clear()
+
+
+# ---------------------------------------------------------------- the pool
+
+class _Worker:
+    def __init__(self, pid: int, sock: socket.socket, conn: Connection):
+        self.pid, self.sock, self.conn = pid, sock, conn
+
+
+class Pool:
+    def __init__(self):
+        self.workers: list[_Worker] = []
+        self.owner = os.getpid()
+
+    def grow(self, n: int) -> None:
+        while len(self.workers) < n:
+            self.workers.append(_start_worker(self))
+
+    def pids(self) -> list[int]:
+        return [w.pid for w in self.workers]
+
+    def close(self, kill: bool = False) -> None:
+        """Stop every worker (closing its socket ends its loop; SIGKILL if `kill` or it lingers) and reap it."""
+        workers, self.workers = self.workers, []
+        for w in workers:
+            if kill:
+                _kill(w.pid)
+            for c in (w.conn, w.sock):
+                try:
+                    c.close()
+                except OSError:
+                    pass
+        deadline = time.monotonic() + 2.0
+        for w in workers:
+            while True:
+                try:
+                    pid, _ = os.waitpid(w.pid, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    _kill(w.pid)
+                    try:
+                        os.waitpid(w.pid, 0)
+                    except ChildProcessError:
+                        pass
+                    break
+                time.sleep(0.002)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+_POOL: "Pool | None" = None
+_forking_worker = False
+
+
+def current() -> "Pool | None":
+    return _POOL if _POOL is not None and _POOL.owner == os.getpid() else None
+
+
+def get(n: int) -> Pool:
+    """The pool, with at least `n` workers (started now if need be)."""
+    global _POOL
+    if current() is None:
+        _POOL = Pool()
+    _POOL.grow(n)
+    return _POOL
+
+
+def shutdown(kill: bool = False) -> None:
+    """Stop the pool's workers (at exit; after a failure, `kill`)."""
+    global _POOL
+    pool = current()
+    _POOL = None
+    if pool is not None:
+        pool.close(kill)
+
+
+def _forget_in_child() -> None:
+    """After fork, in the child: the pool is the parent's; close our copies of its sockets."""
+    global _POOL
+    pool, _POOL = _POOL, None
+    if pool is not None:
+        for w in pool.workers:
+            for c in (w.conn, w.sock):
+                try:
+                    c.close()
+                except OSError:
+                    pass
+    _unshare_in_child()
+
+
+atexit.register(shutdown)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def _start_worker(pool: Pool) -> _Worker:
+    global _forking_worker
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    for s in (ours, theirs):
+        for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+            try:
+                s.setsockopt(socket.SOL_SOCKET, opt, 1 << 20)
+            except OSError:
+                pass
+    parent = os.getpid()
+    _forking_worker = True
+    try:
+        pid = os.fork()
+    finally:
+        _forking_worker = False
+    if pid == 0:  # the worker: never returns
+        status = 1
+        try:
+            ours.close()
+            _die_with(parent)
+            _serve(theirs, Connection(os.dup(theirs.fileno())))
+            status = 0
+        except BaseException:  # noqa: BLE001 - the parent sees the socket close and reruns in one process
+            pass
+        finally:
+            os._exit(status)
+    theirs.close()
+    return _Worker(pid, ours, Connection(os.dup(ours.fileno())))
+
+
+def _die_with(parent: int) -> None:
+    """Be killed if the parent dies (Linux), so a worker is never left behind."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is the parent's to handle (it kills the pool)
+
+
+def _serve(sock: socket.socket, conn: Connection) -> None:
+    """A worker's loop: a launch's memfd (passed as a descriptor), then the job; run the shard,
+    send its result; until the parent closes the socket."""
+    from .. import jit
+    from . import local
+    from .image import rebuild
+
+    while True:
+        msg, fds, _, _ = socket.recv_fds(sock, 1, 1)
+        if not msg:
+            return
+        image, index, positions, size, limit, local.RAW_PIPES = pickle.loads(conn.recv_bytes())  # as the parent reads
+        c0 = time.process_time()
+        try:
+            arena = private_view(fds[0], size)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        try:
+            with jit.override(image.jit):
+                _, launch = rebuild(image)
+                launch.device.budget.limit = limit
+                result = run_shard(launch, index, positions, arena, copy=False, views=True)
+            launch.device.memory.arena = np.zeros(0, np.uint8)  # the mapping goes with this launch
+        except Exception as e:  # noqa: BLE001 - the parent reruns in one process
+            result = ShardResult(index, error=f"{type(e).__name__}: {e}")
+        result.cpu_seconds = time.process_time() - c0
+        local.send(conn, result)
+        del result, arena  # the mapping goes with its last view
+
+
+# ---------------------------------------------------------------- a launch on the pool
+
+def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) -> list[ShardResult]:
+    """Run the shards of `launch` side by side: shard 0 in this process (on a private mapping of
+    the shared arena), the others on the pool's workers. Memory is untouched until the merge.
+    A worker that does not answer: its result is an error and the pool is discarded."""
+    from . import local
+    from .image import image_of
+
+    mem = launch.device.memory
+    shared = share(mem)
+    job_image = image_of(launch)
+    pool = get(len(shards) - 1)
+    workers = pool.workers[: len(shards) - 1]
+    results: dict[int, ShardResult] = {}
+    ok = False  # becomes True once every worker answered: the pool may serve the next launch
+    try:
+        pending, gone = {}, False
+        for i, w in enumerate(workers, start=1):
+            try:
+                socket.send_fds(w.sock, [b"L"], [shared.fd])
+                w.conn.send_bytes(pickle.dumps((job_image, i, shards[i], shared.size, limit, local.RAW_PIPES),
+                                               protocol=pickle.HIGHEST_PROTOCOL))
+                pending[w.conn] = i
+            except OSError:
+                results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
+                gone = True
+        results[0] = _run_here(launch, shards[0], shared, limit)
+        if on_done is not None:
+            on_done(results[0])
+        while pending:
+            for conn in wait(list(pending)):
+                i = pending.pop(conn)
+                try:
+                    r = local.receive(conn)
+                except (EOFError, OSError):  # the worker died (killed, out of memory)
+                    r = ShardResult(i, error="a pool worker ended before sending its results")
+                    gone = True
+                results[i] = r
+                if on_done is not None:
+                    on_done(r)
+        ok = not gone
+        return [results[i] for i in range(len(shards))]
+    finally:
+        if not ok:  # a worker failed, or this launch was interrupted: no pool state can be trusted
+            shutdown(kill=True)
+
+
+def _run_here(launch, positions, shared: SharedArena, limit: int) -> ShardResult:
+    mem, budget = launch.device.memory, launch.device.budget
+    saved = launch.only_ctas, launch.progress, budget.limit
+    private = shared.private_view()
+    try:
+        budget.limit = limit
+        out = run_shard(launch, 0, positions, private, copy=False, views=True,
+                        passed_on=(KeyboardInterrupt, SystemExit))
+    finally:
+        mem.arena = shared.array
+        launch.only_ctas, launch.progress, budget.limit = saved
+    out.in_process = True
+    if out.parts is not None:
+        out.data = out.parts[0] if len(out.parts) == 1 else np.concatenate(out.parts)
+        out.parts = None
+    return out
