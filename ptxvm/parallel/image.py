@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,13 +41,32 @@ def image_of(launch) -> LaunchImage:
     module = launch.module
     mem = launch.device.memory
     bases = module.variable_bases()
-    key = hashlib.sha256(pickle.dumps((module.ast, module.file, module.contract, bases))).hexdigest()
+    key = program_key(module, bases)
     const = module.const_image if module.const_image is not None else module.program.const_image
     return LaunchImage(key, module.ast, module.file, module.contract, bases,
                        [(a.base, a.size, a.label) for a in mem.allocations()], mem.top,
                        np.asarray(const).tobytes(), launch.info.name, launch.grid, launch.block,
                        launch.cluster if launch.explicit_cluster else None, launch.shared_dynamic, launch.kparams,
                        jit.enabled())
+
+
+_KEYS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # module -> (bases, key): digested once
+
+
+def program_key(module, bases) -> str:
+    """The digest of a module's program part (pickling a large syntax tree costs ~10 ms: once per module)."""
+    try:
+        known = _KEYS.get(module)
+    except TypeError:  # not weakly referable
+        known = None
+    if known is not None and known[0] == bases:
+        return known[1]
+    key = hashlib.sha256(pickle.dumps((module.ast, module.file, module.contract, bases))).hexdigest()
+    try:
+        _KEYS[module] = (bases, key)
+    except TypeError:
+        pass
+    return key
 
 
 _PROGRAMS: dict = {}  # key -> (device, module), one per program per worker process
@@ -61,6 +81,8 @@ def rebuild(image: LaunchImage):
 
     entry = _PROGRAMS.get(image.key)
     if entry is None:
+        if image.tree is None:
+            raise RuntimeError("the launch image came without its program, which this worker does not hold")
         device = Device()
         _restore_allocations(device.memory, image, Allocation)
         module = Module(image.tree, device=device, contract=image.contract, placed=image.bases)

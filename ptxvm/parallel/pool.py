@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import dataclasses
 import mmap
 import os
 import pickle
@@ -120,6 +121,7 @@ def _unshare_in_child() -> None:
 class _Worker:
     def __init__(self, pid: int, sock: socket.socket, conn: Connection):
         self.pid, self.sock, self.conn = pid, sock, conn
+        self.program = None  # the key of the program it holds lowered (image.rebuild keeps one)
 
 
 class Pool:
@@ -269,7 +271,8 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
         msg, fds, _, _ = socket.recv_fds(sock, 1, 1)
         if not msg:
             return
-        image, index, positions, size, limit, local.RAW_PIPES = pickle.loads(conn.recv_bytes())  # as the parent reads
+        image = pickle.loads(conn.recv_bytes())  # its syntax tree None when this worker holds the program
+        index, positions, size, limit, local.RAW_PIPES = conn.recv()  # RAW_PIPES: as the parent reads
         c0 = time.process_time()
         try:
             arena = private_view(fds[0], size)
@@ -303,6 +306,17 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
     job_image = image_of(launch)
     pool = get(len(shards) - 1)
     workers = pool.workers[: len(shards) - 1]
+    # the image pickled once per launch: in full for a worker that lacks the program, else without its syntax tree
+    pickled: dict = {}
+
+    def image_for(w: _Worker) -> bytes:
+        light = w.program == job_image.key
+        if light not in pickled:
+            pickled[light] = pickle.dumps(dataclasses.replace(job_image, tree=None) if light else job_image,
+                                          protocol=pickle.HIGHEST_PROTOCOL)
+        w.program = job_image.key
+        return pickled[light]
+
     results: dict[int, ShardResult] = {}
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
     try:
@@ -310,8 +324,8 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
         for i, w in enumerate(workers, start=1):
             try:
                 socket.send_fds(w.sock, [b"L"], [shared.fd])
-                w.conn.send_bytes(pickle.dumps((job_image, i, shards[i], shared.size, limit, local.RAW_PIPES),
-                                               protocol=pickle.HIGHEST_PROTOCOL))
+                w.conn.send_bytes(image_for(w))
+                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES))
                 pending[w.conn] = i
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
@@ -328,6 +342,8 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
                     r = ShardResult(i, error="a pool worker ended before sending its results")
                     gone = True
                 results[i] = r
+                if r.error is not None:  # it may not hold the program any more: send it whole next time
+                    workers[i - 1].program = None
                 if on_done is not None:
                     on_done(r)
         ok = not gone
