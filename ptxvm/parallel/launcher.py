@@ -89,7 +89,7 @@ def run(launch, workers=None, executor=None, on_race=None):
             from . import pool
             from .local import run_local, start_method
 
-            if pool.enabled() and start_method() == "fork":
+            if _pooled(launch):
                 results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done)
             else:
                 pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
@@ -197,11 +197,20 @@ def _touches(r, lo: int, hi: int) -> bool:
 
 
 def _spawning() -> bool:
-    """Whether local workers get the launch as an image (spawned, or the pool's), not by forking."""
+    """Whether local workers get the launch as an image (spawned), not by forking."""
+    from .local import start_method
+
+    return start_method() == "spawn"
+
+
+def _pooled(launch) -> bool:
+    """Whether the persistent pool runs this launch: enabled, forking available, and no texture or
+    surface objects (they live in this process's device registry, which the pool's workers, forked
+    before the objects were made, lack: such launches are forked per launch instead)."""
     from . import pool
     from .local import start_method
 
-    return start_method() == "spawn" or pool.enabled()
+    return pool.enabled() and start_method() == "fork" and not analysis.facts(launch.module, launch.info.name)[1]
 
 
 def _serial(launch, start, reason, hooks=None):

@@ -1,4 +1,4 @@
-"""A persistent pool of forked workers for split launches (PTXVM_POOL=1; Linux).
+"""A persistent pool of forked workers for split launches (Linux; the default there, PTXVM_POOL=0 turns it off).
 
 The fork-per-launch executor (local.py) pays for each fork on both sides: every private page
 either process writes afterwards costs a copy-on-write fault (~2.4 us per 4 KiB here), the
@@ -18,7 +18,7 @@ and the parent does not fork at all.
   discards the whole pool (its workers are killed and reaped) and the launch runs again in one
   process; the next split launch starts a fresh pool. The pool is shut down at exit, workers die
   with the parent (PR_SET_PDEATHSIG), and a process forked from one that holds a pool forgets
-  it (and takes a private copy of any shared arena, which is its parent's memory)."""
+  it (and maps any shared arena, which is its parent's memory too, privately)."""
 from __future__ import annotations
 
 import atexit
@@ -105,15 +105,32 @@ def unshare(mem) -> None:
 
 
 def _unshare_in_child() -> None:
-    """After fork, in the child: a shared arena is the parent's memory too; take a private copy
-    (or, in a pool worker, which never uses the parent's devices, drop it)."""
+    """After fork, in the child: a shared arena is the parent's memory too. Map the same file
+    MAP_PRIVATE over it, at the same address (MAP_FIXED: every view of the arena stays valid,
+    nothing is copied): the child's stores stay its own, as with any forked memory. (Pages the
+    child has not written show what the parent writes later, unlike fork's snapshot.) In a pool
+    worker, which never uses the parent's devices, the arena is dropped instead."""
     for mem in list(_SHARED):
         shared = getattr(mem, "_pool_arena", None)
         if shared is None or mem.arena is not shared.array:
             continue
-        mem.arena = np.zeros(0, np.uint8) if _forking_worker else np.array(shared.array)
+        if _forking_worker or not _remap_private(shared):
+            mem.arena = np.zeros(0, np.uint8) if _forking_worker else np.array(shared.array)
         mem._pool_arena = None
     _SHARED.clear()
+
+
+def _remap_private(shared: SharedArena) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        addr = shared.array.ctypes.data
+        got = libc.mmap(addr, shared.size, mmap.PROT_READ | mmap.PROT_WRITE,
+                        mmap.MAP_PRIVATE | 0x10, shared.fd, 0)  # 0x10: MAP_FIXED
+        return got == addr
+    except (OSError, AttributeError):
+        return False
 
 
 # ---------------------------------------------------------------- the pool

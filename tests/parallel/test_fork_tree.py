@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.parallel import local
+from ptxvm.parallel import local, pool
 
 pytestmark = pytest.mark.skipif("fork" not in mp.get_all_start_methods() or not hasattr(os, "killpg"),
                                 reason="the fork tree is POSIX-only (spawned workers elsewhere)")
@@ -24,6 +24,8 @@ KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 def split_small_launches(monkeypatch):
     monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
     monkeypatch.delenv("PTXVM_START_METHOD", raising=False)
+    monkeypatch.setenv("PTXVM_POOL", "0")  # these test the workers forked per launch (test_pool.py: the pool)
+    pool.shutdown()  # one an earlier test left: its workers are children too
 
 
 def no_children_left():

@@ -15,9 +15,12 @@ from ptxvm.errors import DataRaceError, DataRaceWarning, KernelFault, LaunchErro
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 
 
-@pytest.fixture(autouse=True)
-def split_small_launches(monkeypatch):
+@pytest.fixture(autouse=True, params=["pool", "forked per launch"])
+def split_small_launches(monkeypatch, request):
+    """Every test twice: on the persistent pool (the default where it is available) and with
+    workers forked per launch (PTXVM_POOL=0)."""
     monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
+    monkeypatch.setenv("PTXVM_POOL", "1" if request.param == "pool" else "0")
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ptxvm
-from ptxvm.parallel import in_place, shard
+from ptxvm.parallel import in_place, pool, shard
 from ptxvm.parallel.in_place import Scratch, UndoJournal
 from ptxvm.parallel.shard import REGION_SHIFT, Journal, ShardResult, _write_set
 
@@ -24,6 +24,8 @@ forking = pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="t
 def split_small_launches(monkeypatch):
     monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
     monkeypatch.delenv("PTXVM_START_METHOD", raising=False)
+    monkeypatch.setenv("PTXVM_POOL", "0")  # these test the workers forked per launch (test_pool.py: the pool)
+    pool.shutdown()  # one an earlier test left: its workers are children too
 
 
 def _write(arena, offsets, span, rng):

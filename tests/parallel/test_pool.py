@@ -258,3 +258,38 @@ def test_a_forked_child_forgets_the_pool_and_has_its_own_memory():
     assert (got == 1).all()  # the child's launch (2.0) did not reach the parent's memory
     c, st = _vadd(2)  # and the parent's pool still serves it
     assert st.workers == 2
+
+
+TEX_KERNEL = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 h, .param .u64 xs, .param .u64 o, .param .u32 n)
+{
+ .reg .pred %p; .reg .b32 %r<8>; .reg .f32 %c<2>; .reg .f32 %f<4>; .reg .b64 %rd<12>;
+ ld.param.u64 %rd1, [h]; ld.param.u64 %rd2, [xs]; ld.param.u64 %rd5, [o]; ld.param.u32 %r1, [n];
+ mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r5, %tid.x; mad.lo.s32 %r4, %r2, %r3, %r5;
+ setp.ge.u32 %p, %r4, %r1; @%p bra DONE;
+ mul.wide.u32 %rd6, %r4, 4; add.s64 %rd7, %rd2, %rd6; ld.global.f32 %c0, [%rd7];
+ mov.f32 %c1, 0f3F000000;
+ tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%c0, %c1}];
+ add.s64 %rd8, %rd5, %rd6; st.global.f32 [%rd8], %f0;
+DONE:
+ ret;
+}
+"""
+
+
+def test_texture_objects_split_by_forking_beside_the_pool():
+    """The pool's workers lack this process's texture objects: such a launch is forked per launch
+    (not run in one process), with the single process's bytes."""
+    t = ptxvm.texture_object(np.array([[0.0, 1.0, 2.0], [10.0, 20.0, 40.0]], np.float32), filter_mode="linear")
+    n = 512
+    xs = np.linspace(-1, 4, n).astype(np.float32)
+    k = ptxvm.loads(TEX_KERNEL, "tex.ptx")["k"]
+    ref, got = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    k.launch(n // 128, 128, [t, xs, ref, np.uint32(n)], workers=1)
+    _vadd(2)  # a pool exists and the default device's arena is shared
+    st = k.launch(n // 128, 128, [t, xs, got, np.uint32(n)], workers=2)
+    assert st.workers == 2 and got.tobytes() == ref.tobytes()
+    c, st = _vadd(2)  # and the pool still serves the next launch
+    assert st.workers == 2
