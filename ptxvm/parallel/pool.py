@@ -41,9 +41,10 @@ PR_SET_PDEATHSIG = 1
 
 
 def enabled() -> bool:
-    """PTXVM_POOL=1 (or 0); the pool needs Linux (memfd, fork, fd passing)."""
+    """Whether local split launches use the pool: unless PTXVM_POOL is 0 (or false, no, off),
+    where the system has what it needs (Linux: memfd, fork, descriptor passing)."""
     env = os.environ.get("PTXVM_POOL", "").strip().lower()
-    on = env in ("1", "true", "yes", "on")
+    on = env not in ("0", "false", "no", "off")
     return on and hasattr(os, "memfd_create") and hasattr(socket, "send_fds") and hasattr(os, "fork")
 
 
