@@ -302,7 +302,7 @@ class Kernel:
                executor: str | None = None, on_race: str | None = None) -> LaunchStats:
         """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
         `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
-        `only_ctas` (CTA linear ids) runs just those CTAs (profiling samples; results partial);
+        `only_ctas` (CTA linear ids) runs just those CTAs, each with its whole cluster (profiling samples; results partial);
         `jit` False runs the NumPy reference paths instead of the compiled ones, True the compiled
         ones, None (default) as PTXVM_JIT says (ptxvm.jit). The results are the same bits.
         `workers` (default PTXVM_WORKERS, else every core) splits the CTAs over processes of

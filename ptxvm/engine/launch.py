@@ -189,7 +189,11 @@ class Launch:
         if self.only_ctas is not None:
             ids = np.asarray(self.only_ctas, dtype=np.int64).reshape(-1)
             ids = ids[(ids >= 0) & (ids < total_ctas)]
-            positions = np.unique(cluster_ops.cta_positions(self.grid, self.cluster, ids))
+            positions = cluster_ops.cta_positions(self.grid, self.cluster, ids)
+            size = int(np.prod(self.cluster))
+            if size > 1:  # a CTA runs with its whole cluster: its partners' shared memory and barriers
+                positions = (positions // size * size)[:, None] + np.arange(size)
+            positions = np.unique(positions)
             total_ctas = int(positions.size)
         capacity, wave_bytes = self._fit_wave(capacity, total_ctas, per_thread)
         stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)

@@ -304,3 +304,20 @@ def test_st_async_and_red_async_complete_on_the_remote_mbarrier():
     ptxvm.loads(ST_ASYNC)["st_async"].launch(2, 32, [out])
     t = np.arange(32)
     assert out.reshape(32, 3).tolist() == np.stack([t * t, t + 7, np.full(32, t.sum())], axis=1).tolist()
+
+
+def test_only_ctas_runs_whole_clusters():
+    """A sampled launch (only_ctas, as a profile's) runs each listed CTA with its whole cluster, so
+    what the CTA reads from its partners' shared memory is what the full launch reads."""
+    mod = ptxvm.loads(A.CLUSTER_REGS)
+    full = np.zeros(8 * 32 * 12, np.uint32)
+    mod["cluster_regs"].launch((4, 2), 32, [full], cluster=(2, 2, 1))
+    part = np.zeros_like(full)
+    stats = mod["cluster_regs"].launch((4, 2), 32, [part], cluster=(2, 2, 1), only_ctas=[5])
+    assert stats.ctas == 4  # CTA 5 = (1, 1) and the rest of its 2x2 cluster: 0, 1, 4
+    ran = np.zeros(8, bool)
+    ran[[0, 1, 4, 5]] = True
+    per_cta = 32 * 12
+    for c in range(8):
+        got, want = part[c * per_cta:(c + 1) * per_cta], full[c * per_cta:(c + 1) * per_cta]
+        assert np.array_equal(got, want) if ran[c] else not got.any()
