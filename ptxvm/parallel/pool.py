@@ -29,6 +29,7 @@ import os
 import pickle
 import signal
 import socket
+import threading
 import time
 import weakref
 from multiprocessing.connection import Connection, wait
@@ -219,8 +220,9 @@ def shutdown(kill: bool = False) -> None:
 
 def _forget_in_child() -> None:
     """After fork, in the child: the pool is the parent's; close our copies of its sockets."""
-    global _POOL
+    global _POOL, _BUSY
     pool, _POOL = _POOL, None
+    _BUSY = threading.Lock()  # another thread may have held it when this process was forked
     if pool is not None:
         for w in pool.workers:
             for c in (w.conn, w.sock):
@@ -246,6 +248,10 @@ def _start_worker(pool: Pool) -> _Worker:
             except OSError:
                 pass
     parent = os.getpid()
+    # PR_SET_PDEATHSIG fires when the forking *thread* ends: only from the main thread (a pool
+    # started by a short-lived thread would die with it); otherwise the socket's end-of-file
+    # when the parent goes (however it goes) ends the worker
+    main_thread = threading.current_thread() is threading.main_thread()
     _forking_worker = True
     try:
         pid = os.fork()
@@ -255,7 +261,7 @@ def _start_worker(pool: Pool) -> _Worker:
         status = 1
         try:
             ours.close()
-            _die_with(parent)
+            _die_with(parent, main_thread)
             _serve(theirs, Connection(os.dup(theirs.fileno())))
             status = 0
         except BaseException:  # noqa: BLE001 - the parent sees the socket close and reruns in one process
@@ -266,13 +272,15 @@ def _start_worker(pool: Pool) -> _Worker:
     return _Worker(pid, ours, Connection(os.dup(ours.fileno())))
 
 
-def _die_with(parent: int) -> None:
-    """Be killed if the parent dies (Linux), so a worker is never left behind."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+def _die_with(parent: int, main_thread: bool) -> None:
+    """Be killed if the parent dies while this worker runs a shard (Linux; forked from the main
+    thread), so a worker is never left behind; an idle worker ends at its socket's end-of-file."""
+    if main_thread:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
     if os.getppid() != parent:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is the parent's to handle (it kills the pool)
@@ -312,18 +320,28 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
 
 # ---------------------------------------------------------------- a launch on the pool
 
+_BUSY = threading.Lock()  # one launch at a time on the pool (threads of one process that launch side by side wait)
+
+
 def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) -> list[ShardResult]:
-    """Run the shards of `launch` side by side: shard 0 in this process (on a private mapping of
-    the shared arena), the others on the pool's workers. Memory is untouched until the merge.
-    A worker that does not answer: its result is an error and the pool is discarded."""
+    """run_pool_now, one launch at a time."""
+    with _BUSY:
+        return run_pool_now(launch, shards, limit, on_done)
+
+
+def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None) -> list[ShardResult]:
+    """Run the shards of `launch` side by side, each on one of the pool's workers (this process
+    runs none: its device memory stays the shared arena throughout, so other threads' launches
+    may marshal into it meanwhile). Memory is untouched until the merge. A worker that does not
+    answer: its result is an error and the pool is discarded."""
     from . import local
     from .image import image_of
 
     mem = launch.device.memory
     shared = share(mem)
     job_image = image_of(launch)
-    pool = get(len(shards) - 1)
-    workers = pool.workers[: len(shards) - 1]
+    pool = get(len(shards))
+    workers = pool.workers[: len(shards)]
     # the image pickled once per launch: in full for a worker that lacks the program, else without its syntax tree
     pickled: dict = {}
 
@@ -339,7 +357,7 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
     try:
         pending, gone = {}, False
-        for i, w in enumerate(workers, start=1):
+        for i, w in enumerate(workers):
             try:
                 socket.send_fds(w.sock, [b"L"], [shared.fd])
                 w.conn.send_bytes(image_for(w))
@@ -348,9 +366,6 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
                 gone = True
-        results[0] = _run_here(launch, shards[0], shared, limit)
-        if on_done is not None:
-            on_done(results[0])
         while pending:
             for conn in wait(list(pending)):
                 i = pending.pop(conn)
@@ -361,7 +376,7 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
                     gone = True
                 results[i] = r
                 if r.error is not None:  # it may not hold the program any more: send it whole next time
-                    workers[i - 1].program = None
+                    workers[i].program = None
                 if on_done is not None:
                     on_done(r)
         ok = not gone
@@ -369,21 +384,3 @@ def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) ->
     finally:
         if not ok:  # a worker failed, or this launch was interrupted: no pool state can be trusted
             shutdown(kill=True)
-
-
-def _run_here(launch, positions, shared: SharedArena, limit: int) -> ShardResult:
-    mem, budget = launch.device.memory, launch.device.budget
-    saved = launch.only_ctas, launch.progress, budget.limit
-    private = shared.private_view()
-    try:
-        budget.limit = limit
-        out = run_shard(launch, 0, positions, private, copy=False, views=True,
-                        passed_on=(KeyboardInterrupt, SystemExit))
-    finally:
-        mem.arena = shared.array
-        launch.only_ctas, launch.progress, budget.limit = saved
-    out.in_process = True
-    if out.parts is not None:
-        out.data = out.parts[0] if len(out.parts) == 1 else np.concatenate(out.parts)
-        out.parts = None
-    return out
