@@ -8,7 +8,7 @@ and the parent does not fork at all.
 
 * Global memory: a device whose launches the pool runs keeps its arena in a `memfd` mapped
   MAP_SHARED (`share`: copied there once, and again only if the arena grows). Per launch each
-  worker, and the parent for its own shard, maps that file MAP_PRIVATE: it reads the launch's
+  worker (one per shard; the parent runs none) maps that file MAP_PRIVATE: it reads the launch's
   memory without a copy and its stores stay private (copy-on-write), so the arena itself is
   untouched until the merge, exactly as a forked worker's view is.
 * The launch travels as a `LaunchImage` (image.py, as for spawned workers and Ray tasks); each
@@ -16,9 +16,11 @@ and the parent does not fork at all.
 * Results come back as from forked workers (local.send/receive) and merge the same way.
 * A worker that fails to answer (killed, out of memory) or a launch interrupted in the parent
   discards the whole pool (its workers are killed and reaped) and the launch runs again in one
-  process; the next split launch starts a fresh pool. The pool is shut down at exit, workers die
-  with the parent (PR_SET_PDEATHSIG), and a process forked from one that holds a pool forgets
-  it (and maps any shared arena, which is its parent's memory too, privately)."""
+  process; the next split launch starts a fresh pool. The pool is shut down at exit; workers end
+  at their socket's end-of-file when the parent goes (and die with it mid-shard where the pool
+  was forked from the main thread: PR_SET_PDEATHSIG); a process forked from one that holds a
+  pool forgets it (and maps any shared arena, which is its parent's memory too, privately).
+  Launches from several threads take turns on the pool."""
 from __future__ import annotations
 
 import atexit
