@@ -25,7 +25,7 @@ import numpy as np
 
 from .shard import BLOCK, Journal, ShardResult, run_shard
 
-SCRATCH_KEPT = 1 << 30  # bytes of scratch kept between launches (more is made for a launch, then let go)
+SCRATCH_KEPT = 1 << 28  # bytes of scratch kept between launches (more is made for a launch, then let go): a library holds no more
 
 
 class Scratch:
