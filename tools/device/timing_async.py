@@ -38,7 +38,6 @@ def main(argv=None) -> int:
     p = cp.cuda.runtime.getDeviceProperties(0)
     sms = p["multiProcessorCount"]
     results = ResultsFile(args.out, device_info(p))
-    res = results.res
 
     def sync():
         cp.cuda.runtime.deviceSynchronize()

@@ -48,7 +48,6 @@ def main(argv=None) -> int:
     p = cp.cuda.runtime.getDeviceProperties(0)
     sms = p["multiProcessorCount"]
     results = ResultsFile(args.out, device_info(p), dyn_shared=args.dyn)
-    res = results.res
     out = cp.zeros(3 * 4096, dtype=cp.int64)
     funcs: dict = {}
 
