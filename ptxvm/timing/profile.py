@@ -295,7 +295,9 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
             warm = hier.l2
             hier = hierarchy()
             hier.l2 = warm
-        mem, mstats = memory_pass(tracer.trace, hier, write_back=not (warm_l2 and fits))
+        # cold: the L2 starts full (fill_after_flush), so a store pays the dirty lines it evicts
+        mem, mstats = memory_pass(tracer.trace, hier,
+                                  write_back="evicted" if not warm_l2 else not fits)
         if read_bytes is not None and not (warm_l2 and fits):
             _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)))
         if footprint is not None:  # the other SMs' atomics queue at the same L2 slices (SmSim.atomics)

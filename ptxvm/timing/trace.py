@@ -68,10 +68,13 @@ class Fills:
     every later hit belongs to it. The SM model lets the first warp *in time* that touches a
     generation pay the miss and makes the others wait for that fill (hits under a miss)."""
 
-    def __init__(self, write_back: bool = True):
+    def __init__(self, write_back: bool | str = True):
         self.gen: dict[int, int] = {}
         self.level: dict[tuple, int] = {}
-        self.write_back = write_back  # whether stores cost DRAM write bandwidth
+        self.write_back = bool(write_back)  # whether stores cost DRAM write bandwidth
+        # "evicted": a store pays the dirty lines its L2 allocations evict (the cold convention,
+        # whose L2 starts full: micro4 ncu); else each sector's first write pays its write-back
+        self.evictions = write_back == "evicted"
         self.coverage: dict[int, int] = {}  # stored sector -> the bytes of it this launch wrote (a bit each)
         self.first_at: dict[int, tuple] = {}  # stored sector -> (MemStep, row) of its first write
 
@@ -153,9 +156,12 @@ def _policy(mem: MemInfo) -> Policy:
     return Policy(op=op, l1=l1, l2=l2, prefetch=mem.prefetch, nc=mem.nc)
 
 
-def memory_pass(trace: Trace, hier, write_back: bool = True) -> tuple[dict[int, MemStep], MemStats]:
+def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict[int, MemStep], MemStats]:
     """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy).
-    write_back=False: stored data stays in L2 (everything fits), no DRAM write time."""
+    write_back=False: stored data stays in L2 (everything fits), no DRAM write time; True: each
+    sector's first write of the launch costs its write-back; "evicted": a store costs the dirty
+    lines that its L2 allocations push out during the launch (lines still dirty at the end are
+    written back after it), for an L2 whose starting state is known (the cold convention)."""
     out: dict[int, MemStep] = {}
     stats = MemStats()
     fills = Fills(write_back)
@@ -460,7 +466,12 @@ def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, s
         res.l2_sectors[sel] = c.n_sectors
         if fills.write_back:  # each sector's first write of the launch is written back to DRAM once
             first = fills.writes(c.sectors, sector_byte_masks(addr, act, size, c), res, np.asarray(sel)[c.warp])
-            res.dram_write[sel] = np.bincount(c.warp[first], minlength=c.n_warps)
+            if fills.evictions:  # ... or: what its allocations push out of the L2 now
+                if res.dram_write.dtype.kind != "f":
+                    res.dram_write = res.dram_write.astype(np.float64)
+                res.dram_write[sel] = hier.last["evicted_dirty"]
+            else:
+                res.dram_write[sel] = np.bincount(c.warp[first], minlength=c.n_warps)
         res.dep[sel] = DEP_EXEC
         return
     merged = recent.merged(rows, c) if recent is not None and rows is not None else None

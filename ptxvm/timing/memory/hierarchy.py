@@ -230,8 +230,10 @@ class MemoryHierarchy:
         direct = np.ones(len(hit), bool) if op is CacheOp.WT else (
             ~hit if l2_evict is EvictPriority.NO_ALLOCATE else np.zeros(len(hit), bool))
         dram_w = np.bincount(c.warp[direct], minlength=c.n_warps)
+        evicted = self.l2.stats["writeback_sectors"] - wb
         n = self._n
-        n["dram_bytes_written"] += (int(direct.sum()) + self.l2.stats["writeback_sectors"] - wb) * p.sector
+        n["dram_bytes_written"] += (int(direct.sum()) + evicted) * p.sector
+        n["dram_bytes_evicted_by_stores"] += evicted * p.sector
         nbytes = c.n_sectors * p.sector
         lat = p.lat_l2 + np.maximum(c.n_lines - 1, 0) * p.l1_wavefront_cycles
         lat = lat + self._queue(nbytes, dram_w * p.sector, now)
@@ -244,7 +246,11 @@ class MemoryHierarchy:
         n["bytes_requested"] += int(c.bytes.sum())
         n["l2_write_hits"] += int(hit.sum())
         n["l2_write_misses"] += int((~hit).sum())
-        self.last = {"l2_bytes": nbytes, "dram_bytes": dram_w * p.sector, "latency": lat}
+        # dirty lines these stores' allocations evicted: shared out over the warps by their misses
+        alloc = np.bincount(c.warp[~hit], minlength=c.n_warps)
+        evicted_dirty = alloc * (evicted / alloc.sum()) if evicted and alloc.sum() else np.zeros(c.n_warps)
+        self.last = {"l2_bytes": nbytes, "dram_bytes": dram_w * p.sector, "latency": lat,
+                     "evicted_dirty": evicted_dirty}
         return lat
 
     # ---- shared memory -------------------------------------------------------------------
@@ -339,6 +345,7 @@ class MemoryHierarchy:
         self.l2.clean_lines_from(_FLUSH_FILL_LINE)
         nbytes = self.l2.flush() * self.params.sector
         self._n["dram_bytes_written"] += nbytes
+        self._n["dram_bytes_flushed"] += nbytes  # written back after the launch (not timed)
         return nbytes
 
     def count_partial_write_reads(self, sectors: int) -> None:
