@@ -74,7 +74,10 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     res.mkind[:] = np.where(c.requests > 0, MK_BULK, MK_NONE)
     res.latency[:] = np.array([p.lat_l1, p.lat_l2, p.lat_dram], np.float64)[last["level"]]
     res.l2_sectors[:] = last["l2_bytes"] // p.sector
-    res.dram_read[:] = last["dram_bytes"] // p.sector
+    # DRAM time in sectors, as a load's (trace.py _access): the data, the rows the request opens
+    # and the dirty lines its fills push out of the L2 (the cold convention's flush left them)
+    res.dram_read = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
+                     + last["evicted_dirty"]).astype(np.float64)
     res.l2_lines[:] = c.n_lines
     res.wavefronts[:] = np.ceil(bytes_ / 128.0)  # the shared-memory write, 128 B per wavefront
     stats.load_requests += int(c.requests.sum())
