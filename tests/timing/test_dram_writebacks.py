@@ -126,3 +126,18 @@ def test_warm_copy_keeps_the_first_write_rule(streams):
     charged = sum(float(np.sum(m.dram_write)) for m in mem.values())
     # everything fits in L2 here: the warm steady state writes nothing back
     assert charged == 0
+
+
+@pytest.mark.parametrize("kind", ["cp16", "r2w16"])
+def test_cold_stream_write_backs_follow_the_h200(streams, kind):
+    """micro4 ncu (results/micro4_ncu_h200.csv, right after the 256 MiB memset): a 16 MiB copy
+    writes back 17.4 MiB during the launch, read-2-write-1 20.3 MiB; the model's write-backs during
+    the launch (its counters without the final flush, scaled to the grid) within 15 %."""
+    import sys
+    sys.path.insert(0, str(STREAMS.parent))
+    import predict  # benchmarks/timing/micro4/predict.py
+
+    measured = predict.ncu_bytes("h200")[(kind, 16)][1]
+    k, w = kind[:-2], int(kind[-2:])
+    prof = predict.profile(streams, k, w, 16, "h200", cold=True)
+    assert predict.model_bytes(prof)[1] == pytest.approx(measured, rel=0.15)
