@@ -26,6 +26,9 @@ class ModelParams:
     issue_window: int = 8
     # list-schedule each straight run of PTX as ptxas would (timing/schedule.py); False: PTX order
     list_schedule: bool = True
+    # ... holding no more values live than the kernel has registers (timing/pressure.py; ptxas 13.5's
+    # SASS of the Triton fp16 matmul loop at 254 registers: 30 of 64 loads before the first store)
+    register_budget: bool = True
     fold_immediate_moves: bool = True  # mov of an immediate: no issue slot (folded or hoisted by ptxas)
     # shfl.sync: cycles to a dependent instruction (sass/latency.py shfl_idx: one warp's SHFL.IDX chain
     # 26.0 cycles a link, results/sass_latency_h200.json; it was the shared-memory load latency, 23)

@@ -322,7 +322,7 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     results, stats_all, mstats_all, counters = [], [], [], {}
     even = getattr(col, "even", None) or len(col.sms)
     for k, ((trace, mem, mstats, cnt), cs) in enumerate(zip(col.sms, col.per_sm)):
-        work, tstats = build_work(trace, mem, spec, params, cs)
+        work, tstats = build_work(trace, mem, spec, params, cs, col.occ.regs_per_thread)
         recorder = recorders[k] if recorders else None
         if recorder is not None:
             recorder.begin(work, trace, cs)

@@ -22,7 +22,18 @@ fence, sleep) inside; a control instruction ends its run and stays last. Within 
   elements: the register-blocked SGEMM's staging loop); generic addresses and instructions
   without one may touch anything; kernel parameters and constants are never stored to;
 * priority: the longest latency path to the end of the run (loads count as L2 hits: ptxas
-  hoists them), ties in PTX order; one instruction per cycle.
+  hoists them), ties in PTX order; one instruction per cycle;
+* registers (when the kernel's register count is given, `budget`): the schedule may not hold more
+  32-bit registers live than the kernel has. The run's own values get what is left after 4
+  reserved registers and the registers live across the run (timing/pressure.py: by the warp's
+  own stream; warp-uniform values live in uniform registers and do not count). A value takes its width (b64 2, b16 and b32 1, predicates 0:
+  ptxas gives every b16 load a register of its own, LDG.E.U16 Rn) from its write until its last
+  read in the run has issued (to the run's end when it is read later); a value live into the run
+  until its last read. An instruction whose results would raise the live count past the budget
+  waits until an earlier value's last read has issued, unless nothing else can issue. This is what
+  keeps ptxas from hoisting every load of a register-heavy loop: the Triton fp16 matmul's loop
+  (254 registers) issues 30 of its 64 LDG.U16, then alternates loads and STS as registers free
+  up (docs/timing-model.md, "Register pressure").
 
 Schedules are computed once per (first PC, length) and applied to all runs alike with NumPy.
 """
@@ -31,6 +42,8 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
+
+from .pressure import run_limits
 
 
 SPACE_ANY, SPACE_SHARED, SPACE_GLOBAL, SPACE_READ_ONLY = 0, 1, 2, 3
@@ -49,12 +62,13 @@ def _may_alias(a: int, b: int) -> bool:
 
 
 def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.ndarray, reads: dict, writes: dict,
-                 mem_kind: np.ndarray, mem_space=None) -> np.ndarray:
+                 mem_kind: np.ndarray, mem_space=None, units=None, budget=None, uniform=frozenset()) -> np.ndarray:
     """Permutation `order` of the flat stream (new position k holds old index order[k]).
 
     pc, row: per warp-instruction (sorted by row, program order within a row); ctrl, latency,
     mem_kind: per PC (mem_kind 0 none, 1 load, 2 store/atomic/other LSU); reads/writes: per PC,
-    tuples of register ids."""
+    tuples of register ids; units: register id -> 32-bit registers it takes; budget: the kernel's
+    registers per thread (None: no register limit); uniform: register ids of warp-uniform values."""
     n = pc.size
     order = np.arange(n, dtype=np.int64)
     if n < 2:
@@ -70,9 +84,22 @@ def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.
     first = pc[starts]
     keys = first * 65536 + lengths
     uniq, inv = np.unique(keys, return_inverse=True)
+    limits = None
+    if budget is not None and units is not None:  # each distinct run's budget, from its first occurrence
+        first = np.unique(inv, return_index=True)[1]
+        # the same run's next occurrence in the same warp's stream (its loop's next trip), if any
+        again = np.full(first.size, -1, np.int64)
+        nxt = np.full(inv.size, -1, np.int64)
+        by_key = np.lexsort((starts, inv))  # occurrences of each run in stream order
+        same = (inv[by_key][1:] == inv[by_key][:-1]) & (row[starts[by_key][1:]] == row[starts[by_key][:-1]])
+        nxt[by_key[:-1][same]] = starts[by_key[1:][same]]
+        again[:] = nxt[first]
+        limits = run_limits(pc, row, starts[first], lengths[first], again, reads, writes, units, int(budget),
+                            uniform)
     for u, key in enumerate(uniq.tolist()):
         p0, length = divmod(int(key), 65536)
-        perm = schedule_run(p0, length, ctrl, latency, reads, writes, mem_kind, mem_space)
+        perm = schedule_run(p0, length, ctrl, latency, reads, writes, mem_kind, mem_space,
+                            limits[u] if limits is not None else None)
         if perm is None:
             continue
         sel = starts[inv == u]
@@ -81,8 +108,10 @@ def block_orders(pc: np.ndarray, row: np.ndarray, ctrl: np.ndarray, latency: np.
     return order
 
 
-def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_kind, mem_space=None):
-    """List schedule of PCs p0..p0+n-1: their offsets in issue order (None: PTX order stays)."""
+def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_kind, mem_space=None, limit=None):
+    """List schedule of PCs p0..p0+n-1: their offsets in issue order (None: PTX order stays).
+
+    limit: a pressure.RunLimit (the run's register budget and what it must not count), or None."""
     preds: list[list] = [[] for _ in range(n)]  # (pred, delay)
     last_write: dict = {}
     readers: dict = {}
@@ -136,6 +165,7 @@ def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_
     heapq.heapify(heap)
     waiting: list = []  # (ready cycle, -height, i): dependences met, latency not yet
     out: list[int] = []
+    regs = RegisterCount(p0, n, reads, writes, limit) if limit is not None else None
     t = 0.0
     while heap or waiting:
         while waiting and waiting[0][0] <= t:
@@ -144,7 +174,14 @@ def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_
         if not heap:
             t = waiting[0][0]
             continue
-        _, i = heapq.heappop(heap)
+        if regs is not None:
+            i = regs.pick(heap, bool(waiting))
+            if i is None:  # every ready instruction would pass the budget: wait for the next one
+                t = waiting[0][0]
+                continue
+            regs.issue(i)
+        else:
+            _, i = heapq.heappop(heap)
         out.append(i)
         for s, d in succs[i]:
             if t + d > ready_at[s]:
@@ -159,3 +196,81 @@ def schedule_run(p0: int, n: int, ctrl, latency, reads: dict, writes: dict, mem_
     if len(out) != n or out == list(range(n)):
         return None
     return np.array(out, dtype=np.int64)
+
+
+class RegisterCount:
+    """The 32-bit registers a run's schedule holds live, as it issues (the `budget` rule above)."""
+
+    def __init__(self, p0: int, n: int, reads: dict, writes: dict, limit):
+        units, skip = limit.units, limit.across
+        self.budget = limit.budget
+        current: dict = {}  # register -> its value now
+        width: list = []  # per value
+        left: list = []  # per value: reads in the run not yet issued
+        kept: list = []  # per value: live after the run (held to its end)
+        self.uses: list = [()] * n
+        self.defs: list = [()] * n
+        self.live = 0
+        for i in range(n):
+            p = p0 + i
+            got = []
+            for r in reads[p]:
+                if r in skip or not units.get(r, 0):
+                    continue
+                v = current.get(r)
+                if v is None:  # live into the run (not out of it: those are `across`): until its last read
+                    v = current[r] = len(width)
+                    width.append(units[r])
+                    left.append(0)
+                    kept.append(False)
+                    self.live += units[r]
+                if v not in got:
+                    got.append(v)
+                    left[v] += 1
+            self.uses[i] = tuple(got)
+            made = []
+            for r in writes[p]:
+                if r in skip or not units.get(r, 0):
+                    continue
+                v = current[r] = len(width)
+                width.append(units[r])
+                left.append(0)
+                kept.append(False)
+                made.append(v)
+            self.defs[i] = tuple(made)
+        for r, v in current.items():  # a value read after the run but not in it stays to the run's end
+            if r in limit.live_out and not left[v]:
+                kept[v] = True
+        self.width, self.left, self.kept = width, left, kept
+
+    def change(self, i: int) -> int:
+        """Registers issuing instruction i adds to the live count (negative: it frees some)."""
+        w, left, kept = self.width, self.left, self.kept
+        up = sum(w[v] for v in self.defs[i] if left[v] or kept[v])
+        down = sum(w[v] for v in self.uses[i] if left[v] == 1 and not kept[v])
+        return up - down
+
+    def pick(self, heap: list, more_coming: bool):
+        """Pop the best ready instruction that fits the budget; None when none does and another
+        becomes ready later; when nothing else can come, the one that adds fewest registers (ties:
+        the best), as a register-pressure-aware scheduler does past its limit (ptxas then spills)."""
+        skipped = []
+        chosen = None
+        while heap:
+            entry = heapq.heappop(heap)
+            d = self.change(entry[1])
+            if d <= 0 or self.live + d <= self.budget:
+                chosen = entry[1]
+                break
+            skipped.append(entry)
+        if chosen is None and not more_coming:  # over the budget anyway: the one that adds least
+            best = min(range(len(skipped)), key=lambda k: (self.change(skipped[k][1]), k))
+            chosen = skipped.pop(best)[1]
+        for e in skipped:
+            heapq.heappush(heap, e)
+        return chosen
+
+    def issue(self, i: int) -> None:
+        self.live += self.change(i)
+        for v in self.uses[i]:
+            self.left[v] -= 1

@@ -18,6 +18,7 @@ from ..engine.trace.info import InstrInfo
 from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
                  ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX,
                  DEP_WAIT)
+from .pressure import register_units, uniform_registers
 from .schedule import space_class
 from .vectorize import load_groups
 
@@ -73,6 +74,7 @@ class StaticTable:
         self.reads: dict[int, tuple] = {}
         self.writes: dict[int, tuple] = {}
         reg_id: dict[str, int] = {}
+        width = register_units(trace.program.regs)
         lsu = gpu.pipes["lsu"]
         for p in pcs.tolist():
             info: InstrInfo = trace.info(p)
@@ -165,6 +167,11 @@ class StaticTable:
                                 if (m := _REG_NUMBER.search(r)) and not r.startswith("%p"))
                 self.bank_extra[p] = max(0, max(banks.values(), default=0) - 2)
             groups = load_groups(trace)
+        # register id -> 32-bit registers it takes (the list schedule's register budget, pressure.py)
+        self.units: dict[int, int] = {i: width.get(name, 0) for name, i in reg_id.items()}
+        # ... and which hold warp-uniform values (the uniform register file, pressure.py)
+        self.uniform = frozenset(reg_id[r] for r in uniform_registers(trace.info(p) for p in pcs.tolist())
+                                 if r in reg_id)
         for f, lead in groups.leader_of.items():
             if f < n and lead < n and f in self.writes and lead in self.writes:
                 self.merged[f] = True

@@ -578,8 +578,10 @@ class TraceStats:
     divergent: int = 0  # warp-instructions with some lanes of the warp masked off
 
 
-def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: list[int]) -> tuple[SmWork, TraceStats]:
-    """The SM input for the traced warps, CTAs run in `cta_order` (CTA ids)."""
+def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: list[int],
+               registers: Optional[int] = None) -> tuple[SmWork, TraceStats]:
+    """The SM input for the traced warps, CTAs run in `cta_order` (CTA ids); `registers`: the
+    kernel's registers per thread, the list schedule's register budget (None: no budget)."""
     cta, widx, lanes = trace.warps()
     n_rows = cta.size
     steps = trace.steps
@@ -655,8 +657,9 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     table = StaticTable(trace, gpu, params, np.unique(pc))
     split &= table.ctrl[pc] & ~table.barrier[pc]  # only a branch splits a warp
     if params.list_schedule and total > 2:  # ptxas's order within each straight run (timing/schedule.py)
+        budget = registers if params.register_budget else None
         sched = block_orders(pc, row, table.ctrl, table.sched_latency, table.reads, table.writes, table.mem_kind,
-                             table.mem_space)
+                             table.mem_space, table.units, budget, table.uniform)
         if (sched != np.arange(total)).any():  # taken/split stay with the positions (the run's end)
             s_list = sched.tolist()
             keys = [keys[j] for j in s_list]
