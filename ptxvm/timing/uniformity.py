@@ -99,7 +99,7 @@ _ULDC: dict = {}
 
 def uldc_pcs(program) -> frozenset:
     """PCs of the ld.const whose address ptxas can prove warp-uniform: ULDC (the uniform datapath's
-    constant load) in SASS; every other ld.const is an LDC (benchmarks/timing/micro4/const.cu:
+    constant load) in SASS; every other ld.const is an LDC (benchmarks/timing/constmem/const.cu:
     uchase and const_broadcast's loop compile to ULDC, dchase's lane-offset chase to LDC)."""
     key = id(program)
     got = _ULDC.get(key)

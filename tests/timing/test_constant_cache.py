@@ -2,7 +2,7 @@
 which ld.const are ULDC (timing/uniformity.py), the two levels and the ULDC line buffer
 (timing/memory/hierarchy.py const_load), the constant port and ULDC's hold on its warp
 (timing/sm.py). Expectations are the model's structure (latencies as sums of its parameters,
-more work costs more), never measured times. PTX: benchmarks/timing/micro4/const.ptx."""
+more work costs more), never measured times. PTX: benchmarks/timing/constmem/const.ptx."""
 import os
 
 import numpy as np
@@ -15,7 +15,7 @@ from ptxvm.timing.memory import MemoryHierarchy
 from ptxvm.timing.uniformity import uldc_pcs
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CONST_PTX = os.path.join(ROOT, "benchmarks", "timing", "micro4", "const.ptx")
+CONST_PTX = os.path.join(ROOT, "benchmarks", "timing", "constmem", "const.ptx")
 ALL = np.ones((1, 32), bool)
 
 

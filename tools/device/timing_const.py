@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run the constant-memory microbenchmarks (benchmarks/timing/micro4/const.cu) on the GPU.
+"""Run the constant-memory microbenchmarks (benchmarks/timing/constmem/const.cu) on the GPU.
 
     python3 tools/device/timing_const.py --cubin const.cubin --out RESULTS.json
 
@@ -278,7 +278,7 @@ def main(argv=None) -> int:
     b = Bench(cp, np, a.cubin)
     rng = np.random.default_rng(0)
     rf = ResultsFile(a.out, device_info(cp.cuda.runtime.getDeviceProperties(0)), cupy=cp.__version__,
-                     source="benchmarks/timing/micro4/const.cu")
+                     source="benchmarks/timing/constmem/const.cu")
     only = a.only.split(",")
     for name, fn in (("uchase", m_uchase), ("dchase", m_dchase), ("tput", m_tput), ("folded", m_folded),
                      ("stream", m_stream), ("tput_miss", m_tput_miss), ("dchase_miss", m_dchase_miss),

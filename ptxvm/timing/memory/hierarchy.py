@@ -274,7 +274,7 @@ class MemoryHierarchy:
     def const_load(self, addresses, active, size: int, *, sm=0, now=None, uniform: bool = False,
                    smsp=None) -> np.ndarray:
         """ld.const (docs/timing-model.md section 3, "Constant memory"; pinned by
-        benchmarks/timing/micro4/const.cu). Two levels per SM, 64-B lines: a 2 KiB 4-way first
+        benchmarks/timing/constmem/const.cu). Two levels per SM, 64-B lines: a 2 KiB 4-way first
         level that only LDC uses and a 64 KiB second level ("L1.5") behind it; misses of the L1.5
         come through L2 (and DRAM).
 

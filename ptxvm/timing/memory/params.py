@@ -20,7 +20,7 @@ OPTIONAL = {
                                         # H200 (tools/device/memory_counters.py, sparse cases)
     "l1_wavefront_cycles": 1.0,         # L1TEX data stage: one 128-B wavefront per cycle
     "shared_wavefront_cycles": 1.0,     # shared memory: 128 B per cycle per SM
-    # the constant path (benchmarks/timing/micro4/const.cu, results/micro4_const_h200*.json; cycles
+    # the constant path (benchmarks/timing/constmem/const.cu, results/micro4_const_h200*.json; cycles
     # of a dependent chain, docs/timing-model.md section 3 "Constant memory"):
     "const_replay_cycles": 11.0,        # LDC: each further distinct address of the warp (dchase k)
     "const_l15_bytes": 65536,           # per-SM second level ("L1.5"): 64-B lines, 64 KiB chases flat

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The timing model on the constant-memory microbenchmarks (const.cu), against the H200's results.
 
-    python benchmarks/timing/micro4/predict.py [--gpu h200] [--only uchase,dchase,tput,stream,folded]
+    python benchmarks/timing/constmem/predict.py [--gpu h200] [--only uchase,dchase,tput,stream,folded]
 
 Each point is profiled with the launch the GPU ran (chases: one warp, the chain in c_tab; tput,
 folded and stream: SM 0's CTAs of the GPU's launch, i.e. grid / 132 CTAs, so that the warm
