@@ -45,8 +45,9 @@ SPACE = {
     "lsu_queue_cycles": [16, 32, 48, 96],
     "l2_efficiency": [0.7, 0.85, 1.0],
     "shared_atomic_cycles": [1, 2, 4],
-    "const_first_pass": [1, 2, 4, 7],
-    "const_pass_cycles": [16, 22, 28],
+    # const_first_pass / const_pass_cycles / uconst_fetch_cycles are pinned by constmem (const.cu);
+    # only the LDC line fetch rests on a kernel (const_scattered)
+    "const_fetch_cycles": [12, 16, 20.5, 24],
     "sreg_latency": [10, 20, 30],
     "mov_latency": [0, 1, 2],
 }

@@ -23,42 +23,13 @@ section 3, "Global atomics"):
 """
 from __future__ import annotations
 
-import re
 import weakref
 
 import numpy as np
 
-from ..engine.core.sregs import is_special
-from ..engine.trace.info import describe
-from ..syntax import ast
+from .uniformity import address_registers, warp_uniformity
 
-# special registers that are the same for every lane of a warp
-_UNIFORM_SREGS = {"%ctaid", "%nctaid", "%ntid", "%nclusterid", "%clusterid", "%cluster_ctaid", "%cluster_nctaid",
-                  "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster", "%gridid", "%nsmid", "%nwarpid"}
-# instructions whose result is uniform when every register they read is
-_PURE = {"mov", "cvta", "cvt", "add", "sub", "mul", "mad", "mul24", "mad24", "shl", "shr", "and", "or", "xor", "not",
-         "neg", "min", "max", "selp", "setp", "div", "rem", "abs", "bfe", "bfi", "prmt", "ld", "ldu", "shf", "cnot",
-         "popc", "clz", "brev", "lop3", "set", "slct", "fma", "ex2", "lg2", "rcp", "sqrt", "rsqrt"}
-_SREG = re.compile(r"%[a-z_]+")
 _RED_AGGREGATED = {"add", "min", "max", "and", "or", "xor"}
-
-
-def _reads_lane_varying_sreg(text: str) -> bool:
-    return any(is_special(tok) and tok not in _UNIFORM_SREGS for tok in _SREG.findall(text))
-
-
-def _uniform_result(info) -> bool:
-    """Whether the instruction's result is the same in every lane when its registers are."""
-    if info.opcode not in _PURE or (info.sreg and _reads_lane_varying_sreg(info.text)):
-        return False
-    mem = info.mem
-    return mem is None or (mem.load and not mem.atomic and mem.space != "local")
-
-
-def _address_registers(op) -> set:
-    """The registers an atomic's address is made of."""
-    return {node.base.name for node in op.origin[0].operands
-            if isinstance(node, ast.Address) and isinstance(node.base, ast.Register)}
 
 
 _AGGREGATED: dict = {}  # id(program) -> aggregated_pcs, dropped with the program
@@ -66,9 +37,7 @@ _AGGREGATED: dict = {}  # id(program) -> aggregated_pcs, dropped with the progra
 
 def aggregated_pcs(program) -> frozenset:
     """PCs of the global atomics ptxas turns into one request per warp (`program`: a lowered
-    Program). Per function, a register is uniform unless some instruction that writes it is not
-    `_uniform_result` or reads a register that is not uniform (a fixpoint; control flow is not
-    considered). The address must be uniform; the value (REDUX, a scan) and the guard (VOTEU over
+    Program). The address must be uniform (timing/uniformity.py); the value (REDUX, a scan) and the guard (VOTEU over
     the lanes that take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v`
     with p and v per lane."""
     key = id(program)
@@ -81,22 +50,9 @@ def aggregated_pcs(program) -> frozenset:
 
 def _aggregated(program) -> frozenset:
     code = program.code
-    starts = sorted(f.entry_pc for f in program.functions.values())
-    func = np.searchsorted(np.asarray(starts), np.arange(len(code)), side="right").tolist()
-    infos = [describe(op, pc) for pc, op in enumerate(code)]
-    varying: set = set()  # (function, register)
-    changed = True
-    while changed:
-        changed = False
-        for info in infos:
-            f = func[info.pc]
-            if not info.writes or all((f, w) in varying for w in info.writes):
-                continue
-            if not _uniform_result(info) or any((f, r) in varying for r in info.reads):
-                varying.update((f, w) for w in info.writes)
-                changed = True
+    u = warp_uniformity(program)
     out = []
-    for info in infos:
+    for info in u.infos:
         mem = info.mem
         if mem is None or not mem.atomic or mem.space not in ("global", "generic") or not mem.atomic_op:
             continue
@@ -106,8 +62,7 @@ def _aggregated(program) -> frozenset:
             continue
         if info.opcode == "red" and not (op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")):
             continue
-        f = func[info.pc]
-        if any((f, r) in varying for r in _address_registers(code[info.pc])):
+        if not u.uniform(info.pc, address_registers(code[info.pc])):
             continue
         out.append(info.pc)
     return frozenset(out)

@@ -89,8 +89,17 @@ class ModelParams:
     # L1/shared data-stage cycles per wavefront of a shared atomic (micro2 atom_shared_ways: 32 warps
     # of red.shared take 1.0 cycle per warp-request conflict-free or all on one address, n per n-way conflict)
     shared_atomic_cycles: float = 1.0
-    const_first_pass: float = 1.0  # constant-cache port cycles of a warp's ld.const (LDC), one address
-    const_pass_cycles: float = 22.0  # ... and per further distinct address of the warp (a replay)
+    # the SM's constant port (docs/timing-model.md section 3, "Constant memory"; constmem const.cu,
+    # results/micro4_const_h200*.json): cycles it is busy with a warp's ld.const (LDC or ULDC)...
+    const_first_pass: float = 2.0  # (tput: 32 warps of LDC, one address, 2.02 cycles per request)
+    const_pass_cycles: float = 2.0  # ... per further distinct address (tput k = 2..32: 2.0 each)
+    # ... per line an LDC brings from the L1.5 (a first-level miss): 20.5 from the calibration case
+    # const_scattered (32 lanes on 32 lines of a 16 KiB table, 721 cycles per request = 2 x 32 +
+    # 32 x 20.5); constmem tput_miss's 32 lines 512 B apart (one first-level set) cost 12.0 each
+    const_fetch_cycles: float = 20.5
+    # ... per line a ULDC brings from the L1.5 (stream_warps: 4-16 warps that each read a new line
+    # per load, one fetch per sub-partition: 128 cycles per load = 4 x (2 + 30))
+    uconst_fetch_cycles: float = 30.0
     # L2 time of a store request, per 128-B line it writes and per sector, in read sectors: the L2
     # takes a line-write as ~2 cycles plus ~1.5 per sector written, whole or in part, where it
     # serves a read sector in 0.9 (micro2 store_lines, 1024 threads per SM: full lines 0.10 per

@@ -113,6 +113,9 @@ class SmWork:
     # cluster barriers: per warp-instruction CL_* (or 0), empty when the kernel has none; the
     # launch's CTAs per cluster (the cluster barrier's cost grows with it)
     cluster_bar: list = field(default_factory=list)
+    # per warp-instruction: True for a ULDC that brings a line from the constant L1.5: its warp
+    # issues nothing until the data is back ("constant", ncu's imc_miss); empty when none
+    holds: list = field(default_factory=list)
     cluster_size: int = 1
     # issue slots per warp-instruction: the machine instructions its PTX form expands to
     # (engine/trace/expansion.py); empty: one each
@@ -139,7 +142,8 @@ INF = float("inf")
 class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
                  "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
-                 "grp_open", "groups", "cp_open", "cp_groups", "blocked", "cl_arrived", "cl_waited", "cl_until")
+                 "grp_open", "groups", "cp_open", "cp_groups", "blocked", "cl_arrived", "cl_waited", "cl_until",
+                 "const_until")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -174,6 +178,7 @@ class _Warp:
         self.cl_arrived = 0
         self.cl_waited = 0
         self.cl_until = 0.0
+        self.const_until = 0.0  # a ULDC's line fetch holds the warp until then
 
 
 class SmSim:
@@ -389,6 +394,8 @@ class SmSim:
             return SYNC, INF
         if wp.cl_until > t:
             return SYNC, wp.cl_until
+        if wp.const_until > t:
+            return CONSTANT, wp.const_until
         if wp.fetch > t:
             return FETCH, wp.fetch
         if wp.sleep > t:
@@ -506,6 +513,8 @@ class SmSim:
             done_at = self.memory(i, t)
             if done_at > wp.last_mem:
                 wp.last_mem = done_at
+            if W.holds and W.holds[i]:
+                wp.const_until = done_at
         elif W.asyn and W.asyn[i] == ASYNC_MBAR_WAIT:  # its predicate: once the phase completed
             st = self.mbar.get(W.mbar[i][0])
             if st is not None and st[1] + self.params.mbar_wait_latency > done_at:
@@ -654,11 +663,10 @@ class SmSim:
         W = self.w
         if W.mkind[i] == MK_BULK:
             return self.bulk(i, t)
-        if W.mkind[i] == MK_CONST:  # the constant cache: one port, a pass per distinct address
+        if W.mkind[i] == MK_CONST:  # the constant port: busy W.wavefronts[i] cycles (trace.build_work)
             start = self.const_free if self.const_free > t else t
-            passes = W.wavefronts[i]
-            self.const_free = start + self.params.const_first_pass + max(passes - 1, 0) * self.params.const_pass_cycles
-            return self.const_free + W.latency[i]
+            self.const_free = start + W.wavefronts[i]
+            return start + W.latency[i]
         start = self.l1_free if self.l1_free > t else t
         wf = W.wavefronts[i] * self.params.l1_wavefront_cycles
         self.l1_free = start + wf

@@ -23,6 +23,7 @@ import numpy as np
 from ..engine.trace.events import Trace
 from ..engine.trace.info import SPACE_CODES, MemInfo
 from .atomics import aggregated_pcs
+from .uniformity import uldc_pcs
 from .atomics import is_float as atomic_is_float
 from .atomics import packets as atomic_packets
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
@@ -57,6 +58,9 @@ class MemStep:
     # (another CTA's shared memory, distributed shared memory), 0 for plain shared; None: none
     dsmem: Optional[np.ndarray] = None
     dsmem_bytes: Optional[np.ndarray] = None  # remote accesses: bytes each warp's request moves
+    # ld.const: lines each warp brought from the constant L1.5 or beyond; whether it is a ULDC
+    const_fetches: Optional[np.ndarray] = None
+    const_uniform: bool = False
 
 
 DSMEM_OWN, DSMEM_REMOTE = 1, 2
@@ -169,6 +173,7 @@ def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
     aggregated = aggregated_pcs(trace.program)  # ptxas's warp-aggregated atomics (timing/atomics.py)
+    uldc = uldc_pcs(trace.program)  # ld.const at warp-uniform addresses: ULDC (timing/uniformity.py)
     ranks = trace.ranks() if hasattr(trace, "ranks") else None  # each warp's CTA rank in its cluster
     for k, step in enumerate(trace.steps):
         if step.copy is not None and trace.info(step.pc).asyn in BULK_ROLES:  # the TMA engine (timing/asyncs.py)
@@ -192,11 +197,12 @@ def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict
             for code in np.unique(codes):
                 sel = np.flatnonzero(codes == code)
                 _access(hier, p, mem, _CODE_SPACE[int(code)], step.addr[sel], act[sel], res, sel, stats, fills,
-                        recent=recent, rows=step.warps[sel], aggregated=step.pc in aggregated, ranks=ranks)
+                        recent=recent, rows=step.warps[sel], aggregated=step.pc in aggregated, ranks=ranks,
+                        uldc=step.pc in uldc)
         else:
             _access(hier, p, mem, mem.space, step.addr, act, res, np.arange(n), stats, fills,
                     groups.width.get(step.pc, 1), recent=recent, rows=step.warps, aggregated=step.pc in aggregated,
-                    ranks=ranks)
+                    ranks=ranks, uldc=step.pc in uldc)
         if info.asyn == "cp_async":  # the data stage writes shared memory, not the L1 data array
             waves = copy_write_wavefronts(step, act, mem.bytes_per_lane)
             if waves is not None and res.l1_waves is not None:
@@ -339,7 +345,7 @@ class RecentSectors:
 
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
             width: int = 1, recent: "RecentSectors | None" = None, rows=None, aggregated: bool = False,
-            ranks=None, group: int = 0) -> None:
+            ranks=None, group: int = 0, uldc: bool = False) -> None:
     size = mem.bytes_per_lane * width  # width > 1: the leader of merged scalar shared loads
     live = act.any(axis=1)
     if space == "shared":
@@ -361,7 +367,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             k = np.flatnonzero(remote)
             _remote_shared(mem, addr[k], act[k], res, sel[k], stats, size)
         return
-    _access_memory(hier, p, mem, space, addr, act, res, sel, stats, fills, size, live, recent, rows, aggregated)
+    _access_memory(hier, p, mem, space, addr, act, res, sel, stats, fills, size, live, recent, rows, aggregated, uldc)
 
 
 def _remote_shared(mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int) -> None:
@@ -420,16 +426,24 @@ def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats
 
 
 def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,
-                   size: int, live, recent, rows, aggregated: bool) -> None:
+                   size: int, live, recent, rows, aggregated: bool, uldc: bool = False) -> None:
     """A global, local, constant or parameter access."""
     if space in ("const", "param"):
-        lat = hier.const_load(addr, act, size, now=_apart(hier, len(addr)))
+        # ULDC's line buffer is per sub-partition: a warp's is taken as its trace row mod 4
+        # (warp slots are handed out in order, CTAs of a multiple of 4 warps keep row % 4)
+        smsp = None if rows is None else np.asarray(rows, np.int64) % 4
+        lat = hier.const_load(addr, act, size, now=_apart(hier, len(addr)), uniform=uldc, smsp=smsp)
         passes = hier.last.get("passes", np.ones(len(addr)))
+        fetches = hier.last.get("fetches", np.zeros(len(addr)))
         lat = _shared_misses(addr, act, lat)
         res.mkind[sel] = np.where(live, MK_CONST, MK_NONE)
         res.latency[sel] = lat
         res.wavefronts[sel] = passes
-        res.dep[sel] = np.where(lat > p.lat_const_hit, DEP_CONST, DEP_EXEC)
+        if res.const_fetches is None:
+            res.const_fetches = np.zeros(res.mkind.size)
+        res.const_fetches[sel] = fetches
+        res.const_uniform = uldc
+        res.dep[sel] = np.where(fetches > 0, DEP_CONST, DEP_EXEC)
         stats.by_space["const"] += int(live.sum())
         return
     kind = Space.LOCAL if space == "local" else Space.GLOBAL
@@ -604,6 +618,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     for k, per_warp in mbarrier_refs(trace, cta).items():
         mbar[offs[k]:offs[k + 1]] = per_warp
     l2l = np.zeros(total, np.int64)
+    holds = np.zeros(total, bool)  # ULDC line fetches: the warp waits for them (SmWork.holds)
     for k, r in mem.items():
         a, b = offs[k], offs[k + 1]
         if r.l2_lines is not None:
@@ -621,6 +636,13 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
                 link = r.dsmem_bytes / (rate * params.l1_wavefront_cycles)
                 wavefronts[a:b] = np.where(r.dsmem == DSMEM_REMOTE, np.maximum(wavefronts[a:b], link),
                                            wavefronts[a:b])
+        if r.const_fetches is not None:  # the constant port: cycles it is busy with each request
+            fetch = params.uconst_fetch_cycles if r.const_uniform else params.const_fetch_cycles
+            port = (params.const_first_pass + np.maximum(r.wavefronts - 1, 0) * params.const_pass_cycles
+                    + r.const_fetches * fetch)
+            wavefronts[a:b] = np.where(r.mkind == MK_CONST, port, wavefronts[a:b])
+            if r.const_uniform:
+                holds[a:b] = (r.mkind == MK_CONST) & (r.const_fetches > 0)
         glob = np.isin(r.mkind, (MK_GLOBAL, MK_STORE, MK_ATOMIC))  # the L1 stage per 128-B line
         staged = wavefronts[a:b] * params.l1_line_cycles
         if r.l1_waves is not None and params.l1_load_wavefronts:
@@ -644,7 +666,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     atom = [atom[j] for j in order.tolist()]
     mbar = [mbar[j] for j in order.tolist()]
     row, pc, active = row[order], pc[order], active[order]
-    mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
+    mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l, holds = (
+        x[order] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l, holds))
     per_row = np.bincount(row, minlength=n_rows)
     start = np.concatenate([[0], np.cumsum(per_row)])
     taken = np.zeros(total, bool)
@@ -666,8 +689,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             atom = [atom[j] for j in s_list]
             mbar = [mbar[j] for j in s_list]
             pc, active = pc[sched], active[sched]
-            mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l = (
-                x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l))
+            mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l, holds = (
+                x[sched] for x in (mkind, mlat, wavefronts, l2s, drd, dwr, dep, l2l, holds))
     pipe = table.pipe[pc]
     issue = table.issue[pc]
     # a sub-partition sends one global atomic per `atomic_issue_cycles` (its LSU pipe)
@@ -693,8 +716,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         atom = [atom[j] for j in kl]
         mbar = [mbar[j] for j in kl]
         row, pc, taken, split = row[keep], pc[keep], taken[keep], split[keep]
-        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l = (
-            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l))
+        mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l, holds = (
+            x[keep] for x in (mkind, wavefronts, l2s, drd, dwr, latency, dep_kind, pipe, issue, l2l, holds))
         start = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_rows))])
     position = {c: i for i, c in enumerate(cta_order)}
     warps_of_cta: list[list[int]] = [[] for _ in cta_order]
@@ -721,7 +744,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         cluster_size=int(getattr(trace, "cluster_size", 1) or 1),
         slots=table.slots[pc].tolist() if (table.slots[pc] > 1).any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
-        pc=pc,
+        pc=pc, holds=holds.tolist() if holds.any() else [],
     )
     return work, stats
 

@@ -33,6 +33,9 @@ _FLUSH_FILL_LINE = 1 << 54  # first 128-B line of fill_after_flush's stand-in me
 _LOAD_KINDS = (Space.GLOBAL, Space.LOCAL, Space.NC, Space.TEX)
 
 
+_NO_LINE = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty ULDC line buffer
+
+
 class MemoryHierarchy:
     def __init__(self, gpu, n_active_sms: int, *, simulated_sms: int | None = None,
                  shared_bytes_per_sm: int = 0, carveout_kib: int | None = None,
@@ -54,6 +57,9 @@ class MemoryHierarchy:
         self.tex = self.l1 if p.tex_cache_bytes == 0 else SectoredCache(
             p.tex_cache_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
         self.const = SectoredCache(p.const_cache_bytes, 64, 64, 4, partitions=simulated, level="L1")
+        self.const_l15 = SectoredCache(p.const_l15_bytes, 64, 64, 4, partitions=simulated, level="L1")
+        # ULDC: the line each (SM, sub-partition) read last (the uniform datapath's line buffer)
+        self.uconst_line = np.full((simulated, 4), _NO_LINE, np.uint64)
         self.l2_queue = BandwidthQueue(p.l2_bytes_per_clk)
         self.dram_queue = BandwidthQueue(p.dram_bytes_per_clk)
         self.rows = RowTracker(p.dram_row_bytes, p.dram_row_window)
@@ -271,36 +277,80 @@ class MemoryHierarchy:
         return lat
 
     # ---- constant cache ------------------------------------------------------------------
-    def const_load(self, addresses, active, size: int, *, sm=0, now=None) -> np.ndarray:
-        """ld.const / ld.param (kernel parameters live in a constant bank): one pass per
-        distinct address of the warp (a uniform address is one broadcast pass); misses of the
-        per-SM constant cache (64-B lines) are fetched through L2."""
+    def const_load(self, addresses, active, size: int, *, sm=0, now=None, uniform: bool = False,
+                   smsp=None) -> np.ndarray:
+        """ld.const (docs/timing-model.md section 3, "Constant memory"; pinned by
+        benchmarks/timing/constmem/const.cu). Two levels per SM, 64-B lines: a 2 KiB 4-way first
+        level that only LDC uses and a 64 KiB second level ("L1.5") behind it; misses of the L1.5
+        come through L2 (and DRAM).
+
+        LDC (`uniform=False`): `lat_const_hit` + `const_replay_cycles` per further distinct
+        address of the warp + `const_l15_cycles` per line that misses the first level (fetched
+        one after another). ULDC (`uniform=True`: ptxas proved the address warp-uniform,
+        timing/uniformity.py): `uconst_hit_cycles` when the line is the one the warp's
+        sub-partition (`smsp`, per warp; default its position mod 4) read last, else
+        `uconst_l15_cycles`. Either way + `const_l2_cycles` if a line missed the L1.5, +
+        `const_dram_cycles` if it missed the L2 too, + the L2/DRAM queues.
+        self.last: passes (distinct addresses, 1 for ULDC), fetches (lines each warp brought
+        from the L1.5 or beyond), latency."""
         p = self.params
         c = coalesce(addresses, active, size)
+        n = c.n_warps
         lines = c.sectors >> np.uint64(6)
         first = np.ones(len(lines), bool)
         first[1:] = (lines[1:] != lines[:-1]) | (c.warp[1:] != c.warp[:-1])
         lines, lwarp = lines[first] << np.uint64(6), c.warp[first]
-        hit = self.const.access(lines, partition=self._part(sm, c, lwarp))
-        mwarp = lwarp[~hit]
-        fetch = (lines[~hit][:, None] + np.array([0, 32], np.uint64)).ravel()
-        l2_hit, dram = self._l2_read(fetch, np.repeat(mwarp, 2), c.n_warps, CacheOp.CA,
-                                     EvictPriority.NORMAL, 0)
-        any_miss = np.bincount(mwarp, minlength=c.n_warps) > 0
-        any_dram = dram > 0
-        passes = distinct_addresses(addresses, active, size)
-        lat = np.where(any_miss, p.lat_const_miss, p.lat_const_hit).astype(np.float64)
-        lat += np.where(any_dram, p.lat_dram - p.lat_l2, 0)
-        lat += np.maximum(passes - 1, 0) * p.const_replay_cycles
-        lat += self._queue(np.bincount(mwarp, minlength=c.n_warps) * 64, dram * p.sector, now)
+        part = self._part(sm, c, lwarp)
+        if uniform:
+            sub = (np.arange(n) if smsp is None else np.asarray(smsp, np.int64).reshape(n)) % 4
+            fetch = self._uconst_fetch(lines, np.broadcast_to(part, lines.shape), sub[lwarp])
+        else:
+            fetch = ~self.const.access(lines, partition=part)
+        f_lines, f_warp = lines[fetch], lwarp[fetch]
+        f_part = part if np.ndim(part) == 0 else part[fetch]
+        l15 = self.const_l15.access(f_lines, partition=f_part)
+        mwarp = f_warp[~l15]
+        sectors = (f_lines[~l15][:, None] + np.array([0, 32], np.uint64)).ravel()
+        _, dram = self._l2_read(sectors, np.repeat(mwarp, 2), n, CacheOp.CA, EvictPriority.NORMAL, 0)
+        fetches = np.bincount(f_warp, minlength=n)
+        l15_miss = np.bincount(mwarp, minlength=n) > 0
+        if uniform:
+            passes = np.ones(n, np.int64)
+            lat = np.where(fetches > 0, p.uconst_l15_cycles, p.uconst_hit_cycles)
+        else:
+            passes = distinct_addresses(addresses, active, size)
+            lat = (p.lat_const_hit + np.maximum(passes - 1, 0) * p.const_replay_cycles
+                   + fetches * p.const_l15_cycles)
+        lat = lat + np.where(l15_miss, p.const_l2_cycles, 0.0) + np.where(dram > 0, p.const_dram_cycles, 0.0)
+        lat += self._queue(np.bincount(mwarp, minlength=n) * 64, dram * p.sector, now)
         lat = np.where(c.requests > 0, lat, 0.0)
-        n = self._n
-        n["const_requests"] += int(c.requests.sum())
-        n["const_passes"] += int(passes.sum())
-        n["const_hits"] += int(hit.sum())
-        n["const_misses"] += int((~hit).sum())
-        self.last = {"passes": passes, "latency": lat}
+        counts = self._n
+        counts["const_requests"] += int(c.requests.sum())
+        counts["const_passes"] += int(np.where(c.requests > 0, passes, 0).sum())
+        counts["const_hits"] += int((~fetch).sum())
+        counts["const_misses"] += int(fetch.sum())
+        counts["const_l15_misses"] += int((~l15).sum())
+        self.last = {"passes": passes, "fetches": fetches, "latency": lat}
         return lat
+
+    def _uconst_fetch(self, lines, part, sub) -> np.ndarray:
+        """ULDC: whether each line (in warp order) is fetched from the L1.5, i.e. is not the line
+        its (SM, sub-partition) read last; updates the line buffers."""
+        key = np.asarray(part, np.int64) * 4 + sub
+        order = np.argsort(key, kind="stable")
+        k, ln = key[order], lines[order]
+        prev = np.empty_like(ln)
+        head = np.ones(len(k), bool)
+        head[1:] = k[1:] != k[:-1]
+        buf = self.uconst_line.reshape(-1)
+        prev[head] = buf[k[head]]
+        prev[~head] = ln[np.flatnonzero(~head) - 1]
+        fetch = np.empty(len(k), bool)
+        fetch[order] = ln != prev
+        last = np.ones(len(k), bool)
+        last[:-1] = k[1:] != k[:-1]
+        buf[k[last]] = ln[last]
+        return fetch
 
     # ---- atomics -------------------------------------------------------------------------
     def atomic(self, addresses, active, size: int, *, space: Space = Space.GLOBAL, sm=0,

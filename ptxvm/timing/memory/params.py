@@ -2,7 +2,8 @@
 
 Required GpuSpec fields: l1_shared_bytes, shared_carveouts (KiB), l1_line, sector, l2_bytes,
 l2_assoc, dram_bytes_per_s, clock_hz, l2_bytes_per_clk and latency[...] (shared, l1_hit,
-l2_hit, dram, const_hit, const_miss, tex_hit, atomic_global, atomic_shared).
+l2_hit, dram, const_hit, tex_hit, atomic_global, atomic_shared; const_miss is no longer read: the
+constant path's levels are the const_* / uconst_* numbers below).
 Optional numbers come from GpuSpec.measured or GpuSpec.measured["derived"] (T-cal's
 calibration), else the defaults below,
 which are estimates (see docs/timing-memory.md).
@@ -19,10 +20,18 @@ OPTIONAL = {
                                         # H200 (tools/device/memory_counters.py, sparse cases)
     "l1_wavefront_cycles": 1.0,         # L1TEX data stage: one 128-B wavefront per cycle
     "shared_wavefront_cycles": 1.0,     # shared memory: 128 B per cycle per SM
-    "const_replay_cycles": 1.0,         # each further distinct constant address
+    # the constant path (benchmarks/timing/constmem/const.cu, results/micro4_const_h200*.json; cycles
+    # of a dependent chain, docs/timing-model.md section 3 "Constant memory"):
+    "const_replay_cycles": 11.0,        # LDC: each further distinct address of the warp (dchase k)
+    "const_l15_bytes": 65536,           # per-SM second level ("L1.5"): 64-B lines, 64 KiB chases flat
+    "const_l15_cycles": 70.0,           # LDC: each line that misses the 2 KiB first level, one after another
+    "const_l2_cycles": 55.5,            # a line that misses the L1.5 too (first touch in a launch, L2 hit)
+    "const_dram_cycles": 96.0,          # ... and misses the L2 (after the cold convention's flush)
+    "uconst_hit_cycles": 6.4,           # ULDC: the line the sub-partition read last
+    "uconst_l15_cycles": 64.5,          # ULDC: any other line held by the L1.5 (1 to 64 KiB alike)
     "atomic_serial_cycles": 2.0,        # L2 ALU, per further lane on the same address
     "shared_atomic_serial_cycles": 2.0,  # in-SM, per further lane on the same address
-    "const_cache_bytes": 2048,          # per-SM L1 constant cache (64-B lines)
+    "const_cache_bytes": 2048,          # per-SM first-level constant cache of LDC (64-B lines, 4 ways)
     "tex_cache_bytes": 0,               # 0: texture path shares the unified L1TEX
     "sm_l2_bytes_per_clk": 64.0,        # one SM's link to L2 (caps what a few SMs can pull)
     # DRAM row opens (memory/dram.py): rows of 2 KiB of address space, an SM's last 16 rows count
@@ -60,7 +69,6 @@ class MemoryParams:
     lat_l2: int
     lat_dram: int
     lat_const_hit: int
-    lat_const_miss: int
     lat_tex: int
     lat_atomic_global: int
     lat_atomic_shared: int
@@ -68,6 +76,12 @@ class MemoryParams:
     l1_wavefront_cycles: float
     shared_wavefront_cycles: float
     const_replay_cycles: float
+    const_l15_bytes: int
+    const_l15_cycles: float
+    const_l2_cycles: float
+    const_dram_cycles: float
+    uconst_hit_cycles: float
+    uconst_l15_cycles: float
     atomic_serial_cycles: float
     shared_atomic_serial_cycles: float
     const_cache_bytes: int
@@ -118,8 +132,7 @@ def params_from_gpu(gpu, *, shared_bytes_per_sm: int = 0, carveout_kib: int | No
         dram_bytes_per_clk=float(gpu.dram_bytes_per_s) / float(gpu.clock_hz),
         l2_bytes_per_clk=float(gpu.l2_bytes_per_clk),
         lat_shared=int(lat["shared"]), lat_l1=int(lat["l1_hit"]), lat_l2=int(lat["l2_hit"]),
-        lat_dram=int(lat["dram"]), lat_const_hit=int(lat["const_hit"]),
-        lat_const_miss=int(lat["const_miss"]), lat_tex=int(lat["tex_hit"]),
+        lat_dram=int(lat["dram"]), lat_const_hit=int(lat["const_hit"]), lat_tex=int(lat["tex_hit"]),
         lat_atomic_global=int(lat["atomic_global"]), lat_atomic_shared=int(lat["atomic_shared"]),
         **opt,
     )
