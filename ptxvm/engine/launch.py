@@ -42,6 +42,7 @@ class LaunchStats:
     serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
     worker_cpu: tuple = ()  # CPU seconds each shard took, in its worker process or in this one (a split launch)
     in_process_cpu: float = 0.0  # of those, the CPU seconds of the shard this process ran itself (side by side with the others)
+    stored_in_place: bool = False  # a split launch whose workers stored straight into the shared arena (parallel/shared_stores.py)
     jit_seconds: float = 0.0  # of `seconds`, the time spent compiling (or loading cached) fused blocks
 
     @property

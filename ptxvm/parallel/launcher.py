@@ -90,7 +90,17 @@ def run(launch, workers=None, executor=None, on_race=None):
             from .local import run_local, start_method
 
             if _pooled(launch):
-                results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done)
+                from . import shared_stores
+
+                in_place = shared_stores.enabled() and shared_stores.eligible(launch.module, launch.info.name)
+                results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done, in_place)
+                if in_place and _overlapped(launch, results):
+                    # two shards stored one byte in place: neither value is left to compare. Memory
+                    # is back as the launch began; again with private memory per shard (whose
+                    # merge compares the values: the same value is no race, different ones are)
+                    results = []
+                    done[0] = 0
+                    results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done, False)
             else:
                 pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
                 if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
@@ -110,6 +120,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
         stats.in_process_cpu = sum(r.cpu_seconds for r in results if r.in_process)
+        stats.stored_in_place = any(r.stored_in_arena for r in results)
         for r in results:
             r.undo = None  # merged: nothing to put back any more
         return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))
@@ -117,6 +128,20 @@ def run(launch, workers=None, executor=None, on_race=None):
         _undo(results)
         launch._discard()
         raise
+
+
+def _overlapped(launch, results) -> bool:
+    """Whether shards that stored in place stored one byte (merge's Conflict.overlap); memory is
+    then put back as the launch began."""
+    if any(r.error is not None for r in results):
+        return False
+    from .merge import _plain_conflict
+
+    conflict = _plain_conflict(results)
+    if conflict is None or conflict.kind != "overlap":
+        return False
+    _undo(results)
+    return True
 
 
 def _worker_limit(launch, n: int) -> int:

@@ -46,6 +46,7 @@ class ShardResult:
     in_process: bool = False  # run by the parent itself (in_place.run_shard_here), side by side with the workers
     in_place: bool = False  # ... and its stored bytes are in the parent's memory already (`data` views them)
     undo: Optional[Callable] = None  # while in_place: puts the parent's memory back as the launch began
+    stored_in_arena: bool = False  # a pool worker stored straight into the shared arena (shared_stores.py): no `data`
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}
