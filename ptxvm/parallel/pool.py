@@ -88,8 +88,8 @@ def share(mem) -> SharedArena:
     if shared is not None and shared.owner == os.getpid() and mem.arena is shared.array:
         return shared
     shared = SharedArena(mem.arena.size)
-    top = min(mem.arena.size, mem.top + 4096)
-    shared.array[:top] = mem.arena[:top]  # the rest is zero, as the arena's is past `top`... and guard
+    top = min(mem.arena.size, max(mem.top, getattr(mem, "written_top", mem.arena.size)) + 4096)
+    shared.array[:top] = mem.arena[:top]  # the rest is zero, as the arena's is past `written_top`... and guard
     if top < mem.arena.size and mem.arena[top:].any():
         shared.array[top:] = mem.arena[top:]
     mem.arena = shared.array
@@ -302,14 +302,14 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
         if not msg:
             return
         image = pickle.loads(conn.recv_bytes())  # its syntax tree None when this worker holds the program
-        index, positions, size, limit, local.RAW_PIPES = conn.recv()  # RAW_PIPES: as the parent reads
+        index, positions, size, limit, local.RAW_PIPES, restorable = conn.recv()  # RAW_PIPES: as the parent reads
         c0 = time.process_time()
         journal = None
         try:
             if msg == b"S":  # store in place (shared_stores): the arena MAP_SHARED, kept; an undo log
                 arena = shared_stores.kept("arena", fds[0], size).array
                 journal = shared_stores.SharedUndoJournal(arena, fds[1], shared_stores.kept("log", fds[2]),
-                                                          shared_stores.kept("data", fds[3]))
+                                                          shared_stores.kept("data", fds[3]), restorable)
             else:
                 arena = private_view(fds[0], size)
         except BaseException:
@@ -377,7 +377,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
         w.program = job_image.key
         return pickled[light]
 
-    undo = None
+    undo, restorable = None, []
     if in_place:
         if pool.counter is None:
             pool.counter = shared_stores.new_counter()
@@ -387,9 +387,11 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
             w.undo.reset()
         logs = [w.undo for w in workers]  # kept here: the pool may be discarded before the undo
         arena = shared.array
+        restorable = shared_stores.host_copies(launch)
 
         def undo():
             shared_stores.undo(arena, logs)
+            shared_stores.restore_copies(arena, launch)
     results: dict[int, ShardResult] = {}
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
     returned = False
@@ -402,7 +404,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
                 else:
                     socket.send_fds(w.sock, [b"L"], [shared.fd])
                 w.conn.send_bytes(image_for(w))
-                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES))
+                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES, restorable))
                 pending[w.conn] = i
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")

@@ -86,6 +86,30 @@ def _close(*fds) -> None:
             pass
 
 
+def host_copies(launch) -> list[tuple[int, int]]:
+    """(first, end) 64-byte blocks wholly inside the launch's argument copies: they hold the host
+    arrays' bytes when the launch begins, and the host arrays are not written before it ends, so
+    an undo copies them from there (`restore_copies`) and workers need not log those blocks."""
+    from ..engine.core.memory import GLOBAL_BASE
+
+    out = []
+    for _, dev in launch.copies:
+        lo = dev.address - GLOBAL_BASE
+        b0, b1 = -(-lo // BLOCK), (lo + dev.nbytes) // BLOCK
+        if b0 < b1:
+            out.append((b0, b1))
+    return out
+
+
+def restore_copies(arena: np.ndarray, launch) -> None:
+    """The argument copies' bytes again, from their host arrays (as Launch.marshal copied them)."""
+    from ..engine.core.memory import GLOBAL_BASE
+
+    for host, dev in launch.copies:
+        lo = dev.address - GLOBAL_BASE
+        arena[lo : lo + dev.nbytes] = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+
+
 def new_counter() -> int:
     """The shared sequence counter: a file whose offset the workers advance (passed to them by
     descriptor: the same open file, so the same offset)."""
@@ -180,9 +204,11 @@ class SharedUndoJournal(UndoJournal):
     """The journal of a shard that stores in place: what UndoJournal keeps, written to the undo
     files the parent made (the `log` and `data` mappings) with a sequence number from `counter`."""
 
-    def __init__(self, arena: np.ndarray, counter: int, log: _Mapped, data: _Mapped):
+    def __init__(self, arena: np.ndarray, counter: int, log: _Mapped, data: _Mapped, restorable=()):
         super().__init__(arena)
         self.counter, self.log, self.data = counter, log, data
+        for b0, b1 in restorable:  # blocks the parent restores from the host arrays (host_copies): not logged
+            self.kept[b0:b1] = True
         self.count = 0
         self.used = 0
 

@@ -176,6 +176,25 @@ def test_a_worker_killed_after_storing_in_place(monkeypatch):
     assert pool.current() is None
 
 
+def test_a_worker_killed_after_storing_into_an_argument_copy(monkeypatch):
+    """c[i] += 1 on a host array (its device copy is not logged: an undo copies it from the host
+    array again): worker 1 killed after storing; the run in one process adds 1 once."""
+    real = pool.run_shard
+
+    def dying(launch, index, *a, **k):
+        out = real(launch, index, *a, **k)
+        if index == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+
+    monkeypatch.setattr(pool, "run_shard", dying)
+    k = ptxvm.loads(INC_FAULT, "inc_fault.ptx")["inc_fault"]
+    host = np.arange(8 * 32, dtype=np.uint32)
+    st = k.launch(8, 32, [host, 1000], workers=3)  # no CTA 1000: no fault
+    assert st.workers == 1 and "ended before sending" in st.serial_reason
+    assert (host == np.arange(8 * 32) + 1).all()
+
+
 def test_an_interrupt_after_stores_leaves_device_memory_as_it_began(monkeypatch):
     real = pool.run_shard
 
