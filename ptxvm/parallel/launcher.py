@@ -211,6 +211,10 @@ def _unchanged_copies(launch, results) -> set:
 
 def _touches(r, lo: int, hi: int) -> bool:
     """Whether a shard's write set (stored blocks, atomic locations) meets arena bytes [lo, hi)."""
+    if r.runs.size:  # runs [first, end) of whole blocks
+        k = int(np.searchsorted(r.runs[:, 1], lo // BLOCK, side="right"))
+        if k < r.runs.shape[0] and int(r.runs[k, 0]) * BLOCK < hi:
+            return True
     if r.blocks.size:
         k = int(np.searchsorted(r.blocks, lo // BLOCK))
         if k < r.blocks.size and int(r.blocks[k]) * BLOCK < hi:

@@ -40,6 +40,8 @@ def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
     conflict = _plain_conflict(results)
     if conflict is not None:
         return conflict
+    if any(r.atom_offsets.size for r in results):  # (shards that stored in place do no atomics)
+        results = [r.expanded() for r in results]
     atomics = _atomic_merge(arena, results)
     if isinstance(atomics, Conflict):
         return atomics
@@ -76,12 +78,11 @@ def _apply(view: np.ndarray, blocks: np.ndarray, masks: np.ndarray, data: np.nda
 
 
 def _plain_conflict(results) -> Optional[Conflict]:
-    tagged = [(r.blocks, np.full(r.blocks.size, i, np.int64)) for i, r in enumerate(results) if r.blocks.size]
-    if len(tagged) < 2:
-        return None
-    spans = sorted((int(b[0]), int(b[-1])) for b, _ in tagged)  # each shard's blocks are sorted
-    if all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:])):
+    spans = sorted(s for s in (r.span() for r in results) if s is not None)  # each shard's blocks are sorted
+    if len(spans) < 2 or all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:])):
         return None  # the shards stored to disjoint ranges of blocks (the common case): nothing shared
+    results = [r.expanded() for r in results]
+    tagged = [(r.blocks, np.full(r.blocks.size, i, np.int64)) for i, r in enumerate(results) if r.blocks.size]
     blocks = np.concatenate([b for b, _ in tagged])
     owner = np.concatenate([o for _, o in tagged])
     uniq, counts = np.unique(blocks, return_counts=True)

@@ -323,7 +323,8 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
             with jit.override(image.jit):
                 _, launch = rebuild(image)
                 launch.device.budget.limit = limit
-                result = run_shard(launch, index, positions, arena, copy=False, views=True, journal=journal)
+                result = run_shard(launch, index, positions, arena, copy=False, views=True, journal=journal,
+                                   runs=journal is not None)
             launch.device.memory.arena = np.zeros(0, np.uint8)  # the mapping goes with this launch (a kept one stays)
             if journal is not None and result.error is None:  # the bytes are in the arena: send which, not what
                 result.parts, result.stored_in_arena = None, True

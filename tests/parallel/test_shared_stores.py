@@ -269,3 +269,50 @@ def test_overlapping_masks_of_in_place_shards_are_an_overlap_conflict():
     clash = [result(0, [3, 4], [range(64), range(0, 11)]), result(1, [4, 5], [range(10, 64), range(64)])]
     c = merge._plain_conflict(clash)
     assert c is not None and c.kind == "overlap" and c.offsets == [4 * BLOCK + 10]
+
+
+def test_whole_block_runs_describe_the_same_write_set_as_blocks_and_masks():
+    """A shard that stored in place sends runs of whole blocks (no 4 MB of block numbers and masks
+    for a 16 MB output): expanded, they equal the write set of the plain form."""
+    from ptxvm.parallel.shard import REGION_SHIFT, Journal, _write_set
+
+    size = 4 << REGION_SHIFT
+    arena = np.zeros(size, np.uint8)
+
+    def journal():
+        j = Journal(size)
+        j.stored_range(1000, (1 << REGION_SHIFT) + 5000)  # ragged ends, across a region's edge
+        j.stored_range(3 << REGION_SHIFT, (3 << REGION_SHIFT) + 640)  # a run that starts a region
+        j.stored(np.array([5, 2 * BLOCK + 7, (2 << REGION_SHIFT) + 3], np.uint64), 1, 1)  # scattered bytes
+        j.stored(np.array([1100], np.uint64), 4, 1)  # a byte store inside a whole block: still whole
+        return j
+
+    plain, compact = ShardResult(0), ShardResult(1)
+    _write_set(plain, arena, journal())
+    _write_set(compact, arena, journal(), runs=True)
+    assert compact.runs.tolist() == [[16, ((1 << REGION_SHIFT) + 5000) // BLOCK],
+                                     [(3 << REGION_SHIFT) // BLOCK, ((3 << REGION_SHIFT) + 640) // BLOCK]]
+    got = compact.expanded()
+    assert got.blocks.tolist() == plain.blocks.tolist()
+    assert got.masks.tobytes() == plain.masks.tobytes()
+    assert compact.span() == (int(plain.blocks[0]), int(plain.blocks[-1]))
+
+
+def test_runs_in_the_race_check_and_the_copies_not_copied_back():
+    from ptxvm.parallel.launcher import _touches
+
+    def result(i, runs, blocks=(), masks=()):
+        r = ShardResult(i, stored_in_arena=True)
+        r.runs = np.array(runs, np.int64).reshape(-1, 2)
+        r.blocks = np.array(blocks, np.int64)
+        r.masks = np.array([np.packbits(np.isin(np.arange(BLOCK), m)) for m in masks], np.uint8).reshape(-1, BLOCK // 8)
+        return r
+
+    a, b = result(0, [[0, 10]], [10], [range(0, 8)]), result(1, [[11, 20]], [10], [range(8, 64)])
+    assert merge._plain_conflict([a, b]) is None  # block 10 split between them
+    c = result(1, [[9, 20]])
+    conflict = merge._plain_conflict([a, c])
+    assert conflict is not None and conflict.kind == "overlap" and conflict.offsets == [9 * BLOCK]
+    assert _touches(a, 5 * BLOCK, 6 * BLOCK) and _touches(a, 10 * BLOCK, 10 * BLOCK + 1)
+    assert not _touches(b, 0, 10 * BLOCK) and _touches(b, 19 * BLOCK + 63, 40 * BLOCK)
+    assert not _touches(b, 20 * BLOCK, 30 * BLOCK)
