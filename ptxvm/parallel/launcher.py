@@ -93,14 +93,21 @@ def run(launch, workers=None, executor=None, on_race=None):
                 from . import shared_stores
 
                 in_place = shared_stores.enabled() and shared_stores.eligible(launch.module, launch.info.name)
-                results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done, in_place)
-                if in_place and _overlapped(launch, results):
-                    # two shards stored one byte in place: neither value is left to compare. Memory
-                    # is back as the launch began; again with private memory per shard (whose
-                    # merge compares the values: the same value is no race, different ones are)
-                    results = []
-                    done[0] = 0
-                    results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done, False)
+                limit = _worker_limit(launch, len(shards))
+                with pool.turn():  # the undo logs are the pool's: replayed (or dropped) before the next launch uses them
+                    results = pool.run_pool_now(launch, shards, limit, on_done, in_place)
+                    if in_place and any(r.error is not None for r in results):
+                        _undo(results)  # memory as the launch began, for the run in one process
+                    elif in_place and _overlapped(launch, results):
+                        # two shards stored one byte in place: neither value is left to compare.
+                        # Memory is back as the launch began; again with private memory per shard
+                        # (whose merge compares the values: the same value is no race)
+                        results = []
+                        done[0] = 0
+                        results = pool.run_pool_now(launch, shards, limit, on_done, False)
+                    elif in_place:  # final: no atomics to merge, no overlap (merge finds nothing to do)
+                        for r in results:
+                            r.undo = None
             else:
                 pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
                 if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it

@@ -346,8 +346,13 @@ _BUSY = threading.Lock()  # one launch at a time on the pool (threads of one pro
 
 def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None, in_place: bool = False) -> list[ShardResult]:
     """run_pool_now, one launch at a time."""
-    with _BUSY:
+    with turn():
         return run_pool_now(launch, shards, limit, on_done, in_place)
+
+
+def turn():
+    """The pool's lock: one launch at a time (threads of one process that launch side by side wait)."""
+    return _BUSY
 
 
 def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None,
