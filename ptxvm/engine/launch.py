@@ -42,6 +42,7 @@ class LaunchStats:
     serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
     worker_cpu: tuple = ()  # CPU seconds each shard took, in its worker process or in this one (a split launch)
     in_process_cpu: float = 0.0  # of those, the CPU seconds of the shard this process ran itself (side by side with the others)
+    stored_in_place: bool = False  # a split launch whose workers stored straight into the shared arena (parallel/shared_stores.py)
     jit_seconds: float = 0.0  # of `seconds`, the time spent compiling (or loading cached) fused blocks
 
     @property
@@ -66,6 +67,52 @@ def dim3(v, what: str) -> tuple[int, int, int]:
     if not 1 <= len(v) <= 3 or any(x < 1 for x in v):
         raise LaunchError(f"{what} must be a positive int or a tuple of 1-3 positive ints, got {v!r}")
     return v + (1,) * (3 - len(v))
+
+
+class WaveGeometry:
+    """The per-thread arrays of a wave that depend only on how many CTAs it holds and the block
+    shape (thread slot -> CTA slot, thread index, lane, warp, the lane-derived special registers).
+    Read-only and shared by every wave and launch of that shape (`wave_geometry`): making them
+    costs a wave of 270 000 threads ~20 ms of fresh arrays, most of it page faults."""
+
+    def __init__(self, n_ctas: int, block):
+        T = int(np.prod(block))
+        bx, by, _ = block
+        self.warps_per_cta = -(-T // 32)
+        self.slot = np.repeat(np.arange(n_ctas), T)
+        self.t = t = np.tile(np.arange(T), n_ctas)
+        self.laneid = (t % 32).astype(np.int64)
+        self.warp_of = self.slot * self.warps_per_cta + t // 32
+        wsize = np.minimum(32, T - (t // 32) * 32)
+        self.warp_size = wsize
+        self.warp_lanes = np.where(wsize >= 32, np.uint32(0xFFFFFFFF),
+                                   ((np.uint64(1) << wsize.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)).astype(np.uint32)
+        self.tid = ((t % bx).astype(np.uint32), ((t // bx) % by).astype(np.uint32), (t // (bx * by)).astype(np.uint32))
+        self.laneid32 = self.laneid.astype(np.uint32)
+        self.warpid = (t // 32).astype(np.uint32)
+        self.slot_index = np.arange(t.size)
+        self.derived = sregs.lane_registers(self.slot, self.laneid32)
+        arrays = [self.slot, self.t, self.laneid, self.warp_of, self.warp_size, self.warp_lanes, *self.tid,
+                  self.laneid32, self.warpid, self.slot_index, *self.derived.values()]
+        for a in arrays:
+            a.flags.writeable = False  # shared: an engine path that wrote one would raise, not corrupt the next wave
+        self.nbytes = sum(a.nbytes for a in arrays)
+
+
+_GEOMETRY: dict = {}  # (CTAs per wave, block) -> WaveGeometry, most recently used last
+GEOMETRY_KEPT = 96 << 20  # bytes of geometry kept across launches (a full and a partial wave of the largest blocks)
+
+
+def wave_geometry(n_ctas: int, block) -> WaveGeometry:
+    """The WaveGeometry of waves of `n_ctas` CTAs of `block`, made once and kept (up to GEOMETRY_KEPT bytes)."""
+    key = (int(n_ctas), tuple(int(b) for b in block))
+    geo = _GEOMETRY.pop(key, None)
+    if geo is None:
+        geo = WaveGeometry(*key)
+    _GEOMETRY[key] = geo
+    while sum(g.nbytes for g in _GEOMETRY.values()) > GEOMETRY_KEPT and len(_GEOMETRY) > 1:
+        _GEOMETRY.pop(next(iter(_GEOMETRY)))
+    return geo
 
 
 class Launch:
@@ -329,33 +376,31 @@ class Launch:
         n = ctas.size * T
         ctx = Context(n, prog.regs.dtypes, needed)
         ctx.max_instructions = self.max_instructions
-        slot = np.repeat(np.arange(ctas.size), T)
-        t = np.tile(np.arange(T), ctas.size)
-        bx, by, _ = self.block
+        geo = wave_geometry(ctas.size, self.block)
+        slot = geo.slot
         gx, gy, _ = self.grid
-        cta_id = ctas[slot]
-        warps_per_cta = -(-T // 32)
         ctx.cta_slot = slot
-        ctx.cta_linear = cta_id
-        ctx.thread_linear = t
-        ctx.laneid = (t % 32).astype(np.int64)
-        ctx.warp_of = slot * warps_per_cta + t // 32
-        ctx.n_warps_live = ctas.size * warps_per_cta
-        wsize = np.minimum(32, T - (t // 32) * 32)
-        ctx.warp_size = wsize
-        ctx.warp_lanes = np.where(wsize >= 32, np.uint32(0xFFFFFFFF), ((np.uint64(1) << wsize.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)).astype(np.uint32)
+        ctx.cta_linear = ctas[slot]
+        ctx.thread_linear = geo.t
+        ctx.laneid = geo.laneid
+        ctx.warp_of = geo.warp_of
+        ctx.n_warps_live = ctas.size * geo.warps_per_cta
+        ctx.warp_size = geo.warp_size
+        ctx.warp_lanes = geo.warp_lanes
+        ctx.slot_index = geo.slot_index
         ctx.sreg = {}
         sregs.fill(
             ctx,
-            tid=((t % bx).astype(np.uint32), ((t // bx) % by).astype(np.uint32), (t // (bx * by)).astype(np.uint32)),
+            tid=geo.tid,
             ntid=self.block,
             ctaid=tuple(v.astype(np.uint32)[slot] for v in (ctas % gx, (ctas // gx) % gy, ctas // (gx * gy))),
             nctaid=self.grid,
-            laneid=ctx.laneid.astype(np.uint32),
-            warpid=(t // 32).astype(np.uint32),
-            nwarpid=warps_per_cta,
+            laneid=geo.laneid32,
+            warpid=geo.warpid,
+            nwarpid=geo.warps_per_cta,
             smem_total=self.shared_total,
             smem_dynamic=self.shared_dynamic,
+            derived=geo.derived,
         )
         cluster_ops.fill_sregs(ctx, ctas, self.grid, self.cluster, self.explicit_cluster, slot)
         ctx.gmem = self.device.memory

@@ -101,6 +101,7 @@ def _restore_allocations(mem, image, Allocation) -> None:
     mem._allocs = {b: Allocation(b, s, label) for b, s, label in image.allocations}
     mem._bases = sorted(mem._allocs)
     mem.top = image.top
+    mem.written_top = 1 << 62  # the arena is the parent's bytes: any of them may be non-zero
     mem.budget.used = sum(s for _, s, _ in image.allocations)
     need = -(-(image.top + 4096) // 512) * 512
     if mem.arena.size < need:

@@ -80,6 +80,8 @@ class UndoJournal(Journal):
             return
         offs = np.asarray(offsets).astype(np.int64, copy=False)
         lo, hi = int(offs.min()) // BLOCK, (int(offs.max()) + span - 1) // BLOCK + 1
+        if self.kept[lo:hi].all():  # every block it may touch is kept already (or restorable otherwise)
+            return
         if hi - lo <= 2 * offs.size and not self.kept[lo:hi].any():  # a fresh dense range (coalesced stores)
             self._save(slice(lo, hi), self.rows[lo:hi])
             self.kept[lo:hi] = True

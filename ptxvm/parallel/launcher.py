@@ -90,7 +90,24 @@ def run(launch, workers=None, executor=None, on_race=None):
             from .local import run_local, start_method
 
             if _pooled(launch):
-                results = pool.run_pool(launch, shards, _worker_limit(launch, len(shards)), on_done)
+                from . import shared_stores
+
+                in_place = shared_stores.enabled() and shared_stores.eligible(launch.module, launch.info.name)
+                limit = _worker_limit(launch, len(shards))
+                with pool.turn():  # the undo logs are the pool's: replayed (or dropped) before the next launch uses them
+                    results = pool.run_pool_now(launch, shards, limit, on_done, in_place)
+                    if in_place and any(r.error is not None for r in results):
+                        _undo(results)  # memory as the launch began, for the run in one process
+                    elif in_place and _overlapped(launch, results):
+                        # two shards stored one byte in place: neither value is left to compare.
+                        # Memory is back as the launch began; again with private memory per shard
+                        # (whose merge compares the values: the same value is no race)
+                        results = []
+                        done[0] = 0
+                        results = pool.run_pool_now(launch, shards, limit, on_done, False)
+                    elif in_place:  # final: no atomics to merge, no overlap (merge finds nothing to do)
+                        for r in results:
+                            r.undo = None
             else:
                 pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
                 if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
@@ -110,6 +127,7 @@ def run(launch, workers=None, executor=None, on_race=None):
         stats.workers = len(results)
         stats.worker_cpu = tuple(r.cpu_seconds for r in results)
         stats.in_process_cpu = sum(r.cpu_seconds for r in results if r.in_process)
+        stats.stored_in_place = any(r.stored_in_arena for r in results)
         for r in results:
             r.undo = None  # merged: nothing to put back any more
         return launch.finish(stats, [], start, unchanged=_unchanged_copies(launch, results))
@@ -117,6 +135,20 @@ def run(launch, workers=None, executor=None, on_race=None):
         _undo(results)
         launch._discard()
         raise
+
+
+def _overlapped(launch, results) -> bool:
+    """Whether shards that stored in place stored one byte (merge's Conflict.overlap); memory is
+    then put back as the launch began."""
+    if any(r.error is not None for r in results):
+        return False
+    from .merge import _plain_conflict
+
+    conflict = _plain_conflict(results)
+    if conflict is None or conflict.kind != "overlap":
+        return False
+    _undo(results)
+    return True
 
 
 def _worker_limit(launch, n: int) -> int:
@@ -186,6 +218,10 @@ def _unchanged_copies(launch, results) -> set:
 
 def _touches(r, lo: int, hi: int) -> bool:
     """Whether a shard's write set (stored blocks, atomic locations) meets arena bytes [lo, hi)."""
+    if r.runs.size:  # runs [first, end) of whole blocks
+        k = int(np.searchsorted(r.runs[:, 1], lo // BLOCK, side="right"))
+        if k < r.runs.shape[0] and int(r.runs[k, 0]) * BLOCK < hi:
+            return True
     if r.blocks.size:
         k = int(np.searchsorted(r.blocks, lo // BLOCK))
         if k < r.blocks.size and int(r.blocks[k]) * BLOCK < hi:

@@ -8,6 +8,10 @@
 * A location updated by atomics of different kinds or widths, inc/dec with different bounds, or
   plainly stored by one shard and updated atomically by another: the result would depend on the
   order (`Conflict.ordering`).
+* A byte two shards stored where at least one stored straight into the shared arena
+  (`ShardResult.stored_in_arena`, shared_stores.py): the arena holds one of the two values and
+  neither can be compared any more (`Conflict.overlap`: the launch runs again with private
+  memory per shard, where the check above decides).
 Nothing is written to memory unless the whole merge is possible."""
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ from .shard import BLOCK, KINDS, MIXED, ShardResult, width_of
 
 @dataclass
 class Conflict:
-    kind: str  # "race" (plain stores of different values) or "ordering" (atomics that do not commute)
+    kind: str  # "race" (plain stores of different values), "ordering" (atomics that do not commute) or
+    # "overlap" (shards that stored in place stored one byte: compare them with private memory)
     reason: str
     offsets: list = field(default_factory=list)  # arena offsets of a few bytes concerned
     shards: tuple = ()
@@ -35,12 +40,14 @@ def merge(arena: np.ndarray, results: list[ShardResult]) -> Optional[Conflict]:
     conflict = _plain_conflict(results)
     if conflict is not None:
         return conflict
+    if any(r.atom_offsets.size for r in results):  # (shards that stored in place do no atomics)
+        results = [r.expanded() for r in results]
     atomics = _atomic_merge(arena, results)
     if isinstance(atomics, Conflict):
         return atomics
     view = arena.reshape(-1, BLOCK)
     for r in results:
-        if r.blocks.size and not r.in_place:  # a shard the parent ran in place stored its bytes there already
+        if r.blocks.size and not (r.in_place or r.stored_in_arena):  # bytes stored in the arena already
             _apply(view, r.blocks, r.masks, r.data)
     offsets, widths, values = atomics
     for w in np.unique(widths):
@@ -71,16 +78,19 @@ def _apply(view: np.ndarray, blocks: np.ndarray, masks: np.ndarray, data: np.nda
 
 
 def _plain_conflict(results) -> Optional[Conflict]:
-    tagged = [(r.blocks, np.full(r.blocks.size, i, np.int64)) for i, r in enumerate(results) if r.blocks.size]
-    if len(tagged) < 2:
-        return None
-    spans = sorted((int(b[0]), int(b[-1])) for b, _ in tagged)  # each shard's blocks are sorted
-    if all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:])):
+    spans = sorted(s for s in (r.span() for r in results) if s is not None)  # each shard's blocks are sorted
+    if len(spans) < 2 or all(prev[1] < nxt[0] for prev, nxt in zip(spans, spans[1:])):
         return None  # the shards stored to disjoint ranges of blocks (the common case): nothing shared
+    results = [r.expanded() for r in results]
+    tagged = [(r.blocks, np.full(r.blocks.size, i, np.int64)) for i, r in enumerate(results) if r.blocks.size]
     blocks = np.concatenate([b for b, _ in tagged])
     owner = np.concatenate([o for _, o in tagged])
     uniq, counts = np.unique(blocks, return_counts=True)
     shared = uniq[counts > 1]
+    if any(r.stored_in_arena for r in results):
+        overlap = _overlap(results, shared)
+        if overlap is not None:
+            return overlap
     for b in shared[:4096]:  # blocks two shards changed: compare their bytes
         seen_mask = np.zeros(BLOCK, bool)
         seen_val = np.zeros(BLOCK, np.uint8)
@@ -89,8 +99,8 @@ def _plain_conflict(results) -> Optional[Conflict]:
             r = results[i]
             k = int(np.searchsorted(r.blocks, b))
             m = np.unpackbits(r.masks[k]).astype(bool)
-            d = r.data[k]
             both = m & seen_mask
+            d = seen_val if r.stored_in_arena else r.data[k]  # (its bytes meet no other shard's: _overlap)
             differ = both & (d != seen_val)
             if differ.any():
                 byte = int(np.flatnonzero(differ)[0])
@@ -101,6 +111,26 @@ def _plain_conflict(results) -> Optional[Conflict]:
             seen_val[new] = d[new]
             seen_from[new] = i
             seen_mask |= m
+    return None
+
+
+def _overlap(results, shared: np.ndarray) -> Optional[Conflict]:
+    """Conflict.overlap if two shards' masks share a byte of the `shared` blocks (all of them)."""
+    seen = np.zeros(shared.size, np.uint64)  # per shared block, the bytes some shard stored (mask bits)
+    for r in results:
+        if not r.blocks.size:
+            continue
+        k = np.minimum(np.searchsorted(r.blocks, shared), r.blocks.size - 1)
+        hit = r.blocks[k] == shared
+        m = np.zeros(shared.size, np.uint64)
+        m[hit] = np.ascontiguousarray(r.masks[k[hit]]).view(np.uint64).reshape(-1)
+        clash = (seen & m) != 0
+        if clash.any():
+            j = int(np.argmax(clash))
+            byte = int(np.argmax(np.unpackbits((seen[j : j + 1] & m[j : j + 1]).view(np.uint8))))
+            return Conflict("overlap", "two shards that stored straight into the arena stored the same byte",
+                            [int(shared[j]) * BLOCK + byte], (r.index,))
+        seen |= m
     return None
 
 

@@ -88,8 +88,8 @@ def share(mem) -> SharedArena:
     if shared is not None and shared.owner == os.getpid() and mem.arena is shared.array:
         return shared
     shared = SharedArena(mem.arena.size)
-    top = min(mem.arena.size, mem.top + 4096)
-    shared.array[:top] = mem.arena[:top]  # the rest is zero, as the arena's is past `top`... and guard
+    top = min(mem.arena.size, max(mem.top, getattr(mem, "written_top", mem.arena.size)) + 4096)
+    shared.array[:top] = mem.arena[:top]  # the rest is zero, as the arena's is past `written_top`... and guard
     if top < mem.arena.size and mem.arena[top:].any():
         shared.array[top:] = mem.arena[top:]
     mem.arena = shared.array
@@ -143,12 +143,14 @@ class _Worker:
     def __init__(self, pid: int, sock: socket.socket, conn: Connection):
         self.pid, self.sock, self.conn = pid, sock, conn
         self.program = None  # the key of the program it holds lowered (image.rebuild keeps one)
+        self.undo = None  # its shared_stores.UndoFiles, made at its first launch that stores in place
 
 
 class Pool:
     def __init__(self):
         self.workers: list[_Worker] = []
         self.owner = os.getpid()
+        self.counter = None  # the undo logs' shared sequence counter (shared_stores.new_counter)
 
     def grow(self, n: int) -> None:
         while len(self.workers) < n:
@@ -292,32 +294,49 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
     """A worker's loop: a launch's memfd (passed as a descriptor), then the job; run the shard,
     send its result; until the parent closes the socket."""
     from .. import jit
-    from . import local
+    from . import local, shared_stores
     from .image import rebuild
 
     while True:
-        msg, fds, _, _ = socket.recv_fds(sock, 1, 1)
+        msg, fds, _, _ = socket.recv_fds(sock, 1, 4)
         if not msg:
             return
         image = pickle.loads(conn.recv_bytes())  # its syntax tree None when this worker holds the program
-        index, positions, size, limit, local.RAW_PIPES = conn.recv()  # RAW_PIPES: as the parent reads
+        index, positions, size, limit, local.RAW_PIPES, restorable = conn.recv()  # RAW_PIPES: as the parent reads
         c0 = time.process_time()
+        journal = None
         try:
-            arena = private_view(fds[0], size)
-        finally:
+            if msg == b"S":  # store in place (shared_stores): the arena MAP_SHARED, kept; an undo log
+                arena = shared_stores.kept("arena", fds[0], size).array
+                journal = shared_stores.SharedUndoJournal(arena, fds[1], shared_stores.kept("log", fds[2]),
+                                                          shared_stores.kept("data", fds[3]), restorable)
+            else:
+                arena = private_view(fds[0], size)
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        if journal is None:
             for fd in fds:
                 os.close(fd)
         try:
             with jit.override(image.jit):
                 _, launch = rebuild(image)
                 launch.device.budget.limit = limit
-                result = run_shard(launch, index, positions, arena, copy=False, views=True)
-            launch.device.memory.arena = np.zeros(0, np.uint8)  # the mapping goes with this launch
+                result = run_shard(launch, index, positions, arena, copy=False, views=True, journal=journal,
+                                   runs=journal is not None)
+            launch.device.memory.arena = np.zeros(0, np.uint8)  # the mapping goes with this launch (a kept one stays)
+            if journal is not None and result.error is None:  # the bytes are in the arena: send which, not what
+                result.parts, result.stored_in_arena = None, True
         except Exception as e:  # noqa: BLE001 - the parent reruns in one process
             result = ShardResult(index, error=f"{type(e).__name__}: {e}")
+        finally:
+            if journal is not None:
+                for fd in fds:
+                    os.close(fd)
         result.cpu_seconds = time.process_time() - c0
         local.send(conn, result)
-        del result, arena  # the mapping goes with its last view
+        del result, arena, journal  # a private mapping goes with its last view
 
 
 # ---------------------------------------------------------------- a launch on the pool
@@ -325,18 +344,27 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
 _BUSY = threading.Lock()  # one launch at a time on the pool (threads of one process that launch side by side wait)
 
 
-def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None) -> list[ShardResult]:
+def run_pool(launch, shards: list[tuple[int, int]], limit: int, on_done=None, in_place: bool = False) -> list[ShardResult]:
     """run_pool_now, one launch at a time."""
-    with _BUSY:
-        return run_pool_now(launch, shards, limit, on_done)
+    with turn():
+        return run_pool_now(launch, shards, limit, on_done, in_place)
 
 
-def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None) -> list[ShardResult]:
+def turn():
+    """The pool's lock: one launch at a time (threads of one process that launch side by side wait)."""
+    return _BUSY
+
+
+def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None,
+                 in_place: bool = False) -> list[ShardResult]:
     """Run the shards of `launch` side by side, each on one of the pool's workers (this process
     runs none: its device memory stays the shared arena throughout, so other threads' launches
-    may marshal into it meanwhile). Memory is untouched until the merge. A worker that does not
-    answer: its result is an error and the pool is discarded."""
-    from . import local
+    may marshal into it meanwhile). Memory is untouched until the merge, unless `in_place`
+    (shared_stores.py): then the workers store straight into the arena, and the first result's
+    `undo` puts memory back as the launch began (the caller calls it before any run in one
+    process; if this raises, memory is put back first). A worker that does not answer: its
+    result is an error and the pool is discarded."""
+    from . import local, shared_stores
     from .image import image_of
 
     mem = launch.device.memory
@@ -355,15 +383,34 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
         w.program = job_image.key
         return pickled[light]
 
+    undo, restorable = None, []
+    if in_place:
+        if pool.counter is None:
+            pool.counter = shared_stores.new_counter()
+        for w in workers:
+            if w.undo is None:
+                w.undo = shared_stores.UndoFiles()
+            w.undo.reset()
+        logs = [w.undo for w in workers]  # kept here: the pool may be discarded before the undo
+        arena = shared.array
+        restorable = shared_stores.host_copies(launch)
+
+        def undo():
+            shared_stores.undo(arena, logs)
+            shared_stores.restore_copies(arena, launch)
     results: dict[int, ShardResult] = {}
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
+    returned = False
     try:
         pending, gone = {}, False
         for i, w in enumerate(workers):
             try:
-                socket.send_fds(w.sock, [b"L"], [shared.fd])
+                if in_place:
+                    socket.send_fds(w.sock, [b"S"], [shared.fd, pool.counter, w.undo.log, w.undo.data])
+                else:
+                    socket.send_fds(w.sock, [b"L"], [shared.fd])
                 w.conn.send_bytes(image_for(w))
-                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES))
+                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES, restorable))
                 pending[w.conn] = i
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
@@ -382,7 +429,12 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
                 if on_done is not None:
                     on_done(r)
         ok = not gone
-        return [results[i] for i in range(len(shards))]
+        out = [results[i] for i in range(len(shards))]
+        out[0].undo = undo
+        returned = True
+        return out
     finally:
         if not ok:  # a worker failed, or this launch was interrupted: no pool state can be trusted
-            shutdown(kill=True)
+            shutdown(kill=True)  # (every worker killed and reaped: none stores any more)
+        if undo is not None and not returned:  # interrupted: memory as the launch began before leaving
+            undo()

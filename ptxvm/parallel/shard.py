@@ -46,6 +46,30 @@ class ShardResult:
     in_process: bool = False  # run by the parent itself (in_place.run_shard_here), side by side with the workers
     in_place: bool = False  # ... and its stored bytes are in the parent's memory already (`data` views them)
     undo: Optional[Callable] = None  # while in_place: puts the parent's memory back as the launch began
+    stored_in_arena: bool = False  # a pool worker stored straight into the shared arena (shared_stores.py): no `data`
+    # ... and then blocks stored whole come as runs [first, end) of blocks, not in `blocks`/`masks` (see `expanded`)
+    runs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+
+    def span(self) -> Optional[tuple[int, int]]:
+        """(first, last) block stored to, or None."""
+        ends = [(int(self.blocks[0]), int(self.blocks[-1]))] if self.blocks.size else []
+        if self.runs.size:
+            ends.append((int(self.runs[0, 0]), int(self.runs[-1, 1]) - 1))
+        return (min(e[0] for e in ends), max(e[1] for e in ends)) if ends else None
+
+    def expanded(self) -> "ShardResult":
+        """The result with its runs of whole blocks in `blocks` and `masks` (sorted), for the
+        merge's slower paths; itself when it has none."""
+        if not self.runs.size:
+            return self
+        import dataclasses
+
+        whole = np.concatenate([np.arange(a, b, dtype=np.int64) for a, b in self.runs])
+        blocks = np.concatenate([self.blocks, whole])
+        masks = np.concatenate([self.masks, np.full((whole.size, BLOCK // 8), 0xFF, np.uint8)])
+        order = np.argsort(blocks, kind="stable")
+        return dataclasses.replace(self, blocks=blocks[order], masks=masks[order],
+                                   runs=np.zeros((0, 2), np.int64), undo=None)
 
 
 _ONES = {w: np.frombuffer(b"\x01" * w, np.dtype(f"u{w}"))[0] for w in (1, 2, 4, 8)}
@@ -154,7 +178,8 @@ def _runs(dirty: np.ndarray, size: int):
 
 
 def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray, copy: bool,
-              views: bool = False, journal: Optional[Journal] = None, passed_on: tuple = ()) -> ShardResult:
+              views: bool = False, journal: Optional[Journal] = None, passed_on: tuple = (),
+              runs: bool = False) -> ShardResult:
     """Run CTAs at launch-order positions [start, stop) of `launch` on `arena` (global memory as
     the launch began; `copy` it first unless it is this process's own) and return what they wrote
     (`views`: the stored bytes as slices of the arena, `ShardResult.parts`, for local.send).
@@ -175,7 +200,7 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
         if mem.arena.size != arena.size:  # device malloc grew it (such kernels run in one process)
             raise RuntimeError("global memory grew while the shard ran")
         out.stats = stats
-        _write_set(out, mem.arena, journal, views)
+        _write_set(out, mem.arena, journal, views, runs)
     except BaseException as e:  # noqa: BLE001 - any failure: the parent reruns in one process
         if isinstance(e, passed_on):
             raise
@@ -187,10 +212,12 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     return out
 
 
-def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: bool = False) -> None:
+def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: bool = False,
+               runs: bool = False) -> None:
     """Fill `out` from the journal: atomic locations with their final values, then the stored
     blocks, masks and bytes. `views`: leave the bytes as `out.parts`, slices of `arena` (sent
-    from there, not copied first), rather than one `out.data` array."""
+    from there, not copied first), rather than one `out.data` array. `runs` (a shard that stored
+    in place: no bytes): blocks stored whole as `out.runs`, the others in `blocks`/`masks`."""
     if journal.code is not None:
         offs = np.concatenate([np.flatnonzero(journal.code[a:b]).astype(np.int64) + a
                                for a, b in _runs(journal.dirty_atomics, journal.size)] or [np.zeros(0, np.int64)])
@@ -212,7 +239,9 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: boo
         if journal.written is not None:  # an atomic location's bytes merge as atomics, not as stores
             journal.written[atom_bytes] = 0
     whole = np.zeros(0, np.int64)
-    if journal.full is not None:
+    if runs and journal.full is not None:
+        out.runs = _whole_runs(journal)
+    elif journal.full is not None:
         whole = np.concatenate([np.flatnonzero(journal.full[a // BLOCK : b // BLOCK]) + a // BLOCK
                                 for a, b in _runs(journal.dirty_full, journal.size)] or [whole]).astype(np.int64)
     some, all_set = [np.zeros(0, np.int64)], [np.zeros(0, bool)]
@@ -227,6 +256,9 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: boo
                     some.append(hit + c0)
                     all_set.append((w[hit] == every).all(axis=1))
     some, all_set = np.concatenate(some).astype(np.int64), np.concatenate(all_set)
+    if runs:
+        _partial_blocks(out, journal, some)
+        return
     if not whole.size and not some.size:
         return
     b = np.union1d(whole, some) if some.size else whole
@@ -246,6 +278,38 @@ def _write_set(out: ShardResult, arena: np.ndarray, journal: Journal, views: boo
     else:
         out.data = np.concatenate(parts)
     out.blocks, out.masks = b, masks
+
+
+def _whole_runs(journal: Journal) -> np.ndarray:
+    """[first, end) runs of the blocks the journal marked whole (journal.full), region by region."""
+    out = []
+    for a, b in _runs(journal.dirty_full, journal.size):
+        f = journal.full[a // BLOCK : b // BLOCK] != 0
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], f, [False])).view(np.int8)))
+        if edges.size:
+            out.append(edges.reshape(-1, 2) + a // BLOCK)
+    if not out:
+        return np.zeros((0, 2), np.int64)
+    r = np.concatenate(out).astype(np.int64)
+    join = np.flatnonzero(r[1:, 0] == r[:-1, 1])  # runs that meet across a region's edge: one run
+    if join.size:
+        keep = np.ones(r.shape[0], bool)
+        for j in join[::-1]:
+            r[j, 1] = r[j + 1, 1]
+            keep[j + 1] = False
+        r = r[keep]
+    return r
+
+
+def _partial_blocks(out: ShardResult, journal: Journal, some: np.ndarray) -> None:
+    """`blocks`/`masks` of the blocks marked byte by byte and not inside a run of whole blocks."""
+    if some.size and out.runs.size:
+        k = np.searchsorted(out.runs[:, 0], some, side="right") - 1
+        inside = (k >= 0) & (some < out.runs[np.maximum(k, 0), 1])
+        some = some[~inside]
+    if some.size:
+        out.blocks = some
+        out.masks = np.packbits(journal.written.reshape(-1, BLOCK)[some], axis=1)
 
 
 def width_of(code: int) -> int:

@@ -106,7 +106,7 @@ class Device:
             raise ValueError(f"negative dimension in shape {shape}")
         nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow before the budget says no
         what = what or f"device_array of shape {shape} and dtype {dtype}"
-        alloc = self.memory.allocate(nbytes, what=what)
+        alloc = self.memory.allocate(nbytes, what=what, zeroed=not written)
         if not written:
             alloc.uninit = np.ones(alloc.size, dtype=bool)  # cudaMalloc'd memory: never written (initcheck)
         return DeviceArray(self, shape, dtype, alloc)

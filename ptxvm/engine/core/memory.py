@@ -111,6 +111,10 @@ class GlobalMemory:
         self.budget = budget if budget is not None else MemoryBudget()
         self.arena = np.zeros(capacity, dtype=np.uint8)
         self.top = 0  # arena offset just past the last live allocation
+        # arena bytes from here on were never part of an allocation: still zero. Freed memory is not
+        # cleared when it is freed (a launch's argument copies would be, every launch), but when an
+        # allocation that must read as zero is made over it (allocate)
+        self.written_top = 0
         self._bases: list[int] = []  # sorted device addresses of live allocations
         self._allocs: dict[int, Allocation] = {}
         # (addresses, budget bytes) that finalizers gave back (an unloaded module's variables), freed
@@ -131,9 +135,9 @@ class GlobalMemory:
             self.budget.release(nbytes)
 
     # -- allocation
-    def allocate(self, size: int, label: str = "", what: Optional[str] = None) -> Allocation:
-        """A zeroed allocation of `size` bytes; OutOfDeviceMemory (naming `what`, or the label) when
-        the budget cannot hold it."""
+    def allocate(self, size: int, label: str = "", what: Optional[str] = None, zeroed: bool = True) -> Allocation:
+        """A zeroed allocation of `size` bytes (`zeroed` False: the caller overwrites every byte
+        next); OutOfDeviceMemory (naming `what`, or the label) when the budget cannot hold it."""
         size = max(int(size), 1)
         self.collect()
         self.budget.reserve(size, what or f"an allocation{f' ({label})' if label else ''}")
@@ -152,6 +156,10 @@ class GlobalMemory:
                 raise host_refused(size, what or label) from None
             grown[: self.top] = self.arena[: self.top]
             self.arena = grown
+            self.written_top = min(self.written_top, self.top)  # past the live allocations: fresh zeros
+        if zeroed and offset < self.written_top:  # over memory an earlier allocation may have written
+            self.arena[offset : min(end, self.written_top)] = 0
+        self.written_top = max(self.written_top, end)
         self.top = max(self.top, end)
         alloc = Allocation(GLOBAL_BASE + offset, size, label)
         bisect.insort(self._bases, alloc.base)
@@ -173,9 +181,7 @@ class GlobalMemory:
     def free(self, base: int) -> None:
         alloc = self._allocs.pop(base)
         self._bases.remove(base)
-        off = base - GLOBAL_BASE
-        self.arena[off : off + alloc.size] = 0
-        self.budget.release(alloc.size)
+        self.budget.release(alloc.size)  # (its bytes are cleared when an allocation needs them zero)
         if self._bases:
             last = self._allocs[self._bases[-1]]
             self.top = last.base - GLOBAL_BASE + last.size

@@ -61,8 +61,22 @@ def reader(name: str, component, ptx_type: str):
     return read
 
 
-def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_total, smem_dynamic, cluster=None):
-    """Set every special register of the wave from its geometry arrays."""
+def lane_registers(cta_slot: np.ndarray, laneid: np.ndarray) -> dict:
+    """%smid and the %lanemask_* registers of each thread slot (from its CTA slot and lane)."""
+    lane = laneid.astype(np.uint64)
+    one = np.uint64(1)
+    return {"%smid": (cta_slot % 132).astype(np.uint32),
+            "%lanemask_eq": (one << lane).astype(np.uint32),
+            "%lanemask_lt": ((one << lane) - one).astype(np.uint32),
+            "%lanemask_le": ((one << (lane + one)) - one).astype(np.uint32),
+            "%lanemask_ge": (~((one << lane) - one)).astype(np.uint32),
+            "%lanemask_gt": (~((one << (lane + one)) - one)).astype(np.uint32)}
+
+
+def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_total, smem_dynamic, cluster=None,
+         derived=None):
+    """Set every special register of the wave from its geometry arrays (`derived`: lane_registers'
+    values, when the caller keeps them)."""
     s = ctx.sreg
     for i, c in enumerate("xyz"):
         s[f"%tid.{c}"] = tid[i]
@@ -72,16 +86,9 @@ def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_total, 
     s["%laneid"] = laneid
     s["%warpid"] = warpid
     s["%nwarpid"] = np.uint32(nwarpid)
-    s["%smid"] = (ctx.cta_slot % 132).astype(np.uint32)
+    s.update(derived if derived is not None else lane_registers(ctx.cta_slot, laneid))
     s["%nsmid"] = np.uint32(132)
     s["%gridid"] = np.uint64(1)
-    lane = laneid.astype(np.uint64)
-    one = np.uint64(1)
-    s["%lanemask_eq"] = (one << lane).astype(np.uint32)
-    s["%lanemask_lt"] = ((one << lane) - one).astype(np.uint32)
-    s["%lanemask_le"] = ((one << (lane + one)) - one).astype(np.uint32)
-    s["%lanemask_ge"] = (~((one << lane) - one)).astype(np.uint32)
-    s["%lanemask_gt"] = (~((one << (lane + one)) - one)).astype(np.uint32)
     s["%total_smem_size"] = np.uint32(smem_total)
     s["%aggr_smem_size"] = np.uint32(smem_total)
     s["%dynamic_smem_size"] = np.uint32(smem_dynamic)

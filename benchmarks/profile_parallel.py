@@ -1,0 +1,137 @@
+"""Where a split launch's time goes: CPU seconds (process_time) and page faults per phase, in the
+parent and in each pool worker, for the 16M-element vector add of bench_parallel.py (or another
+of its workloads).
+
+    python benchmarks/profile_parallel.py [--workload vadd] [--workers 2] [--repeat 5]
+
+Each phase is a function of ptxvm wrapped with a timer (the wrappers are installed before the
+pool forks, so its workers have them too; a worker writes its figures to a file per launch).
+Prints, per phase, the best (lowest) CPU seconds over --repeat launches and the page faults
+(minor) of that launch. docs/performance.md quotes its output."""
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import json
+import os
+import pathlib
+import resource
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import bench_parallel  # noqa: E402
+import ptxvm  # noqa: E402,F401
+from ptxvm.engine import launch as launch_mod  # noqa: E402
+from ptxvm.parallel import image, launcher, local, merge, pool, shard  # noqa: E402
+
+RECORD: dict = collections.defaultdict(lambda: [0.0, 0])  # phase -> [CPU seconds, minor faults]
+SPOOL = pathlib.Path(tempfile.mkdtemp(prefix="ptxvm-prof-"))
+
+
+def _faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def timed(owner, name, phase=None):
+    fn = getattr(owner, name)
+    phase = phase or name
+
+    @functools.wraps(fn)
+    def wrapper(*a, **k):
+        c, f = time.process_time(), _faults()
+        try:
+            return fn(*a, **k)
+        finally:
+            rec = RECORD[phase]
+            rec[0] += time.process_time() - c
+            rec[1] += _faults() - f
+    setattr(owner, name, wrapper)
+
+
+def install(extra=()):
+    # the parent
+    timed(launch_mod.Launch, "marshal", "parent: marshal (host arrays into device memory)")
+    timed(pool, "share", "parent: share the arena (memfd)")
+    timed(image, "image_of", "parent: image of the launch")
+    timed(pool, "wait", "parent: waiting for workers (CPU while blocked)")
+    timed(merge, "_plain_conflict", "parent: race check")
+    timed(merge, "_apply", "parent: merge copy")
+    timed(launcher, "_unchanged_copies", "parent: which arguments to copy back")
+    timed(launch_mod.Launch, "finish", "parent: copy back to the host arrays, free")
+    orig_receive = local.receive
+
+    def receive(conn):
+        c, f = time.process_time(), _faults()
+        r = orig_receive(conn)
+        rec = RECORD["parent: receive results"]
+        rec[0] += time.process_time() - c
+        rec[1] += _faults() - f
+        return r
+    local.receive = receive
+    for owner, name, phase in extra:
+        timed(owner, name, phase)
+    # the workers (forked from this process: the wrappers are theirs too)
+    timed(pool, "private_view", "worker: map the arena")
+    timed(image, "rebuild", "worker: rebuild the launch")
+    timed(launch_mod.Launch, "execute", "worker: run the CTAs (kernel)")
+    timed(shard, "_write_set", "worker: write set from the journal")
+    orig_send = local.send
+
+    def send(conn, result):
+        c, f = time.process_time(), _faults()
+        orig_send(conn, result)
+        rec = RECORD["worker: send results"]
+        rec[0] += time.process_time() - c
+        rec[1] += _faults() - f
+        if os.getpid() != PARENT:
+            (SPOOL / f"{os.getpid()}-{time.monotonic_ns()}.json").write_text(json.dumps(dict(RECORD)))
+            RECORD.clear()
+    local.send = send
+
+
+PARENT = os.getpid()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workload", default="vadd", choices=list(bench_parallel.WORKLOADS))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=5)
+    opt = ap.parse_args()
+    os.environ["PTXVM_PARALLEL_MIN_WORK"] = "0"
+    install()
+    go = bench_parallel.WORKLOADS[opt.workload][1]()
+    go(1)
+    go(opt.workers)  # the pool starts, workers lower the program
+    best = None
+    for _ in range(opt.repeat):
+        for p in SPOOL.iterdir():
+            p.unlink()
+        RECORD.clear()
+        c0, f0 = time.process_time(), _faults()
+        _, st = go(opt.workers)
+        total = time.process_time() - c0
+        parent = dict(RECORD)
+        workers = [json.loads(p.read_text()) for p in sorted(SPOOL.iterdir())]
+        path = total + max(st.worker_cpu, default=0.0)
+        if best is None or path < best[0]:
+            best = (path, total, _faults() - f0, parent, workers, st)
+    path, total, faults, parent, workers, st = best
+    print(f"{opt.workload}, {opt.workers} workers (pool={pool.enabled()}): critical path {path:.3f} CPU s "
+          f"(parent {total:.3f} s, {faults} faults; slowest worker {max(st.worker_cpu):.3f} s)")
+    for k, (c, f) in sorted(parent.items()):
+        print(f"  {k:<60} {c * 1e3:8.1f} ms {f:8d} faults")
+    for i, w in enumerate(workers):
+        print(f"  worker {i} (shard cpu {st.worker_cpu[i] if i < len(st.worker_cpu) else float('nan'):.3f} s)")
+        for k, (c, f) in sorted(w.items()):
+            print(f"    {k:<58} {c * 1e3:8.1f} ms {f:8d} faults")
+
+
+if __name__ == "__main__":
+    main()
