@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Run the loaded-latency microbenchmarks (benchmarks/timing/micro4/loaded.cu) on the GPU.
+"""Run the loaded-latency microbenchmarks (benchmarks/timing/loaded/loaded.cu) on the GPU.
 
-    python3 tools/device/timing_micro4.py --cubin loaded.cubin --out RESULTS.json [--budget 100]
+    python3 tools/device/timing_loaded.py --cubin loaded.cubin --out RESULTS.json [--budget 100]
 
 Needs CuPy. One grid of points: per-lane stride S (4 B .. 4 KiB: 4..32 sectors, 1..32 lines per
 warp request), warps per SM W (1..64: one CTA of 32*W threads per SM, two of 1024 for 64), loads
@@ -11,6 +11,9 @@ before the launch). Each point: `iters` rounds per warp, three timed launches; p
 slowest CTA's clock64 cycles of its rounds (the model's SM cycles without the launch), the
 median over CTAs, and CUDA-event microseconds. Items: `grid` (the sweep), `clock` (cycles per us).
 Points run until --budget seconds are spent; the JSON is rewritten after every block.
+`--carveout` (not part of the first recording) adds the item `carveout`: a few points of one CTA
+per SM launched with 0..200 KiB of dynamic shared memory, so the L1 left beside the carveout
+shrinks to ~28 KiB (does a small L1 limit the misses in flight? calibration occ_smem_100k/200k).
 """
 from __future__ import annotations
 
@@ -60,6 +63,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget", type=float, default=100.0, help="seconds for the grid")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--carveout", action="store_true", help="also the `carveout` item")
     a = ap.parse_args(argv)
     import cupy as cp
     import numpy as np
@@ -79,17 +83,22 @@ def main(argv=None) -> int:
     def flush():
         cp.cuda.runtime.memsetAsync(flush_buf.data.ptr, 0, flush_buf.nbytes, stream.ptr)
 
-    def launch(fp, s, w, k):
+    def launch(fp, s, w, k, shared=0):
         grid, block = geometry(w)
         lstride = s.bit_length() - 1
         lphase = max(0, lstride - 5)
         mask = (16 * MIB if fp == "l2" else 4096 * MIB) - 1
+        if shared > 48 * 1024:
+            try:
+                kernels[k].max_dynamic_shared_size_bytes = shared
+            except Exception:  # older CuPy: the driver call itself (8 = MAX_DYNAMIC_SHARED_SIZE_BYTES)
+                cp.cuda.driver.funcSetAttribute(kernels[k].ptr, 8, shared)
         kernels[k]((grid,), (block,), (buf, cyc, sink, np.int32(lstride), np.int32(lphase),
-                                       np.uint64(mask), np.int32(ITERS)))
+                                       np.uint64(mask), np.int32(ITERS)), shared_mem=shared)
         return grid
 
-    def point(fp, s, w, k):
-        launch(fp, s, w, k)  # warm: the L2 window's data, the code
+    def point(fp, s, w, k, shared=0):
+        launch(fp, s, w, k, shared)  # warm: the L2 window's data, the code
         rows = []
         for _ in range(a.reps):
             if fp == "dram":
@@ -97,7 +106,7 @@ def main(argv=None) -> int:
             spin((1,), (1,), (np.int64(20000),))
             e0, e1 = cp.cuda.Event(), cp.cuda.Event()
             e0.record()
-            grid = launch(fp, s, w, k)
+            grid = launch(fp, s, w, k, shared)
             e1.record()
             e1.synchronize()
             c = cyc[:grid].get()
@@ -105,7 +114,17 @@ def main(argv=None) -> int:
         rows.sort()
         mid = rows[len(rows) // 2]
         return {"fp": fp, "stride": s, "warps": w, "k": k, "cycles_max": mid[0], "cycles_median": mid[1],
-                "us": mid[2], "cycles_max_all": [r[0] for r in rows]}
+                "us": mid[2], "cycles_max_all": [r[0] for r in rows], **({"shared": shared} if shared else {})}
+
+    def carveout():
+        out = []
+        for shared_kib in (0, 100, 160, 200):
+            for p in (("l2", 4096, 8, 16), ("l2", 4096, 8, 4), ("l2", 4, 8, 16), ("dram", 4096, 8, 16)):
+                try:
+                    out.append(point(*p, shared=shared_kib * 1024))
+                except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
+                    out.append({"point": list(p), "shared": shared_kib * 1024, "error": repr(e)[-400:]})
+        return out
 
     def clock():
         """SM cycles per microsecond: one long spin kernel, clock64 target against CUDA events."""
@@ -137,6 +156,8 @@ def main(argv=None) -> int:
             res.save()
     res.res["items"]["grid_seconds"] = round(time.time() - t_start, 1)
     res.item("clock_after", clock)
+    if a.carveout:
+        res.item("carveout", carveout)
     res.save()
     print("points", len(grid_pts), "of", len(todo), "in", round(time.time() - t_start, 1), "s")
     return 0

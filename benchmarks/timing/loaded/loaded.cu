@@ -1,6 +1,6 @@
 // Memory latency under load (issue 20, helper lat20): how fast one SM gets the data of strided
 // warp loads as the lines per request, the warps per SM and the loads in flight per warp grow.
-// Run by tools/device/timing_micro4.py; what each point pins: docs/timing-model.md section 3.
+// Run by tools/device/timing_loaded.py; what each point pins: docs/timing-model.md section 3.
 //
 // strided_k<K>: every warp does `iters` rounds of K independent 4-byte loads (default caching,
 // LDG.E), then adds their values (all zero) into the next round's addresses, so exactly K loads
