@@ -100,3 +100,17 @@ def test_a_dram_latency_bound_grid_over_every_sm_waits_for_the_slowest_sm(module
     # each round is one dependent DRAM load: it comes back the slowest SM's extra later
     assert every == pytest.approx(DEFAULT.slowest_sm_dram_cycles, rel=0.2)
     assert _grid_round(module, 1) == pytest.approx(_grid_round(module, 1, **off), rel=0.002)
+
+
+def test_the_row_window_holds_the_rows_of_one_warp_request():
+    """A warp request whose 32 lines lie 4 KiB apart touches 32 DRAM rows; the SM's next warp
+    reading other sectors of the same lines finds them open (`loaded`, lanes 4 KiB apart)."""
+    from ptxvm.timing.memory.dram import RowTracker
+    from ptxvm.timing.memory.params import OPTIONAL
+
+    t = RowTracker(OPTIONAL["dram_row_bytes"], OPTIONAL["dram_row_window"])
+    lanes = np.arange(32, dtype=np.uint64) * np.uint64(4096)
+    assert t.request(lanes) == 32
+    assert t.request(lanes + np.uint64(32)) == 0  # the next warp, the next sector of each line
+    assert t.request(lanes + np.uint64(64 << 20)) == 32  # 32 other rows push them all out
+    assert t.request(lanes) == 32
