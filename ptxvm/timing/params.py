@@ -58,6 +58,17 @@ class ModelParams:
     # a load whose lines come from DRAM waits for the slowest of them: per doubling of the
     # request's DRAM lines (memory/dram.py; micro3 chase: 32 lines of one warp 418 cycles after one)
     dram_tail_cycles: float = 74.0
+    # ... counting the DRAM lines of all the warp's loads still in flight, not one request's
+    # (benchmarks/timing/loaded, results/micro4_loaded_h200.json: one warp per SM, K independent
+    # 1-line loads from DRAM: K = 1/2/4/8/16 cost 500 / 553 / 683 / 701 / 813 cycles more per round
+    # than from L2, i.e. about 74 x log2(K) beyond K = 1); False: per request
+    dram_tail_per_warp: bool = True
+    # the simulated SM stands for the slowest busy SM (timing/slowest.py): its L2 hits and DRAM
+    # accesses take this many cycles longer than a typical SM's when every SM is busy
+    # (benchmarks/timing/loaded: 132 SMs x 1 warp x 1 load in flight, the slowest CTA's cycles per
+    # round minus the median CTA's, median over the strides 4 B..4 KiB)
+    slowest_sm_l2_cycles: float = 16.3
+    slowest_sm_dram_cycles: float = 82.6
     # the L1's miss path: cycles per 128-B line request sent to L2 (micro2 loaded_latency: with every
     # lane chasing its own L2-resident chain an SM gets 0.62 line requests per cycle; one warp's 32
     # lines cost 60 cycles more than one line)

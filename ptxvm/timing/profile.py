@@ -25,6 +25,7 @@ from .memory import MemoryHierarchy
 from .memory.params import params_from_gpu
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
+from .slowest import slowest_sm_gpu
 from .sm import STALL_REASONS, SmSim
 from .trace import build_work, memory_pass, share_l2
 
@@ -321,8 +322,10 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     spec = col.spec
     results, stats_all, mstats_all, counters = [], [], [], {}
     even = getattr(col, "even", None) or len(col.sms)
+    # the simulated SM's loads come back as late as the slowest busy SM's (timing/slowest.py)
+    sm_spec = slowest_sm_gpu(spec, params, min(spec.sm_count, col.ctas))
     for k, ((trace, mem, mstats, cnt), cs) in enumerate(zip(col.sms, col.per_sm)):
-        work, tstats = build_work(trace, mem, spec, params, cs, col.occ.regs_per_thread)
+        work, tstats = build_work(trace, mem, sm_spec, params, cs, col.occ.regs_per_thread)
         recorder = recorders[k] if recorders else None
         if recorder is not None:
             recorder.begin(work, trace, cs)

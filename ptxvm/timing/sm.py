@@ -143,7 +143,7 @@ class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
                  "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
                  "grp_open", "groups", "cp_open", "cp_groups", "blocked", "cl_arrived", "cl_waited", "cl_until",
-                 "const_until")
+                 "const_until", "dram_fills")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -179,6 +179,9 @@ class _Warp:
         self.cl_waited = 0
         self.cl_until = 0.0
         self.const_until = 0.0  # a ULDC's line fetch holds the warp until then
+        # the DRAM fills its loads started that may still be in flight: (cycle the fill is back,
+        # its distinct 128-B lines); a new load waits for the slowest line of them all (load_sectors)
+        self.dram_fills: list = []
 
 
 class SmSim:
@@ -202,6 +205,7 @@ class SmSim:
         self.l2_cyc = sector / max(l2_bytes_per_clk, 1e-9)
         self.dram_cyc = sector / max(dram_bytes_per_clk, 1e-9)
         self.tail_cycles = params.dram_tail_cycles
+        self.tail_per_warp = params.dram_tail_per_warp
         self.pipe_free = [[0.0] * work.n_pipes for _ in range(subpartitions)]
         self.pipe_busy = [[0.0] * work.n_pipes for _ in range(subpartitions)]
         # the warp that last issued to each pipe: a warp waiting for a pipe it holds itself waits on
@@ -510,7 +514,7 @@ class SmSim:
         self.issued += n
         done_at = t + W.latency[i]
         if W.mkind[i]:
-            done_at = self.memory(i, t)
+            done_at = self.memory(i, t, wp)
             if done_at > wp.last_mem:
                 wp.last_mem = done_at
             if W.holds and W.holds[i]:
@@ -658,8 +662,9 @@ class SmSim:
             if keys:
                 self.mbar_event(keys, t + p.mbar_arrive_latency, t)
 
-    def memory(self, i: int, t: float) -> float:
-        """Send warp-instruction i through L1 (wavefronts), L2 and DRAM; returns when its data is back."""
+    def memory(self, i: int, t: float, wp: _Warp | None = None) -> float:
+        """Send warp-instruction i (of warp wp) through L1 (wavefronts), L2 and DRAM; returns when
+        its data is back."""
         W = self.w
         if W.mkind[i] == MK_BULK:
             return self.bulk(i, t)
@@ -681,8 +686,8 @@ class SmSim:
             extra = 0.0
         if keys is not None:
             if type(keys) is PartKeys:  # a warp-matrix load: each machine load its own request
-                return max(self.load_sectors(k, start + wf + extra) for k in keys)
-            return self.load_sectors(keys, start + wf + extra)
+                return max(self.load_sectors(k, start + wf + extra, wp) for k in keys)
+            return self.load_sectors(keys, start + wf + extra, wp)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
             return self.atomics(W.atom_lines[i], start + wf)
         done_at = start + wf + W.latency[i] + extra
@@ -736,9 +741,12 @@ class SmSim:
         self.l1_busy += wf
         return done_at
 
-    def load_sectors(self, keys, base: float) -> float:
+    def load_sectors(self, keys, base: float, wp: _Warp | None = None) -> float:
         """A global/local load's sectors: the first access in time to a sector generation pays
-        its miss (L2 or DRAM latency and bandwidth); later ones wait for that fill or hit."""
+        its miss (L2 or DRAM latency and bandwidth); later ones wait for that fill or hit.
+        The DRAM lines this request starts arrive with the slowest of n (memory/dram.py), n
+        counting the lines of the warp's earlier DRAM fills still in flight too
+        (`dram_tail_per_warp`): the warp waits for all its loads, so for the last of them."""
         lat = self.w.level_latency
         done = base + lat[0]
         fill = self.fills
@@ -763,10 +771,16 @@ class SmSim:
                 f = fill[key] = base + lat[level] + wait
             if f > done:
                 done = f
-        if far is not None and len(far) > 1 and self.tail_cycles:
+        if far is not None and self.tail_cycles:
             n_lines = len({k[0] >> 7 for k in far})
-            if n_lines > 1:
-                tail = slowest_of(n_lines, self.tail_cycles)
+            n = n_lines
+            if wp is not None and self.tail_per_warp:
+                live = [x for x in wp.dram_fills if x[0] > base]
+                n += sum(x[1] for x in live)
+                live.append((max(fill[k] for k in far), n_lines))
+                wp.dram_fills = live
+            if n > 1:
+                tail = slowest_of(n, self.tail_cycles)
                 for key in far:
                     f = fill[key] = fill[key] + tail
                     if f > done:

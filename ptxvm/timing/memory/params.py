@@ -34,10 +34,13 @@ OPTIONAL = {
     "const_cache_bytes": 2048,          # per-SM first-level constant cache of LDC (64-B lines, 4 ways)
     "tex_cache_bytes": 0,               # 0: texture path shares the unified L1TEX
     "sm_l2_bytes_per_clk": 64.0,        # one SM's link to L2 (caps what a few SMs can pull)
-    # DRAM row opens (memory/dram.py): rows of 2 KiB of address space, an SM's last 16 rows count
-    # as open, an open costs 40 bytes of channel time (micro3 gather, results/micro3_h200.json)
+    # DRAM row opens (memory/dram.py): rows of 2 KiB of address space, an SM's last 32 rows count
+    # as open, an open costs 40 bytes of channel time (micro3 gather, results/micro3_h200.json).
+    # 32: a warp request's lines can lie in 32 rows, which the SM's next warps use again (loaded,
+    # results/micro4_loaded_h200.json, lanes 4 KiB apart from DRAM, 8-32 warps per SM: with 16 the
+    # model reopened every row, +54..70 %; with 32-128 alike -7..-17 %)
     "dram_row_bytes": 2048,
-    "dram_row_window": 16,
+    "dram_row_window": 32,
     "dram_row_open_bytes": 40.0,
     # the cold convention's flush (a 256 MiB memset) leaves this fraction of the L2's lines dirty:
     # a launch's first L2 fills write them back (micro3 cold_state: a read of N MiB right after the
