@@ -92,7 +92,7 @@ class SmWork:
     wavefronts: list[int]
     l2_sectors: list[int]
     dram_read: list[int]
-    dram_write: list[int]
+    dram_write: list[float]
     n_pipes: int
     keys: list = field(default_factory=list)  # per warp-instruction: L1 sector generations (trace.Fills) or None
     atom_lines: list = field(default_factory=list)  # global atomics: ((line, packets, float op), ...) or None

@@ -267,7 +267,7 @@ def _matrix_step(hier, p, info, step, stats: MemStats, fills: Fills, recent) -> 
         res.wavefronts += r.wavefronts
         res.l2_sectors += r.l2_sectors
         res.dram_read += r.dram_read
-        res.dram_write += r.dram_write
+        res.dram_write = res.dram_write + r.dram_write  # (evicted write-backs are fractional)
         res.dep = np.where(r.mkind != MK_NONE, r.dep, res.dep)
         if r.l1_waves is not None:
             res.l1_waves = r.l1_waves if res.l1_waves is None else res.l1_waves + r.l1_waves
@@ -609,7 +609,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     wavefronts = np.zeros(total)
     l2s = np.zeros(total)  # L2 time of each request, in read sectors
     drd = np.zeros(total)
-    dwr = np.zeros(total, np.int64)
+    dwr = np.zeros(total)  # sectors, fractional: a store's share of the dirty lines evicted
     dep = np.full(total, -1, np.int8)
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
