@@ -67,6 +67,13 @@ class ModelParams:
     # accesses take this many cycles longer than a typical SM's when every SM is busy
     # (benchmarks/timing/loaded: 132 SMs x 1 warp x 1 load in flight, the slowest CTA's cycles per
     # round minus the median CTA's, median over the strides 4 B..4 KiB)
+    # an L1 miss holds an L1 line until its fill is back, so the lines an SM has in flight are at
+    # most the L1's lines beside the shared-memory carveout (benchmarks/timing/loaded --carveout,
+    # results/micro4_loaded_carveout_h200.json: 8 warps x 16 loads of 32 lines per SM, 4 KiB lanes:
+    # with 100 or 200 KiB of shared memory per CTA (the 228 KiB carveout, a 28 KiB L1: 224 lines)
+    # a round costs 1.2x (L2) / 1.67x (DRAM) what it costs with none; with 160 KiB (164 KiB carveout,
+    # a 92 KiB L1) as with none); False: no limit
+    l1_miss_lines: bool = True
     slowest_sm_l2_cycles: float = 16.3
     slowest_sm_dram_cycles: float = 82.6
     # the L1's miss path: cycles per 128-B line request sent to L2 (micro2 loaded_latency: with every

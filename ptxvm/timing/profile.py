@@ -220,6 +220,7 @@ class Collected:
     # the first `even` simulated SMs are SM 0, 1, ... whose CTAs stand for the grid's in the grid-wide
     # counters; SMs after them were added for their heavier work (timing/critical.py); None: all
     even: Optional[int] = None
+    l1_bytes: Optional[int] = None  # the L1 beside the carveout (lines in flight: SmSim's l1_lines)
 
 
 def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
@@ -281,7 +282,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     fits = footprint is not None and footprint.all_sectors * spec.sector <= L2_RESIDENT * spec.l2_bytes
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
-    out = []
+    out, l1_bytes = [], None
     for tracer, cs in zip(tracers, per_sm):
         def hierarchy():
             return MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
@@ -309,8 +310,9 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         counters["l2_bytes_per_clk"] = hier.params.l2_bytes_per_clk
         counters["dram_bytes_per_clk"] = hier.params.dram_bytes_per_clk
         out.append((tracer.trace, mem, mstats, counters))
+        l1_bytes = hier.params.l1_bytes
     return Collected(kernel.name, spec, grid3, block3, G, occ, per_sm, out, launched.thread_instructions,
-                     time.perf_counter() - t0, cold=not warm_l2, even=n_sim)
+                     time.perf_counter() - t0, cold=not warm_l2, even=n_sim, l1_bytes=l1_bytes)
 
 
 def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] = None,
@@ -336,7 +338,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
                     sector=spec.sector, params=params, max_warps=spec.max_warps_per_sm,
                     barrier_per_warp=params.barrier_release_per_warp,
                     cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas), recorder=recorder,
-                    atomic_lines=(mstats.atomic_lines, mstats.grid_atomic_lines))
+                    atomic_lines=(mstats.atomic_lines, mstats.grid_atomic_lines),
+                    l1_lines=(col.l1_bytes or 0) // spec.l1_line if params.l1_miss_lines else 0)
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)

@@ -22,6 +22,7 @@ number of active SMs). A load's result is ready after its level's latency plus t
 """
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -189,7 +190,8 @@ class SmSim:
 
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
-                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None, atomic_lines=None):
+                 barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None, atomic_lines=None,
+                 l1_lines: int = 0):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -219,6 +221,10 @@ class SmSim:
         self.l1_free = self.l2_free = self.dram_free = 0.0
         self.l1_busy = self.l2_busy = self.dram_busy = 0.0
         self.fills: dict = {}  # sector generation -> cycle its data is in L1
+        # L1 lines held by misses in flight (a heap of the cycles their fills are back), at most
+        # `l1_lines` (the L1 beside the carveout; 0: no limit; ModelParams.l1_miss_lines)
+        self.l1_lines = l1_lines
+        self.in_flight: list = []
         self.req_free = 0.0  # the L1's miss path: one 128-B line request to L2 per l2_request_cycles
         self.const_free = 0.0  # the constant cache port
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
@@ -748,8 +754,13 @@ class SmSim:
         counting the lines of the warp's earlier DRAM fills still in flight too
         (`dram_tail_per_warp`): the warp waits for all its loads, so for the last of them."""
         lat = self.w.level_latency
-        done = base + lat[0]
         fill = self.fills
+        lines = None
+        if self.l1_lines:  # the request's misses wait for L1 lines to hold them (l1_miss_lines)
+            lines = {key[0] >> 7 for key, level, _ in keys if level and key not in fill}
+            if lines:
+                base = self.l1_room(base, len(lines))
+        done = base + lat[0]
         far = None  # the DRAM fills this request starts: the slowest of their lines decides
         for key, level, dram in keys:
             f = fill.get(key)
@@ -771,6 +782,16 @@ class SmSim:
                 f = fill[key] = base + lat[level] + wait
             if f > done:
                 done = f
+        if lines:  # each line's L1 slot is free once its own data is back (before the slowest-of-n tail)
+            back: dict = {}
+            for key, level, _ in keys:
+                line = key[0] >> 7
+                if line in lines:
+                    f = fill[key]
+                    if f > back.get(line, 0.0):
+                        back[line] = f
+            for f in back.values():
+                heapq.heappush(self.in_flight, f)
         if far is not None and self.tail_cycles:
             n_lines = len({k[0] >> 7 for k in far})
             n = n_lines
@@ -786,6 +807,18 @@ class SmSim:
                     if f > done:
                         done = f
         return done
+
+    def l1_room(self, t: float, n: int) -> float:
+        """When `n` more L1 lines can hold misses, from cycle `t`: fills back by then free theirs;
+        beyond `l1_lines` the request waits for the earliest fills still in flight."""
+        heap = self.in_flight
+        while heap and heap[0] <= t:
+            heapq.heappop(heap)
+        over = len(heap) + min(n, self.l1_lines) - self.l1_lines
+        while over > 0 and heap:
+            t = max(t, heapq.heappop(heap))
+            over -= 1
+        return t
 
     def dram(self, arrival: float, sectors: float) -> tuple[float, float]:
         """Queue `sectors` of DRAM transfer behind the SM's share of the DRAM bandwidth. Returns

@@ -114,3 +114,41 @@ def test_the_row_window_holds_the_rows_of_one_warp_request():
     assert t.request(lanes + np.uint64(32)) == 0  # the next warp, the next sector of each line
     assert t.request(lanes + np.uint64(64 << 20)) == 32  # 32 other rows push them all out
     assert t.request(lanes) == 32
+
+
+def per_round_shared(module, shared: int, **params) -> float:
+    """As per_round for one CTA of 8 warps, 16 loads of 32 lines each (lanes 4 KiB apart), with
+    `shared` bytes of dynamic shared memory per CTA (the carveout, so the L1 beside it)."""
+    return _per_round_shared(module, shared, tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=None)
+def _per_round_shared(module, shared, params) -> float:
+    buf = np.zeros(WINDOW // 4, np.int32)
+    args = [buf, np.zeros(1, np.int64), np.zeros(1, np.int32), np.int32(12), np.int32(7), np.uint64(WINDOW - 1),
+            np.int32(2)]
+    p = module["strided_k16"].profile(1, 256, args, warm_l2=False, shared_mem=shared,
+                                      params=DEFAULT.with_(**dict(params)))
+    return p.sm_cycles / 2
+
+
+def test_misses_in_flight_are_bounded_by_the_l1_lines_beside_the_carveout(module):
+    """`loaded --carveout`: 8 warps x 16 loads of 32 DRAM lines; with 200 KiB of shared memory
+    (the 228 KiB carveout: a 28 KiB L1, 224 lines) a round is far slower than with none (1.67x on
+    the H200); without the rule the carveout changes nothing."""
+    none, small_l1 = per_round_shared(module, 0), per_round_shared(module, 200 << 10)
+    assert small_l1 > 1.3 * none
+    assert per_round_shared(module, 200 << 10, l1_miss_lines=False) == pytest.approx(
+        per_round_shared(module, 0, l1_miss_lines=False), rel=0.01)
+
+
+def test_l1_room_waits_for_the_earliest_fills_only_when_the_lines_are_taken():
+    from ptxvm.timing.sm import SmSim
+
+    sim = SmSim.__new__(SmSim)  # only the L1 line pool: l1_room reads l1_lines and in_flight
+    sim.l1_lines, sim.in_flight = 4, [100.0, 200.0, 300.0, 400.0]
+    assert sim.l1_room(50.0, 2) == 200.0  # two lines free once the two earliest fills are back
+    assert sim.in_flight == [300.0, 400.0]
+    assert sim.l1_room(350.0, 1) == 350.0  # the 300 fill is back: room at once
+    sim.in_flight = [500.0]
+    assert sim.l1_room(0.0, 9) == 500.0  # more lines than the L1 holds: wait for all of it, no more

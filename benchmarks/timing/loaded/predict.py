@@ -56,7 +56,8 @@ def model_profile(module, fp, s, w, k, iters, gpu, buf, params=None, shared=0):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpu", default="h200")
-    ap.add_argument("--points", default="core", help="core (a subset) or all")
+    ap.add_argument("--points", default="core", help="core (a subset), all, or carveout (the shared-memory "
+                    "carveout points, results/micro4_loaded_carveout_<gpu>.json)")
     ap.add_argument("--fp", default="l2,dram")
     ap.add_argument("--set", default="", help="ModelParams changes, name=value,... (a rule off: =0)")
     ap.add_argument("--only", default="", help="points fp:S:W:K,... (instead of --points)")
@@ -73,12 +74,16 @@ def main(argv=None) -> int:
     mod = ptxvm.load(os.path.join(HERE, "loaded.ptx"))
     doc = json.load(open(os.path.join(RESULTS, f"micro4_loaded_{a.gpu}.json")))
     iters = doc["iters"]
-    pts = [p for p in doc["items"]["grid"] + doc["items"].get("carveout", []) if "error" not in p]
+    carve = os.path.join(RESULTS, f"micro4_loaded_carveout_{a.gpu}.json")  # `--carveout`, recorded apart
+    carveout = json.load(open(carve))["items"]["carveout"] if os.path.exists(carve) else []
+    pts = [p for p in doc["items"]["grid"] + carveout if "error" not in p]
     if a.only:
         want = {(f, int(s), int(w), int(k)) for f, s, w, k in (x.split(":") for x in a.only.split(","))}
         pts = [p for p in pts if (p["fp"], p["stride"], p["warps"], p["k"]) in want]
+    elif a.points == "carveout":
+        pts = carveout
     elif a.points == "core":
-        pts = [p for p in pts if (p["stride"], p["warps"], p["k"]) in CORE]
+        pts = [p for p in pts if (p["stride"], p["warps"], p["k"]) in CORE and "shared" not in p]
     buf = np.zeros(4096 * MIB // 4, np.int32)  # untouched pages stay unallocated
     errs = {}
     print(f"{'fp':4s} {'S':>5s} {'W':>3s} {'K':>3s}  {'slowest':>8s} {'median':>8s} {'model':>8s}   error  busiest"
