@@ -266,6 +266,7 @@ def _start_worker(pool: Pool) -> _Worker:
         try:
             ours.close()
             _die_with(parent, main_thread)
+            _keep_freed_memory()
             _serve(theirs, Connection(os.dup(theirs.fileno())))
             status = 0
         except BaseException:  # noqa: BLE001 - the parent sees the socket close and reruns in one process
@@ -288,6 +289,26 @@ def _die_with(parent: int, main_thread: bool) -> None:
     if os.getppid() != parent:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C is the parent's to handle (it kills the pool)
+
+
+# glibc's mallopt parameters (malloc.h)
+M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
+
+
+def _keep_freed_memory() -> None:
+    """Keep what the worker frees for its next wave and launch instead of giving it back to the
+    system: a wave's NumPy arrays (registers, temporaries; up to 32 MiB each) come from the heap,
+    not from fresh mappings, and the heap is not trimmed. Fresh pages cost a page fault each on
+    first touch: 12 700 faults (~20 ms) per shard of the 16M-element vector add on 2 workers,
+    none once kept (benchmarks/profile_parallel.py; docs/performance.md). The worker holds its
+    peak heap between launches. glibc only; elsewhere nothing changes."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest: bigger arrays are still mapped
+        libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)
+        libc.mallopt(M_TOP_PAD, 64 << 20)
+    except (OSError, AttributeError):
+        pass
 
 
 def _serve(sock: socket.socket, conn: Connection) -> None:
