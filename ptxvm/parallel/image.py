@@ -69,7 +69,22 @@ def program_key(module, bases) -> str:
     return key
 
 
-_PROGRAMS: dict = {}  # key -> (device, module), one per program per worker process
+# key -> (device, module) in a worker process: the PROGRAMS_KEPT programs launched last, the most
+# recent last (launches that alternate between a few kernels' modules lower each once; a sweep of
+# many programs does not grow without end). The pool's parent mirrors this order (pool._Worker.programs).
+PROGRAMS_KEPT = 4
+_PROGRAMS: dict = {}
+
+
+def held(programs: list, key: str) -> bool:
+    """Whether a worker holding `programs` (keys, the most recent last) holds `key`; then record
+    this launch of it as rebuild does (`programs` updated in place)."""
+    hit = key in programs
+    if hit:
+        programs.remove(key)
+    programs.append(key)
+    del programs[:-PROGRAMS_KEPT]
+    return hit
 
 
 def rebuild(image: LaunchImage):
@@ -79,7 +94,7 @@ def rebuild(image: LaunchImage):
     from ..engine.launch import Launch
     from ..module import Module
 
-    entry = _PROGRAMS.get(image.key)
+    entry = _PROGRAMS.pop(image.key, None)
     if entry is None:
         if image.tree is None:
             raise RuntimeError("the launch image came without its program, which this worker does not hold")
@@ -87,8 +102,10 @@ def rebuild(image: LaunchImage):
         _restore_allocations(device.memory, image, Allocation)
         module = Module(image.tree, device=device, contract=image.contract, placed=image.bases)
         module.program  # noqa: B018  (lower now; its initializers land in a scratch arena)
-        _PROGRAMS.clear()  # keep one program: a sweep of many programs must not grow without end
-        _PROGRAMS[image.key] = entry = (device, module)
+        entry = (device, module)
+    _PROGRAMS[image.key] = entry  # the most recent last
+    while len(_PROGRAMS) > PROGRAMS_KEPT:
+        _PROGRAMS.pop(next(iter(_PROGRAMS)))
     device, module = entry
     _restore_allocations(device.memory, image, Allocation)
     module.const_image = np.frombuffer(image.const_image, np.uint8).copy()

@@ -142,7 +142,7 @@ def _remap_private(shared: SharedArena) -> bool:
 class _Worker:
     def __init__(self, pid: int, sock: socket.socket, conn: Connection):
         self.pid, self.sock, self.conn = pid, sock, conn
-        self.program = None  # the key of the program it holds lowered (image.rebuild keeps one)
+        self.programs: list = []  # keys of the programs it holds lowered, the most recent last (image.rebuild)
         self.undo = None  # its shared_stores.UndoFiles, made at its first launch that stores in place
 
 
@@ -386,7 +386,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
     process; if this raises, memory is put back first). A worker that does not answer: its
     result is an error and the pool is discarded."""
     from . import local, shared_stores
-    from .image import image_of
+    from .image import held, image_of
 
     mem = launch.device.memory
     shared = share(mem)
@@ -397,11 +397,10 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
     pickled: dict = {}
 
     def image_for(w: _Worker) -> bytes:
-        light = w.program == job_image.key
+        light = held(w.programs, job_image.key)
         if light not in pickled:
             pickled[light] = pickle.dumps(dataclasses.replace(job_image, tree=None) if light else job_image,
                                           protocol=pickle.HIGHEST_PROTOCOL)
-        w.program = job_image.key
         return pickled[light]
 
     undo, restorable = None, []
@@ -446,7 +445,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
                     gone = True
                 results[i] = r
                 if r.error is not None:  # it may not hold the program any more: send it whole next time
-                    workers[i].program = None
+                    workers[i].programs.clear()
                 if on_done is not None:
                     on_done(r)
         ok = not gone

@@ -345,3 +345,44 @@ def test_a_pool_worker_keeps_freed_memory_for_its_next_wave():
     first, *again = ast.literal_eval(out.stdout.strip())
     assert first > 0
     assert all(n <= max(8, first // 20) for n in again), (first, again)
+
+
+def test_workers_keep_the_programs_of_launches_that_alternate(monkeypatch):
+    """Two modules launched in turn: each worker lowers each program once and keeps both
+    (image.PROGRAMS_KEPT), so from the second round on it gets the launch without the syntax tree
+    and still runs it (a worker lacking the program would fail the launch back to one process)."""
+    from ptxvm.parallel import image
+
+    sent = []
+    real = image.held
+
+    def held(programs, key):
+        light = real(programs, key)
+        sent.append(light)
+        return light
+
+    monkeypatch.setattr(image, "held", held)
+    first, second = ptxvm.load(KERNELS), ptxvm.load(KERNELS.read_text().replace("vadd", "vadd2"))
+    ref, _ = _vadd(1, mod=first)
+    for _ in range(3):
+        for mod in (first, second):
+            n = 1 << 14
+            a, b = np.arange(n, dtype=np.float32), np.full(n, 0.25, np.float32)
+            c = np.full(n, 7, np.float32)
+            name = "vadd" if mod is first else "vadd2"
+            assert mod[name].launch(n // 128, 128, [a, b, c, n], workers=2).workers == 2
+            assert c.tobytes() == ref.tobytes()
+    assert sent == [False] * 4 + [True] * 8  # two workers: the first round whole, then without the tree
+    assert all(len(w.programs) == 2 for w in pool.current().workers)
+
+
+def test_a_worker_keeps_the_last_programs_in_launch_order():
+    from ptxvm.parallel.image import PROGRAMS_KEPT, held
+
+    programs: list = []
+    keys = [f"k{i}" for i in range(PROGRAMS_KEPT + 1)]
+    assert [held(programs, k) for k in keys[:PROGRAMS_KEPT]] == [False] * PROGRAMS_KEPT
+    assert held(programs, keys[0]) is True  # used again: now the most recent
+    assert held(programs, keys[-1]) is False  # a new one: the least recent (k1) goes
+    assert programs == keys[2:PROGRAMS_KEPT] + [keys[0], keys[-1]]
+    assert held(programs, keys[1]) is False
