@@ -62,8 +62,7 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     from .trace import MemStep
 
     n = step.warps.size
-    res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                  np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+    res = MemStep.empty(n)
     res.l2_lines = np.zeros(n, np.int64)
     sectors, warp, bytes_ = _box_sectors(step) if "boxes" in step.copy else _range_sectors(step, act)
     if sectors.size == 0:
@@ -76,8 +75,8 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     res.l2_sectors[:] = last["l2_bytes"] // p.sector
     # DRAM time in sectors, as a load's (trace.py _access): the data, the rows the request opens
     # and the dirty lines its fills push out of the L2 (the cold convention's flush left them)
-    res.dram_read = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
-                     + last["evicted_dirty"]).astype(np.float64)
+    res.dram_read[:] = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
+                        + last["evicted_dirty"])
     res.l2_lines[:] = c.n_lines
     res.wavefronts[:] = np.ceil(bytes_ / 128.0)  # the shared-memory write, 128 B per wavefront
     stats.load_requests += int(c.requests.sum())

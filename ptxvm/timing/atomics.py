@@ -23,32 +23,20 @@ section 3, "Global atomics"):
 """
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
-from .uniformity import address_registers, warp_uniformity
+from .uniformity import address_registers, per_program, warp_uniformity
 
 _RED_AGGREGATED = {"add", "min", "max", "and", "or", "xor"}
 
 
-_AGGREGATED: dict = {}  # id(program) -> aggregated_pcs, dropped with the program
-
-
+@per_program
 def aggregated_pcs(program) -> frozenset:
     """PCs of the global atomics ptxas turns into one request per warp (`program`: a lowered
     Program). The address must be uniform (timing/uniformity.py); the value (REDUX, a scan) and the guard (VOTEU over
     the lanes that take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v`
     with p and v per lane."""
-    key = id(program)
-    got = _AGGREGATED.get(key)
-    if got is None:
-        got = _AGGREGATED[key] = _aggregated(program)
-        weakref.finalize(program, _AGGREGATED.pop, key, None)
-    return got
-
-
-def _aggregated(program) -> frozenset:
     code = program.code
     u = warp_uniformity(program)
     out = []

@@ -62,6 +62,13 @@ class MemStep:
     const_fetches: Optional[np.ndarray] = None
     const_uniform: bool = False
 
+    @classmethod
+    def empty(cls, n: int) -> "MemStep":
+        """n warps' results before any access: no memory, no time (DRAM sectors as floats: a
+        store's share of the dirty lines evicted is fractional)."""
+        return cls(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
+                   np.full(n, DEP_EXEC, np.int8))
+
 
 DSMEM_OWN, DSMEM_REMOTE = 1, 2
 _RANK_SHIFT = np.uint64(24)  # engine/core/memory.py CLUSTER_RANK_SHIFT: bits 24+ of a shared address = rank + 1
@@ -189,8 +196,7 @@ def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict
         if mem is None or info.op_class == "uniform":
             continue
         n = step.warps.size
-        res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
-                      np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+        res = MemStep.empty(n)
         act = lane_mask_matrix(step.active)
         if mem.space == "generic":
             codes = step.space if step.space is not None else np.zeros(n, np.uint8)
@@ -243,16 +249,14 @@ def _matrix_step(hier, p, info, step, stats: MemStats, fills: Fills, recent) -> 
     carries all their wavefronts plus one per MOVM (micro2 `wmma` thr: a column-major f16 tile
     from L1 costs 4 cycles more per SM than a row-major one, 4 MOVMs)."""
     n = step.warps.size
-    res = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
-                  np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+    res = MemStep.empty(n)
     keys: list = [[] for _ in range(n)]
     any_keys = False
     codes = step.space if step.space is not None else None
     group = 8 if info.matrix_ldsm else 0  # LDSM / STSM: one 8x8 matrix (8 lanes' rows) at a time
     for addr, size, take in step.parts:
         mem = replace(info.mem, size=size, vector=1)
-        r = MemStep(np.zeros(n, np.int8), np.zeros(n), np.zeros(n), np.zeros(n, np.int64), np.zeros(n),
-                    np.zeros(n, np.int64), np.full(n, DEP_EXEC, np.int8))
+        r = MemStep.empty(n)
         if mem.space == "generic":
             cs = codes if codes is not None else np.zeros(n, np.uint8)
             for code in np.unique(cs):
@@ -267,7 +271,7 @@ def _matrix_step(hier, p, info, step, stats: MemStats, fills: Fills, recent) -> 
         res.wavefronts += r.wavefronts
         res.l2_sectors += r.l2_sectors
         res.dram_read += r.dram_read
-        res.dram_write = res.dram_write + r.dram_write  # (evicted write-backs are fractional)
+        res.dram_write += r.dram_write
         res.dep = np.where(r.mkind != MK_NONE, r.dep, res.dep)
         if r.l1_waves is not None:
             res.l1_waves = r.l1_waves if res.l1_waves is None else res.l1_waves + r.l1_waves
@@ -481,8 +485,6 @@ def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, s
         if fills.write_back:  # each sector's first write of the launch is written back to DRAM once
             first = fills.writes(c.sectors, sector_byte_masks(addr, act, size, c), res, np.asarray(sel)[c.warp])
             if fills.evictions:  # ... or: what its allocations push out of the L2 now
-                if res.dram_write.dtype.kind != "f":
-                    res.dram_write = res.dram_write.astype(np.float64)
                 res.dram_write[sel] = hier.last["evicted_dirty"]
             else:
                 res.dram_write[sel] = np.bincount(c.warp[first], minlength=c.n_warps)

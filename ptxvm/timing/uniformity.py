@@ -54,17 +54,27 @@ class Uniformity:
         return not any((f, r) in self.varying for r in registers)
 
 
-_CACHE: dict = {}  # id(program) -> Uniformity, dropped with the program
+def per_program(analysis):
+    """`analysis(program)` computed once per lowered Program and dropped with it (the timing
+    model asks for the same program's facts at every launch it profiles)."""
+    cache: dict = {}  # id(program) -> result
+
+    def cached(program):
+        key = id(program)
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = analysis(program)
+            weakref.finalize(program, cache.pop, key, None)
+        return got
+
+    cached.__name__, cached.__doc__ = analysis.__name__, analysis.__doc__
+    return cached
 
 
+@per_program
 def warp_uniformity(program) -> Uniformity:
     """The analysis of a lowered Program (computed once per program)."""
-    key = id(program)
-    got = _CACHE.get(key)
-    if got is None:
-        got = _CACHE[key] = _analyse(program)
-        weakref.finalize(program, _CACHE.pop, key, None)
-    return got
+    return _analyse(program)
 
 
 def _analyse(program) -> Uniformity:
@@ -94,21 +104,13 @@ def address_registers(op) -> set:
             if isinstance(node, ast.Address) and isinstance(node.base, ast.Register)}
 
 
-_ULDC: dict = {}
-
-
+@per_program
 def uldc_pcs(program) -> frozenset:
     """PCs of the ld.const whose address ptxas can prove warp-uniform: ULDC (the uniform datapath's
     constant load) in SASS; every other ld.const is an LDC (benchmarks/timing/constmem/const.cu:
     uchase and const_broadcast's loop compile to ULDC, dchase's lane-offset chase to LDC)."""
-    key = id(program)
-    got = _ULDC.get(key)
-    if got is None:
-        u = warp_uniformity(program)
-        code = program.code
-        got = frozenset(info.pc for info in u.infos
-                        if info.mem is not None and info.mem.space == "const" and info.mem.load
-                        and not info.mem.atomic and u.uniform(info.pc, address_registers(code[info.pc])))
-        _ULDC[key] = got
-        weakref.finalize(program, _ULDC.pop, key, None)
-    return got
+    u = warp_uniformity(program)
+    code = program.code
+    return frozenset(info.pc for info in u.infos
+                     if info.mem is not None and info.mem.space == "const" and info.mem.load
+                     and not info.mem.atomic and u.uniform(info.pc, address_registers(code[info.pc])))
