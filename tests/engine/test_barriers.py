@@ -79,3 +79,39 @@ $Ldone:
     out = np.zeros(32, np.uint32)
     ptxvm.loads(src)["pc"].launch(1, 64, [out])
     assert out.tolist() == [i * i for i in range(32)]
+
+
+def test_bar_red_results_differ_per_cta_in_one_wave():
+    """Forty CTAs of one wave reduce different predicates at the same barrier: each CTA gets its
+    own popc/and/or (the release completes every CTA's barrier in one pass over the wave)."""
+    src = HEADER + """
+.visible .entry red(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r6, %ctaid.x;
+    setp.lt.u32 %p1, %r1, %r6;
+    bar.red.popc.u32 %r3, 3, %p1;
+    bar.red.and.pred %p3, 5, %p1;
+    selp.u32 %r4, 1, 0, %p3;
+    bar.red.or.pred %p3, 5, %p1;
+    selp.u32 %r5, 1, 0, %p3;
+    mad.lo.u32 %r7, %r6, 64, %r1;
+    mul.wide.u32 %rd2, %r7, 12;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    st.global.u32 [%rd3+4], %r4;
+    st.global.u32 [%rd3+8], %r5;
+    ret;
+}
+"""
+    ctas = 70
+    out = np.zeros((ctas, 64, 3), np.uint32)
+    ptxvm.loads(src)["red"].launch(ctas, 64, [out], workers=1)
+    c = np.arange(ctas)[:, None]
+    assert (out[:, :, 0] == np.minimum(c, 64)).all()
+    assert (out[:, :, 1] == (c >= 64)).all()
+    assert (out[:, :, 2] == (c > 0)).all()

@@ -98,44 +98,72 @@ def lower_bar(lowerer, instr, m, scope):
             st["bar_of"][group] = b
             if red_kind is not None:
                 st["pred"][group] = np.broadcast_to(np.asarray(pred(ctx, group)), (group.size,))
-                for key in set(zip(cta.tolist(), b.tolist())):
-                    st["red"][key] = (red_kind, dst)
-        release_barriers(ctx, set(zip(cta.tolist(), b.tolist())))
+                for key in np.unique(cta * N_BARRIERS + b).tolist():
+                    st["red"][divmod(key, N_BARRIERS)] = (red_kind, dst)
+        release_barriers(ctx, cta * N_BARRIERS + b)
 
     op.run = run
     return [op]
 
 
 def release_barriers(ctx, keys=None) -> bool:
-    """Complete every barrier among `keys` (None: all) whose count has arrived."""
+    """Complete every barrier among `keys` (an array of cta * N_BARRIERS + barrier; None: all)
+    whose count has arrived. Whole arrays, not a loop over CTAs: a wave of a thousand CTAs
+    arriving at once costs a few passes over the wave."""
     st = ctx.extra.get("barriers")
     if st is None:
         return False
-    live = np.bincount(ctx.cta_slot[ctx.status != EXITED], minlength=st["arrived"].shape[0])
-    if keys is None:
-        keys = set(zip(*np.nonzero(st["arrived"])))
-    progressed = False
-    for cta, b in keys:
-        cta, b = int(cta), int(b)
-        expected = st["expected"][cta, b] or live[cta]
-        if st["arrived"][cta, b] < expected or st["arrived"][cta, b] == 0:
-            continue
-        waiting = np.flatnonzero((ctx.status == AT_BARRIER) & (ctx.cta_slot == cta) & (st["bar_of"] == b))
-        st["arrived"][cta, b] = 0
-        st["expected"][cta, b] = 0
-        red = st["red"].pop((cta, b), None)
-        if red is not None:
-            kind, dst = red
-            p = st["pred"][waiting]
-            value = {"popc": np.uint32(np.count_nonzero(p)), "and": np.bool_(p.all()), "or": np.bool_(p.any())}[kind]
-            dst(ctx, waiting, np.broadcast_to(value, (waiting.size,)))
+    arrived, expected = st["arrived"], st["expected"]
+    flat = np.flatnonzero(arrived) if keys is None else np.unique(keys)
+    if flat.size == 0:
+        return False
+    cta, b = np.divmod(flat, N_BARRIERS)
+    count = arrived[cta, b]
+    live = np.bincount(ctx.cta_slot[ctx.status != EXITED], minlength=arrived.shape[0])
+    need = expected[cta, b]
+    need = np.where(need == 0, live[cta], need)
+    ready = (count > 0) & (count >= need)
+    if not ready.any():
+        return False
+    cta, b = cta[ready], b[ready]
+    is_ready = np.zeros(arrived.shape, dtype=bool)
+    is_ready[cta, b] = True
+    at = np.flatnonzero(ctx.status == AT_BARRIER)
+    bar_of = st["bar_of"][at]
+    at, bar_of = at[bar_of >= 0], bar_of[bar_of >= 0]  # (threads at a cluster barrier have none)
+    waiting = at[is_ready[ctx.cta_slot[at], bar_of]]
+    key_of = ctx.cta_slot[waiting] * N_BARRIERS + st["bar_of"][waiting]
+    arrived[cta, b] = 0
+    expected[cta, b] = 0
+    _write_reductions(ctx, st, cta * N_BARRIERS + b, waiting, key_of)
+    for bar in np.unique(b).tolist():  # per barrier number: a CTA completes each of its barriers once
+        done = waiting[key_of % N_BARRIERS == bar]
         if ctx.hooks is not None:
-            ctx.hooks.barrier_complete(ctx, np.array([cta]))
-        ctx.status[waiting] = RUNNABLE
-        ctx.pc[waiting] += 1
-        st["bar_of"][waiting] = -1
-        progressed = True
-    return progressed
+            ctx.hooks.barrier_complete(ctx, cta[b == bar])
+        ctx.status[done] = RUNNABLE
+        ctx.pc[done] += 1
+        st["bar_of"][done] = -1
+    return True
+
+
+def _write_reductions(ctx, st, keys, waiting, key_of) -> None:
+    """bar.red: each completed barrier's result (popc, and, or of the waiting threads' predicates)
+    written to its waiting threads, grouped by the instruction that asked for it."""
+    if not st["red"]:
+        return
+    groups: dict = {}
+    for key in keys.tolist():
+        red = st["red"].pop(divmod(key, N_BARRIERS), None)
+        if red is not None:
+            groups.setdefault(red, []).append(key)
+    for (kind, dst), ks in groups.items():
+        lanes = waiting[np.isin(key_of, ks)]
+        ids = np.searchsorted(np.sort(ks), key_of[np.isin(key_of, ks)])
+        p = st["pred"][lanes]
+        hits = np.bincount(ids, weights=p, minlength=len(ks)).astype(np.int64)
+        total = np.bincount(ids, minlength=len(ks))
+        value = {"popc": hits.astype(np.uint32), "and": hits == total, "or": hits > 0}[kind][ids]
+        dst(ctx, lanes, value)
 
 
 def lower_fence(lowerer, instr, m, scope):
