@@ -31,6 +31,7 @@ from ptxvm.engine import launch as launch_mod  # noqa: E402
 from ptxvm.parallel import image, launcher, local, merge, pool, shard  # noqa: E402
 
 RECORD: dict = collections.defaultdict(lambda: [0.0, 0])  # phase -> [CPU seconds, minor faults]
+SPANS: list = []  # [phase, wall start, wall end] on the system's monotonic clock (one clock for every process)
 SPOOL = pathlib.Path(tempfile.mkdtemp(prefix="ptxvm-prof-"))
 
 
@@ -44,10 +45,11 @@ def timed(owner, name, phase=None):
 
     @functools.wraps(fn)
     def wrapper(*a, **k):
-        c, f = time.process_time(), _faults()
+        c, f, w = time.process_time(), _faults(), time.monotonic()
         try:
             return fn(*a, **k)
         finally:
+            SPANS.append([phase, w, time.monotonic()])
             rec = RECORD[phase]
             rec[0] += time.process_time() - c
             rec[1] += _faults() - f
@@ -67,8 +69,9 @@ def install(extra=()):
     orig_receive = local.receive
 
     def receive(conn):
-        c, f = time.process_time(), _faults()
+        c, f, w = time.process_time(), _faults(), time.monotonic()
         r = orig_receive(conn)
+        SPANS.append(["parent: receive results", w, time.monotonic()])
         rec = RECORD["parent: receive results"]
         rec[0] += time.process_time() - c
         rec[1] += _faults() - f
@@ -84,14 +87,17 @@ def install(extra=()):
     orig_send = local.send
 
     def send(conn, result):
-        c, f = time.process_time(), _faults()
+        c, f, w = time.process_time(), _faults(), time.monotonic()
         orig_send(conn, result)
+        SPANS.append(["worker: send results", w, time.monotonic()])
         rec = RECORD["worker: send results"]
         rec[0] += time.process_time() - c
         rec[1] += _faults() - f
         if os.getpid() != PARENT:
-            (SPOOL / f"{os.getpid()}-{time.monotonic_ns()}.json").write_text(json.dumps(dict(RECORD)))
+            (SPOOL / f"{os.getpid()}-{time.monotonic_ns()}.json").write_text(
+                json.dumps({"record": dict(RECORD), "spans": SPANS}))
             RECORD.clear()
+            SPANS.clear()
     local.send = send
 
 
@@ -103,6 +109,7 @@ def main():
     ap.add_argument("--workload", default="vadd", choices=list(bench_parallel.WORKLOADS))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--timeline", action="store_true", help="also print the best launch's wall-clock timeline")
     opt = ap.parse_args()
     os.environ["PTXVM_PARALLEL_MIN_WORK"] = "0"
     install()
@@ -114,23 +121,38 @@ def main():
         for p in SPOOL.iterdir():
             p.unlink()
         RECORD.clear()
-        c0, f0 = time.process_time(), _faults()
+        SPANS.clear()
+        c0, f0, w0 = time.process_time(), _faults(), time.monotonic()
         _, st = go(opt.workers)
-        total = time.process_time() - c0
+        total, wall = time.process_time() - c0, time.monotonic() - w0
         parent = dict(RECORD)
         workers = [json.loads(p.read_text()) for p in sorted(SPOOL.iterdir())]
         path = total + max(st.worker_cpu, default=0.0)
         if best is None or path < best[0]:
-            best = (path, total, _faults() - f0, parent, workers, st)
-    path, total, faults, parent, workers, st = best
+            best = (path, total, _faults() - f0, parent, workers, st, (w0, wall, list(SPANS)))
+    path, total, faults, parent, workers, st, timeline = best
+    if opt.timeline:
+        print_timeline(timeline, workers)
     print(f"{opt.workload}, {opt.workers} workers (pool={pool.enabled()}): critical path {path:.3f} CPU s "
           f"(parent {total:.3f} s, {faults} faults; slowest worker {max(st.worker_cpu):.3f} s)")
     for k, (c, f) in sorted(parent.items()):
         print(f"  {k:<60} {c * 1e3:8.1f} ms {f:8d} faults")
     for i, w in enumerate(workers):
         print(f"  worker {i} (shard cpu {st.worker_cpu[i] if i < len(st.worker_cpu) else float('nan'):.3f} s)")
-        for k, (c, f) in sorted(w.items()):
+        for k, (c, f) in sorted(w["record"].items()):
             print(f"    {k:<58} {c * 1e3:8.1f} ms {f:8d} faults")
+
+
+def print_timeline(timeline, workers):
+    """Wall-clock milliseconds from the launch's call, per phase: the parent's, then each worker's."""
+    w0, wall, spans = timeline
+    print(f"timeline of that launch (wall ms from the call; the call took {wall * 1e3:.1f} ms)")
+    for phase, a, b in sorted(spans, key=lambda s: s[1]):
+        print(f"  {phase:<60} {(a - w0) * 1e3:7.1f} .. {(b - w0) * 1e3:7.1f}")
+    for i, w in enumerate(workers):
+        line = "  ".join(f"{ph.split(': ', 1)[-1].split(' (')[0]} {(a - w0) * 1e3:.1f}..{(b - w0) * 1e3:.1f}"
+                         for ph, a, b in sorted(w["spans"], key=lambda s: s[1]))
+        print(f"  worker {i:<2} {line}")
 
 
 if __name__ == "__main__":
