@@ -311,10 +311,12 @@ class Kernel:
         which kernels run in one process and why). A data race between CTAs is a
         DataRaceWarning, or with `on_race="error"` (or PTXVM_ON_RACE=error) a DataRaceError."""
         from . import jit as jit_switch
+        from .parallel.analysis import may_regroup
 
         with jit_switch.override(jit):
             launch = Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
                             only_ctas)
+            launch.regroup = may_regroup(launch)
             if workers == 1 and executor is None:
                 return launch.run()
             from .parallel.launcher import run as run_parallel

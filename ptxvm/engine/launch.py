@@ -25,6 +25,10 @@ CTAS_PER_SM = 32
 SHARED_PER_SM = 228 * 1024
 MAX_SHARED_PER_CTA = launch_limits.MAX_SHARED_PER_CTA
 STATE_BUDGET = 1 << 30  # bytes of registers + local memory one wave may hold
+# Threads a wave holds when the caller says the CTAs may be grouped freely (Launch.regroup): the
+# wave's register arrays then stay in the host's caches. Best of 16K-256K threads on the
+# benchmarks/bench_engine.py kernels and bench_parallel's vector add and sum (docs/performance.md).
+CACHE_WAVE_THREADS = 65536
 DEFAULT_STACK = 1024  # bytes of call stack per thread for recursive kernels (CUDA's default)
 
 
@@ -138,6 +142,11 @@ class Launch:
         self.shared_total = self.shared_static + self.shared_dynamic
         launch_limits.check_shared(self.shared_static, self.shared_dynamic)
         self.max_instructions = max_instructions
+        # True when no CTA's result can depend on which CTAs share a wave (the caller decides:
+        # ptxvm.parallel.analysis.may_regroup); waves then hold at most CACHE_WAVE_THREADS threads
+        # instead of what 132 SMs hold. False keeps the GPU's residency (flags between resident
+        # CTAs make progress; tools see the GPU's waves).
+        self.regroup = False
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
         try:
@@ -198,7 +207,8 @@ class Launch:
         by_ctas = SMS * CTAS_PER_SM
         by_shared = SMS * (SHARED_PER_SM // self.shared_total) if self.shared_total else by_ctas
         by_state = max(1, STATE_BUDGET // max(1, bytes_per_thread * self.threads_per_cta))
-        return max(1, min(by_threads, by_ctas, by_shared, by_state))
+        by_cache = CACHE_WAVE_THREADS // self.threads_per_cta if self.regroup else by_ctas
+        return max(1, min(by_threads, by_ctas, by_shared, by_state, by_cache))
 
     def run(self) -> LaunchStats:
         try:

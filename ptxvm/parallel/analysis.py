@@ -9,6 +9,8 @@ when the write sets are merged: see merge.py.)
 """
 from __future__ import annotations
 
+import os
+
 from ..syntax import ast
 
 # integer types whose atomics merge exactly (as deltas, or as min/max/and/or/xor of the results)
@@ -28,6 +30,18 @@ def facts(module, kernel: str) -> tuple[list[str], bool, int]:
         cache[kernel] = (serial_reasons(module, kernel), uses_device_objects(module, kernel),
                          static_work(module, kernel))
     return cache[kernel]
+
+
+def may_regroup(launch) -> bool:
+    """Whether `launch` may run its CTAs in waves smaller than the GPU's residency (the engine's
+    cache-sized waves, Launch.regroup): when its PTX shows no cross-CTA ordering (the condition
+    for splitting it over processes) and no tool, trace or instruction limit observes its waves.
+    PTXVM_REGROUP=0 keeps the GPU's waves for every launch."""
+    if os.environ.get("PTXVM_REGROUP", "").strip() == "0":
+        return False
+    if launch.hooks is not None or launch.tracer is not None or launch.max_instructions is not None:
+        return False
+    return not facts(launch.module, launch.info.name)[0]
 
 
 def serial_reasons(module, kernel: str) -> list[str]:

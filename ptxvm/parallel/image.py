@@ -93,6 +93,7 @@ def rebuild(image: LaunchImage):
     from ..engine.core.memory import Allocation
     from ..engine.launch import Launch
     from ..module import Module
+    from .analysis import may_regroup
 
     entry = _PROGRAMS.pop(image.key, None)
     if entry is None:
@@ -111,6 +112,7 @@ def rebuild(image: LaunchImage):
     module.const_image = np.frombuffer(image.const_image, np.uint8).copy()
     launch = Launch(module.kernel(image.kernel), image.grid, image.block, [], image.shared_mem, image.cluster,
                     kparams=image.kparams)
+    launch.regroup = may_regroup(launch)  # as the parent's launch: a split launch's kernel passes it
     return module, launch
 
 
