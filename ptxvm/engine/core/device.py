@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import bulk_copy
 from .budget import MemoryBudget
 from .memory import GlobalMemory
 
@@ -51,7 +52,10 @@ class DeviceArray:
     def copy_to_host(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         raw = self.device.memory.view(self._alloc)[: self.nbytes]
         if out is not None:  # one copy, straight from device memory into the host array
-            out[...] = raw.view(self.dtype).reshape(self.shape)
+            if out.dtype == self.dtype and out.shape == self.shape and out.flags.c_contiguous:
+                bulk_copy.copy(out.reshape(-1).view(np.uint8), raw)
+            else:
+                out[...] = raw.view(self.dtype).reshape(self.shape)
             return out
         return raw.view(self.dtype).reshape(self.shape).copy()
 
@@ -59,7 +63,7 @@ class DeviceArray:
         a = np.ascontiguousarray(a)
         if a.nbytes != self.nbytes:
             raise ValueError(f"host array has {a.nbytes} bytes, device array {self.nbytes}")
-        self.device.memory.view(self._alloc)[: self.nbytes] = a.reshape(-1).view(np.uint8)
+        bulk_copy.copy(self.device.memory.view(self._alloc)[: self.nbytes], a.reshape(-1).view(np.uint8))
         self._alloc.uninit = None
 
     def free(self) -> None:
