@@ -44,7 +44,7 @@ class LaunchStats:
     max_registers: int = 0  # the largest per-thread register count a setmaxnreg set (0: none ran)
     workers: int = 1  # processes that ran the CTAs (ptxvm/parallel)
     serial_reason: str = ""  # why a launch that could have been split ran in one process ("": it was not asked to split)
-    worker_cpu: tuple = ()  # CPU seconds each shard took, in its worker process or in this one (a split launch)
+    worker_cpu: tuple = ()  # CPU seconds each worker process (or this one) spent on a split launch's shards
     in_process_cpu: float = 0.0  # of those, the CPU seconds of the shard this process ran itself (side by side with the others)
     stored_in_place: bool = False  # a split launch whose workers stored straight into the shared arena (parallel/shared_stores.py)
     jit_seconds: float = 0.0  # of `seconds`, the time spent compiling (or loading cached) fused blocks

@@ -124,8 +124,12 @@ def run(launch, workers=None, executor=None, on_race=None):
             return _after_conflict(launch, start, conflict, shards, on_race)
         stats = _sum_stats([r.stats for r in results])
         stats.jit_seconds += warm_seconds
-        stats.workers = len(results)
-        stats.worker_cpu = tuple(r.cpu_seconds for r in results)
+        per_worker: dict = {}  # CPU seconds per process (a pool worker may have run several pieces)
+        for r in results:
+            key = r.worker if r.worker >= 0 else ("shard", r.index)
+            per_worker[key] = per_worker.get(key, 0.0) + r.cpu_seconds
+        stats.workers = len(per_worker)
+        stats.worker_cpu = tuple(per_worker.values())
         stats.in_process_cpu = sum(r.cpu_seconds for r in results if r.in_process)
         stats.stored_in_place = any(r.stored_in_arena for r in results)
         for r in results:

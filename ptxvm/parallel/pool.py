@@ -323,14 +323,15 @@ def _serve(sock: socket.socket, conn: Connection) -> None:
         if not msg:
             return
         image = pickle.loads(conn.recv_bytes())  # its syntax tree None when this worker holds the program
-        index, positions, size, limit, local.RAW_PIPES, restorable = conn.recv()  # RAW_PIPES: as the parent reads
+        # RAW_PIPES: as the parent reads; `resume`: this worker ran an earlier piece of the launch
+        index, positions, size, limit, local.RAW_PIPES, restorable, resume = conn.recv()
         c0 = time.process_time()
         journal = None
         try:
             if msg == b"S":  # store in place (shared_stores): the arena MAP_SHARED, kept; an undo log
                 arena = shared_stores.kept("arena", fds[0], size).array
                 journal = shared_stores.SharedUndoJournal(arena, fds[1], shared_stores.kept("log", fds[2]),
-                                                          shared_stores.kept("data", fds[3]), restorable)
+                                                          shared_stores.kept("data", fds[3]), restorable, resume)
             else:
                 arena = private_view(fds[0], size)
         except BaseException:
@@ -376,6 +377,27 @@ def turn():
     return _BUSY
 
 
+PIECES_PER_WORKER = 4
+
+
+def split_finer(launch, shards: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces a launch runs as on the pool: each worker's share cut in up to PIECES_PER_WORKER
+    pieces (whole clusters, at least one cache-sized wave each, in launch order). A worker that
+    finishes a piece takes the next one, so a core that runs slower (another process on it, a
+    lower clock) delays the launch by part of a piece, not by part of a whole share."""
+    from ..engine.launch import CACHE_WAVE_THREADS
+
+    size = int(np.prod(launch.cluster))
+    lo, hi = shards[0][0], shards[-1][1]
+    clusters = (hi - lo) // size
+    wave = max(1, CACHE_WAVE_THREADS // max(1, launch.threads_per_cta * size))  # clusters in a wave
+    n = min(len(shards) * PIECES_PER_WORKER, clusters // wave)
+    if n <= len(shards):
+        return list(shards)
+    bounds = [lo + k * clusters // n * size for k in range(n + 1)]
+    return [(bounds[k], bounds[k + 1]) for k in range(n)]
+
+
 def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None,
                  in_place: bool = False) -> list[ShardResult]:
     """Run the shards of `launch` side by side, each on one of the pool's workers (this process
@@ -393,6 +415,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
     job_image = image_of(launch)
     pool = get(len(shards))
     workers = pool.workers[: len(shards)]
+    pieces = split_finer(launch, shards)
     # the image pickled once per launch: in full for a worker that lacks the program, else without its syntax tree
     pickled: dict = {}
 
@@ -421,35 +444,55 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
     results: dict[int, ShardResult] = {}
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
     returned = False
+    ran: set = set()  # workers that ran a piece of this launch (their undo logs go on from there)
+
+    def send(k: int, i: int) -> None:
+        w = workers[k]
+        if in_place:
+            socket.send_fds(w.sock, [b"S"], [shared.fd, pool.counter, w.undo.log, w.undo.data])
+        else:
+            socket.send_fds(w.sock, [b"L"], [shared.fd])
+        w.conn.send_bytes(image_for(w))
+        w.conn.send((i, pieces[i], shared.size, limit, local.RAW_PIPES, restorable, k in ran))
+        ran.add(k)
+        pending[w.conn] = (k, i)
+
     try:
-        pending, gone = {}, False
-        for i, w in enumerate(workers):
+        pending, gone, failed = {}, False, False
+        following = iter(range(len(pieces)))
+        for k, i in zip(range(len(workers)), following):
             try:
-                if in_place:
-                    socket.send_fds(w.sock, [b"S"], [shared.fd, pool.counter, w.undo.log, w.undo.data])
-                else:
-                    socket.send_fds(w.sock, [b"L"], [shared.fd])
-                w.conn.send_bytes(image_for(w))
-                w.conn.send((i, shards[i], shared.size, limit, local.RAW_PIPES, restorable))
-                pending[w.conn] = i
+                send(k, i)
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
                 gone = True
         while pending:
             for conn in wait(list(pending)):
-                i = pending.pop(conn)
+                k, i = pending.pop(conn)
                 try:
                     r = local.receive(conn)
                 except (EOFError, OSError):  # the worker died (killed, out of memory)
                     r = ShardResult(i, error="a pool worker ended before sending its results")
                     gone = True
+                r.worker = k
                 results[i] = r
                 if r.error is not None:  # it may not hold the program any more: send it whole next time
-                    workers[i].programs.clear()
+                    workers[k].programs.clear()
+                    failed = True
                 if on_done is not None:
                     on_done(r)
+                if not (gone or failed):  # the next piece to the worker that is free (none after a failure:
+                    i = next(following, None)  # the launch runs again in one process)
+                    if i is not None:
+                        try:
+                            send(k, i)
+                        except OSError:
+                            results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
+                            gone = True
+        for i in range(len(pieces)):
+            results.setdefault(i, ShardResult(i, error="not run: another piece of the launch failed"))
         ok = not gone
-        out = [results[i] for i in range(len(shards))]
+        out = [results[i] for i in range(len(pieces))]
         out[0].undo = undo
         returned = True
         return out

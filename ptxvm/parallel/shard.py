@@ -28,7 +28,7 @@ CODE = {k: i + 1 for i, k in enumerate(KINDS)}  # (op, type) -> code, the same i
 
 @dataclass
 class ShardResult:
-    index: int  # which shard
+    index: int  # which shard (or which piece of a launch on the pool)
     arena_size: int = 0
     stats: object = None  # the shard's LaunchStats
     error: Optional[str] = None  # the worker failed (a fault...): the parent runs the launch in one process
@@ -49,6 +49,7 @@ class ShardResult:
     stored_in_arena: bool = False  # a pool worker stored straight into the shared arena (shared_stores.py): no `data`
     # ... and then blocks stored whole come as runs [first, end) of blocks, not in `blocks`/`masks` (see `expanded`)
     runs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    worker: int = -1  # the pool worker that ran it (a worker may run several pieces of a launch); -1: its own process
 
     def span(self) -> Optional[tuple[int, int]]:
         """(first, last) block stored to, or None."""

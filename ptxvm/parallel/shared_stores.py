@@ -204,13 +204,25 @@ class SharedUndoJournal(UndoJournal):
     """The journal of a shard that stores in place: what UndoJournal keeps, written to the undo
     files the parent made (the `log` and `data` mappings) with a sequence number from `counter`."""
 
-    def __init__(self, arena: np.ndarray, counter: int, log: _Mapped, data: _Mapped, restorable=()):
+    def __init__(self, arena: np.ndarray, counter: int, log: _Mapped, data: _Mapped, restorable=(),
+                 resume: bool = False):
         super().__init__(arena)
         self.counter, self.log, self.data = counter, log, data
         for b0, b1 in restorable:  # blocks the parent restores from the host arrays (host_copies): not logged
             self.kept[b0:b1] = True
         self.count = 0
         self.used = 0
+        if resume:  # a later piece of the same launch on this worker: after the entries already logged
+            self._resume()
+
+    def _resume(self) -> None:
+        log = self.log.ensure(8).view(np.int64)
+        self.count = int(log[0])
+        if self.count:
+            log = self.log.ensure(8 * (1 + ENTRY * self.count)).view(np.int64)
+            _, first, n, off, idx = (int(v) for v in log[1 + ENTRY * (self.count - 1): 1 + ENTRY * self.count])
+            end = (idx + 8 * n) if idx >= 0 else off + n * BLOCK
+            self.used = -(-end // BLOCK) * BLOCK
 
     def _save(self, where, rows: np.ndarray) -> None:
         n = rows.shape[0]
