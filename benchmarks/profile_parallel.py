@@ -126,7 +126,9 @@ def main():
         _, st = go(opt.workers)
         total, wall = time.process_time() - c0, time.monotonic() - w0
         parent = dict(RECORD)
-        workers = [json.loads(p.read_text()) for p in sorted(SPOOL.iterdir())]
+        # one file per piece a worker ran (named pid-time): a worker's pieces in the order it ran them
+        workers = [dict(json.loads(p.read_text()), pid=int(p.name.split("-")[0]))
+                   for p in sorted(SPOOL.iterdir(), key=lambda p: [int(x) for x in p.stem.split("-")])]
         path = total + max(st.worker_cpu, default=0.0)
         if best is None or path < best[0]:
             best = (path, total, _faults() - f0, parent, workers, st, (w0, wall, list(SPANS)))
@@ -137,8 +139,9 @@ def main():
           f"(parent {total:.3f} s, {faults} faults; slowest worker {max(st.worker_cpu):.3f} s)")
     for k, (c, f) in sorted(parent.items()):
         print(f"  {k:<60} {c * 1e3:8.1f} ms {f:8d} faults")
-    for i, w in enumerate(workers):
-        print(f"  worker {i} (shard cpu {st.worker_cpu[i] if i < len(st.worker_cpu) else float('nan'):.3f} s)")
+    print(f"  CPU seconds per worker: {', '.join(f'{c:.3f}' for c in st.worker_cpu)}")
+    for w in workers:
+        print(f"  a piece in worker {w['pid']}")
         for k, (c, f) in sorted(w["record"].items()):
             print(f"    {k:<58} {c * 1e3:8.1f} ms {f:8d} faults")
 
@@ -149,10 +152,10 @@ def print_timeline(timeline, workers):
     print(f"timeline of that launch (wall ms from the call; the call took {wall * 1e3:.1f} ms)")
     for phase, a, b in sorted(spans, key=lambda s: s[1]):
         print(f"  {phase:<60} {(a - w0) * 1e3:7.1f} .. {(b - w0) * 1e3:7.1f}")
-    for i, w in enumerate(workers):
+    for w in workers:
         line = "  ".join(f"{ph.split(': ', 1)[-1].split(' (')[0]} {(a - w0) * 1e3:.1f}..{(b - w0) * 1e3:.1f}"
                          for ph, a, b in sorted(w["spans"], key=lambda s: s[1]))
-        print(f"  worker {i:<2} {line}")
+        print(f"  piece in worker {w['pid']:<7} {line}")
 
 
 if __name__ == "__main__":
