@@ -378,6 +378,7 @@ def turn():
 
 
 PIECES_PER_WORKER = 4
+PIPELINED_JOB = 32 << 10  # bytes of a launch image small enough to send while the worker answers
 
 
 def split_finer(launch, shards: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -426,6 +427,12 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
                                           protocol=pickle.HIGHEST_PROTOCOL)
         return pickled[light]
 
+    def light_size() -> int:
+        """Bytes of the image without its syntax tree (what a worker that ran a piece gets next)."""
+        if True not in pickled:
+            pickled[True] = pickle.dumps(dataclasses.replace(job_image, tree=None), protocol=pickle.HIGHEST_PROTOCOL)
+        return len(pickled[True])
+
     undo, restorable = None, []
     if in_place:
         if pool.counter is None:
@@ -445,6 +452,7 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
     ok = False  # becomes True once every worker answered: the pool may serve the next launch
     returned = False
     ran: set = set()  # workers that ran a piece of this launch (their undo logs go on from there)
+    pending: dict = {}  # a worker's connection -> the (worker, piece) it was sent, oldest first
 
     def send(k: int, i: int) -> None:
         w = workers[k]
@@ -455,25 +463,44 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
         w.conn.send_bytes(image_for(w))
         w.conn.send((i, pieces[i], shared.size, limit, local.RAW_PIPES, restorable, k in ran))
         ran.add(k)
-        pending[w.conn] = (k, i)
+        pending.setdefault(w.conn, []).append((k, i))
 
-    try:
-        pending, gone, failed = {}, False, False
-        following = iter(range(len(pieces)))
-        for k, i in zip(range(len(workers)), following):
+    following = iter(range(len(pieces)))
+    gone = failed = False
+
+    def next_piece(k: int) -> None:
+        nonlocal gone
+        i = next(following, None)
+        if i is not None:
             try:
                 send(k, i)
             except OSError:
                 results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
                 gone = True
+
+    try:
+        for k in range(len(workers)):
+            next_piece(k)
         while pending:
             for conn in wait(list(pending)):
-                k, i = pending.pop(conn)
+                k, i = pending[conn][0]
+                # the worker is answering: its next piece goes now, before its result is read, so it
+                # finds the job waiting (only a small job: it must fit the socket's buffer while the
+                # worker may still be blocked sending a large result)
+                if not (gone or failed) and len(pending[conn]) == 1 and light_size() < PIPELINED_JOB:
+                    next_piece(k)
+                died = False
                 try:
                     r = local.receive(conn)
                 except (EOFError, OSError):  # the worker died (killed, out of memory)
                     r = ShardResult(i, error="a pool worker ended before sending its results")
-                    gone = True
+                    gone = died = True
+                pending[conn].pop(0)
+                if died:  # a piece queued for it is not run
+                    for _, j in pending.pop(conn):
+                        results[j] = ShardResult(j, error="a pool worker ended before sending its results")
+                elif not pending[conn]:
+                    del pending[conn]
                 r.worker = k
                 results[i] = r
                 if r.error is not None:  # it may not hold the program any more: send it whole next time
@@ -481,14 +508,8 @@ def run_pool_now(launch, shards: list[tuple[int, int]], limit: int, on_done=None
                     failed = True
                 if on_done is not None:
                     on_done(r)
-                if not (gone or failed):  # the next piece to the worker that is free (none after a failure:
-                    i = next(following, None)  # the launch runs again in one process)
-                    if i is not None:
-                        try:
-                            send(k, i)
-                        except OSError:
-                            results[i] = ShardResult(i, error="a pool worker was gone before the launch reached it")
-                            gone = True
+                if not (gone or failed) and conn not in pending:  # the next piece to the worker that is free
+                    next_piece(k)  # (none after a failure: the launch runs again in one process)
         for i in range(len(pieces)):
             results.setdefault(i, ShardResult(i, error="not run: another piece of the launch failed"))
         ok = not gone
