@@ -20,22 +20,6 @@ pytestmark = pytest.mark.skipif(not (hasattr(os, "memfd_create") and hasattr(os,
                                 reason="the worker pool needs Linux (memfd_create, fork, descriptor passing)")
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
-INC_FAULT = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry inc_fault(.param .u64 a, .param .u32 bad)
-{
- .reg .pred %p; .reg .b32 %r<8>; .reg .b64 %rd<4>;
- ld.param.u64 %rd1, [a]; ld.param.u32 %r1, [bad];
- mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x; mad.lo.s32 %r5, %r2, %r3, %r4;
- mul.wide.u32 %rd2, %r5, 4; add.s64 %rd3, %rd1, %rd2;
- ld.global.u32 %r6, [%rd3]; add.s32 %r6, %r6, 1; st.global.u32 [%rd3], %r6;
- setp.ne.u32 %p, %r2, %r1; @%p bra DONE;
- ld.global.u32 %r7, [%rd3+1048576];
-DONE:
- ret;
-}
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +68,7 @@ def test_a_fault_in_a_later_piece_puts_back_what_every_piece_stored(bad):
     """a[i] += 1 over eight one-CTA pieces on two workers; CTA `bad` faults after its increment
     (7: the last piece, run by a worker whose log already holds earlier pieces; 3: pieces after it
     are not sent). Memory is put back, and the run in one process increments each element once."""
-    k = ptxvm.loads(INC_FAULT, "inc_fault.ptx")["inc_fault"]
+    k = ptxvm.load(KERNELS)["inc_fault"]
     arr = ptxvm.to_device(np.full(8 * 32, 5, np.uint32))
     with pytest.raises(KernelFault) as one:
         k.launch(8, 32, [arr, bad], workers=1)

@@ -116,28 +116,10 @@ def test_different_values_stored_in_place_are_still_a_race():
     assert st.workers == 1 and _host(out).tobytes() == ref.tobytes()
 
 
-INC_FAULT = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry inc_fault(.param .u64 a, .param .u32 bad)
-{
- .reg .pred %p; .reg .b32 %r<8>; .reg .b64 %rd<4>;
- ld.param.u64 %rd1, [a]; ld.param.u32 %r1, [bad];
- mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x; mad.lo.s32 %r5, %r2, %r3, %r4;
- mul.wide.u32 %rd2, %r5, 4; add.s64 %rd3, %rd1, %rd2;
- ld.global.u32 %r6, [%rd3]; add.s32 %r6, %r6, 1; st.global.u32 [%rd3], %r6;
- setp.ne.u32 %p, %r2, %r1; @%p bra DONE;
- ld.global.u32 %r7, [%rd3+1048576];
-DONE:
- ret;
-}
-"""
-
-
 def test_a_fault_after_shards_stored_in_place_gives_the_single_process_memory():
     """a[i] += 1, and CTA 6 (the second shard's) faults after its increment: memory is put back
     before the run in one process, so no element is incremented twice."""
-    k = ptxvm.loads(INC_FAULT, "inc_fault.ptx")["inc_fault"]
+    k = ptxvm.load(KERNELS)["inc_fault"]
     arr = ptxvm.to_device(np.full(8 * 32, 5, np.uint32))
     with pytest.raises(KernelFault) as one:
         k.launch(8, 32, [arr, 6], workers=1)
@@ -188,7 +170,7 @@ def test_a_worker_killed_after_storing_into_an_argument_copy(monkeypatch):
         return out
 
     monkeypatch.setattr(pool, "run_shard", dying)
-    k = ptxvm.loads(INC_FAULT, "inc_fault.ptx")["inc_fault"]
+    k = ptxvm.load(KERNELS)["inc_fault"]
     host = np.arange(8 * 32, dtype=np.uint32)
     st = k.launch(8, 32, [host, 1000], workers=3)  # no CTA 1000: no fault
     assert st.workers == 1 and "ended before sending" in st.serial_reason
