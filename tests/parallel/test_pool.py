@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import ptxvm
+from parallel_launches import vadd
 from ptxvm.errors import DataRaceWarning, KernelFault
 from ptxvm.parallel import pool
 
@@ -64,27 +65,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _vadd(workers, n=1 << 14, mod=None):
-    a = np.arange(n, dtype=np.float32)
-    b = np.full(n, 0.25, np.float32)
-    c = np.full(n, 7, np.float32)
-    st = (mod or ptxvm.load(KERNELS))["vadd"].launch(n // 128, 128, [a, b, c, n], workers=workers)
-    return c, st
-
-
 def test_the_pool_is_started_once_and_reused_with_identical_bytes():
-    ref, _ = _vadd(1)
+    ref, _ = vadd(1)
     assert pool.current() is None  # lazily: no launch split yet
-    c, st = _vadd(3)
+    c, st = vadd(3)
     assert st.workers == 3 and st.serial_reason == "" and c.tobytes() == ref.tobytes()
     pids = pool.current().pids()
     assert len(pids) == 3  # one worker per shard
     for workers in (3, 2, 3):
-        c, st = _vadd(workers)
+        c, st = vadd(workers)
         assert st.workers == workers and c.tobytes() == ref.tobytes()
         assert len(st.worker_cpu) == workers
     assert pool.current().pids() == pids  # the same processes served every launch
-    _vadd(5)
+    vadd(5)
     assert pool.current().pids()[:3] == pids and len(pool.current().pids()) == 5  # grown, not restarted
 
 
@@ -112,20 +105,20 @@ def test_different_programs_and_modules_through_one_pool():
         out = np.zeros(n, np.float32)
         assert mod["stencil"].launch(n // 128, 128, [x, out, n], workers=2).workers == 2
         assert out.tobytes() == ref_out.tobytes()
-        ref_c, _ = _vadd(1)
-        c, st = _vadd(2)  # another module (and its own memory) on the same workers
+        ref_c, _ = vadd(1)
+        c, st = vadd(2)  # another module (and its own memory) on the same workers
         assert st.workers == 2 and c.tobytes() == ref_c.tobytes()
     assert len(pool.current().pids()) == 2
 
 
 def test_device_memory_that_grows_between_launches():
     mod = ptxvm.load(KERNELS)
-    ref, _ = _vadd(1, mod=mod)
-    _vadd(2, mod=mod)
+    ref, _ = vadd(1, mod=mod)
+    vadd(2, mod=mod)
     big = ptxvm.to_device(np.ones(8 << 20, np.uint8))  # the arena grows: shared again, once
     n = 1 << 16
-    ref, _ = _vadd(1, n=n, mod=mod)
-    c, st = _vadd(2, n=n, mod=mod)
+    ref, _ = vadd(1, n=n, mod=mod)
+    c, st = vadd(2, n=n, mod=mod)
     assert st.workers == 2 and c.tobytes() == ref.tobytes()
     assert big.copy_to_host().sum() == 8 << 20 if hasattr(big, "copy_to_host") else True
 
@@ -156,19 +149,19 @@ def test_races_and_faults_as_without_the_pool():
     assert str(pooled_fault.value) == str(single.value)
     assert (out == 5).all()
     pids = pool.current().pids()
-    c, st = _vadd(2)  # a fault in a worker is the kernel's, not the pool's: the pool stays
+    c, st = vadd(2)  # a fault in a worker is the kernel's, not the pool's: the pool stays
     assert st.workers == 2 and pool.current().pids() == pids
 
 
 def test_a_killed_worker_falls_back_and_the_next_launch_starts_a_fresh_pool():
-    ref, _ = _vadd(1)
-    _vadd(3)
+    ref, _ = vadd(1)
+    vadd(3)
     old = pool.current().pids()
     os.kill(old[1], signal.SIGKILL)  # as the OOM killer would, between launches
-    c, st = _vadd(3)
+    c, st = vadd(3)
     assert st.workers == 1 and "pool worker" in st.serial_reason and c.tobytes() == ref.tobytes()
     assert pool.current() is None and not any(_alive(p) for p in old)  # discarded, reaped
-    c, st = _vadd(3)
+    c, st = vadd(3)
     assert st.workers == 3 and c.tobytes() == ref.tobytes()
     assert not set(pool.current().pids()) & set(old)
 
@@ -182,8 +175,8 @@ def test_a_worker_killed_mid_launch(monkeypatch):
         return real(launch, index, *a, **k)
 
     monkeypatch.setattr(pool, "run_shard", dying)  # before the pool starts: its workers inherit it
-    ref, _ = _vadd(1)
-    c, st = _vadd(4)
+    ref, _ = vadd(1)
+    c, st = vadd(4)
     assert st.workers == 1 and "ended before sending" in st.serial_reason and c.tobytes() == ref.tobytes()
     assert pool.current() is None and _children() == []
 
@@ -211,7 +204,7 @@ def test_an_interrupt_discards_the_pool_and_leaves_the_arrays(monkeypatch):
 
 
 def test_shutdown_leaves_no_process():
-    _vadd(4)
+    vadd(4)
     pids = pool.current().pids()
     assert all(_alive(p) for p in pids)
     pool.shutdown()
@@ -257,7 +250,7 @@ def test_a_forked_child_forgets_the_pool_and_has_its_own_memory():
     assert os.waitpid(pid, 0)[1] == 0
     got = a.copy_to_host() if hasattr(a, "copy_to_host") else np.asarray(a)
     assert (got == 1).all()  # the child's launch (2.0) did not reach the parent's memory
-    c, st = _vadd(2)  # and the parent's pool still serves it
+    c, st = vadd(2)  # and the parent's pool still serves it
     assert st.workers == 2
 
 
@@ -289,23 +282,23 @@ def test_texture_objects_split_by_forking_beside_the_pool():
     k = ptxvm.loads(TEX_KERNEL, "tex.ptx")["k"]
     ref, got = np.zeros(n, np.float32), np.zeros(n, np.float32)
     k.launch(n // 128, 128, [t, xs, ref, np.uint32(n)], workers=1)
-    _vadd(2)  # a pool exists and the default device's arena is shared
+    vadd(2)  # a pool exists and the default device's arena is shared
     st = k.launch(n // 128, 128, [t, xs, got, np.uint32(n)], workers=2)
     assert st.workers == 2 and got.tobytes() == ref.tobytes()
-    c, st = _vadd(2)  # and the pool still serves the next launch
+    c, st = vadd(2)  # and the pool still serves the next launch
     assert st.workers == 2
 
 
 def test_threads_launching_side_by_side_share_the_pool_one_launch_at_a_time():
     import threading
 
-    ref, _ = _vadd(1)
-    _vadd(2)  # the arena shared before the threads start (sharing it, like growing it, copies it)
+    ref, _ = vadd(1)
+    vadd(2)  # the arena shared before the threads start (sharing it, like growing it, copies it)
     got, errors = [], []
 
     def launch():
         try:
-            got.append(_vadd(2))
+            got.append(vadd(2))
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -363,7 +356,7 @@ def test_workers_keep_the_programs_of_launches_that_alternate(monkeypatch):
 
     monkeypatch.setattr(image, "held", held)
     first, second = ptxvm.load(KERNELS), ptxvm.load(KERNELS.read_text().replace("vadd", "vadd2"))
-    ref, _ = _vadd(1, mod=first)
+    ref, _ = vadd(1, mod=first)
     for _ in range(3):
         for mod in (first, second):
             n = 1 << 14

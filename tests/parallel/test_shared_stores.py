@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ptxvm
+from parallel_launches import vadd
 from ptxvm.errors import DataRaceWarning, KernelFault
 from ptxvm.parallel import merge, pool, shared_stores
 from ptxvm.parallel.shard import BLOCK, ShardResult
@@ -39,22 +40,14 @@ def _host(d):
     return d.copy_to_host()
 
 
-def _vadd(workers, n=1 << 14, mod=None):
-    a = np.arange(n, dtype=np.float32)
-    b = np.full(n, 0.25, np.float32)
-    c = np.full(n, 7, np.float32)
-    st = (mod or ptxvm.load(KERNELS))["vadd"].launch(n // 128, 128, [a, b, c, n], workers=workers)
-    return c, st
-
-
 def test_stores_go_straight_into_the_arena_with_the_single_process_bytes(monkeypatch):
-    ref, st1 = _vadd(1)
+    ref, st1 = vadd(1)
     assert not st1.stored_in_place
     for workers in (2, 3, 2):
-        c, st = _vadd(workers)
+        c, st = vadd(workers)
         assert st.workers == workers and st.stored_in_place and c.tobytes() == ref.tobytes()
     monkeypatch.setenv("PTXVM_IN_PLACE", "0")  # private (copy-on-write) memory per worker, as before
-    c, st = _vadd(2)
+    c, st = vadd(2)
     assert st.workers == 2 and not st.stored_in_place and c.tobytes() == ref.tobytes()
 
 
@@ -133,7 +126,7 @@ def test_a_fault_after_shards_stored_in_place_gives_the_single_process_memory():
     with pytest.raises(KernelFault):
         k.launch(8, 32, [host, 6], workers=2)
     assert (host == 5).all()  # a host array is untouched, as in one process
-    c, st = _vadd(2)  # the pool stays, and stores in place again
+    c, st = vadd(2)  # the pool stays, and stores in place again
     assert st.workers == 2 and st.stored_in_place
 
 
