@@ -22,6 +22,7 @@ MAX_THREADS = 8
 _PAGE = 4096
 _executor: Optional[ThreadPoolExecutor] = None
 _executor_owner = -1  # the pid that made it (a forked child makes its own)
+_executor_threads = 0
 
 
 def copy_threads() -> int:
@@ -48,8 +49,10 @@ def copy(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
-    global _executor, _executor_owner
-    if _executor is None or _executor_owner != os.getpid() or _executor._max_workers < threads:
+    global _executor, _executor_owner, _executor_threads
+    if _executor is None or _executor_owner != os.getpid() or _executor_threads < threads:
+        if _executor is not None and _executor_owner == os.getpid():
+            _executor.shutdown(wait=False)  # (more threads wanted: PTXVM_COPY_THREADS changed)
         _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ptxvm-copy")
-        _executor_owner = os.getpid()
+        _executor_owner, _executor_threads = os.getpid(), threads
     return _executor
