@@ -694,7 +694,8 @@ class SmSim:
         else:
             extra = 0.0
         if keys is not None:
-            wb = W.dram_evicted[i] / W.dram_read[i] if W.dram_evicted and W.dram_read[i] else 0.0
+            # the share of its DRAM sectors that are write-backs (share_l2 may have scaled dram_read)
+            wb = min(1.0, W.dram_evicted[i] / W.dram_read[i]) if W.dram_evicted and W.dram_read[i] else 0.0
             if type(keys) is PartKeys:  # a warp-matrix load: each machine load its own request
                 return max(self.load_sectors(k, start + wf + extra, wp, wb) for k in keys)
             return self.load_sectors(keys, start + wf + extra, wp, wb)
@@ -828,7 +829,9 @@ class SmSim:
     def dram(self, arrival: float, sectors: float, written: float = 0.0) -> tuple[float, float]:
         """Queue `sectors` of DRAM transfer behind the SM's share of the DRAM bandwidth. Returns
         (service start, extra latency): a loaded memory system answers later than an idle one,
-        `dram_loaded_latency` at full utilization (utilization = busy fraction over ~2000 cycles)."""
+        `dram_loaded_latency` at full utilization (utilization = busy fraction over ~2000 cycles),
+        and reads share the bus with write-backs: `dram_writeback_latency` more when the `written`
+        sectors (write-backs among `sectors`) fill that window."""
         sd = self.dram_free if self.dram_free > arrival else arrival
         d = sectors * self.dram_cyc
         self.dram_free = sd + d
