@@ -77,6 +77,7 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     # and the dirty lines its fills push out of the L2 (the cold convention's flush left them)
     res.dram_read[:] = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
                         + last["evicted_dirty"])
+    res.dram_evicted = np.asarray(last["evicted_dirty"], np.float64)
     res.l2_lines[:] = c.n_lines
     res.wavefronts[:] = np.ceil(bytes_ / 128.0)  # the shared-memory write, 128 B per wavefront
     stats.load_requests += int(c.requests.sum())

@@ -55,6 +55,13 @@ class ModelParams:
     # server's recent utilization (micro2 dram_occupancy: streams of 1-32 warps/SM x 1-4 float4 in
     # flight reach 0.35-4.4 TB/s; 450 reproduces them within 8 %)
     dram_loaded_latency: float = 450.0
+    # reads share the DRAM bus with write-backs: a read waits longer the more of the SM's recent
+    # DRAM time went to writing dirty lines back (the cold convention's memset leaves half the L2
+    # dirty, so a launch's first ~50 MB of fills evict dirty lines), this many cycles more when
+    # write-backs fill the window (utilization as dram_loaded_latency's). Pinned by cpasync5
+    # (results/cpasync5_*_h200.json): see docs/timing-model.md section 3, "DRAM write-backs and
+    # read latency"; 0: none
+    dram_writeback_latency: float = 450.0
     # a load whose lines come from DRAM waits for the slowest of them: per doubling of the
     # request's DRAM lines (memory/dram.py; micro3 chase: 32 lines of one warp 418 cycles after one)
     dram_tail_cycles: float = 74.0

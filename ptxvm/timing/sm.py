@@ -98,6 +98,8 @@ class SmWork:
     keys: list = field(default_factory=list)  # per warp-instruction: L1 sector generations (trace.Fills) or None
     atom_lines: list = field(default_factory=list)  # global atomics: ((line, packets, float op), ...) or None
     ctrl: list = field(default_factory=list)  # branches, barriers, fences, sleeps: nothing moves across them
+    # loads: the dirty sectors their L2 fills evicted (in dram_read too); empty when none did
+    dram_evicted: list = field(default_factory=list)
     issue_lsu: list = field(default_factory=list)  # LSU-pipe instructions without trace addresses (kept in order)
     level_latency: tuple = (0, 0, 0)  # L1 hit, L2 hit, DRAM latency
     pc: object = None  # per warp-instruction: its PC (a NumPy array; for timelines, see `recorder`)
@@ -228,6 +230,7 @@ class SmSim:
         self.req_free = 0.0  # the L1's miss path: one 128-B line request to L2 per l2_request_cycles
         self.const_free = 0.0  # the constant cache port
         self.dram_util = 0.0  # recent DRAM utilization (decaying busy time / window)
+        self.dram_wb_util = 0.0  # the same for the write-backs among it (dram_writeback_latency)
         self.dram_last = 0.0
         self.tma_free = 0.0  # the TMA engine: one 128-B line request per tma_line_cycles
         self.mbar: dict = {}  # (CTA, offset) -> [events issued, when the last completes, arrival unit free]
@@ -691,9 +694,11 @@ class SmSim:
         else:
             extra = 0.0
         if keys is not None:
+            # the share of its DRAM sectors that are write-backs (share_l2 may have scaled dram_read)
+            wb = min(1.0, W.dram_evicted[i] / W.dram_read[i]) if W.dram_evicted and W.dram_read[i] else 0.0
             if type(keys) is PartKeys:  # a warp-matrix load: each machine load its own request
-                return max(self.load_sectors(k, start + wf + extra, wp) for k in keys)
-            return self.load_sectors(keys, start + wf + extra, wp)
+                return max(self.load_sectors(k, start + wf + extra, wp, wb) for k in keys)
+            return self.load_sectors(keys, start + wf + extra, wp, wb)
         if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
             return self.atomics(W.atom_lines[i], start + wf)
         done_at = start + wf + W.latency[i] + extra
@@ -705,7 +710,8 @@ class SmSim:
             done_at += s2 - start
         nd = W.dram_read[i] + W.dram_write[i] * self.params.dram_write_cost
         if nd:
-            sd, extra = self.dram(start, nd)
+            written = W.dram_write[i] * self.params.dram_write_cost + (W.dram_evicted[i] if W.dram_evicted else 0.0)
+            sd, extra = self.dram(start, nd, written)
             if W.mkind[i] == MK_STORE:
                 # the L2 takes a store once DRAM has room for what it writes back (and reads
                 # to complete partly written sectors): scattered words are DRAM-bound
@@ -737,7 +743,7 @@ class SmSim:
                 done_at = self.l2_free + W.latency[i]
         nd = W.dram_read[i]
         if nd:
-            sd, extra = self.dram(start, nd)
+            sd, extra = self.dram(start, nd, W.dram_evicted[i] if W.dram_evicted else 0.0)
             end = sd + nd * self.dram_cyc + extra + W.latency[i]
             if end > done_at:
                 done_at = end
@@ -747,7 +753,7 @@ class SmSim:
         self.l1_busy += wf
         return done_at
 
-    def load_sectors(self, keys, base: float, wp: _Warp | None = None) -> float:
+    def load_sectors(self, keys, base: float, wp: _Warp | None = None, wb: float = 0.0) -> float:
         """A global/local load's sectors: the first access in time to a sector generation pays
         its miss (L2 or DRAM latency and bandwidth); later ones wait for that fill or hit.
         The DRAM lines this request starts arrive with the slowest of n (memory/dram.py), n
@@ -772,7 +778,7 @@ class SmSim:
                 self.l2_busy += self.l2_cyc
                 wait = s2 - base
                 if level == 2 and dram:
-                    sd, extra = self.dram(base, dram)
+                    sd, extra = self.dram(base, dram, dram * wb)
                     w2 = sd - base + dram * self.dram_cyc + extra
                     if w2 > wait:
                         wait = w2
@@ -820,10 +826,12 @@ class SmSim:
             over -= 1
         return t
 
-    def dram(self, arrival: float, sectors: float) -> tuple[float, float]:
+    def dram(self, arrival: float, sectors: float, written: float = 0.0) -> tuple[float, float]:
         """Queue `sectors` of DRAM transfer behind the SM's share of the DRAM bandwidth. Returns
         (service start, extra latency): a loaded memory system answers later than an idle one,
-        `dram_loaded_latency` at full utilization (utilization = busy fraction over ~2000 cycles)."""
+        `dram_loaded_latency` at full utilization (utilization = busy fraction over ~2000 cycles),
+        and reads share the bus with write-backs: `dram_writeback_latency` more when the `written`
+        sectors (write-backs among `sectors`) fill that window."""
         sd = self.dram_free if self.dram_free > arrival else arrival
         d = sectors * self.dram_cyc
         self.dram_free = sd + d
@@ -831,10 +839,18 @@ class SmSim:
         tau = 2000.0
         dt = sd - self.dram_last
         if dt > 0:
-            self.dram_util *= math.exp(-dt / tau)
+            decay = math.exp(-dt / tau)
+            self.dram_util *= decay
+            self.dram_wb_util *= decay
             self.dram_last = sd
         self.dram_util += d / tau
-        return sd, self.params.dram_loaded_latency * min(1.0, self.dram_util)
+        p = self.params
+        if written:
+            self.dram_wb_util += written * self.dram_cyc / tau
+        extra = p.dram_loaded_latency * min(1.0, self.dram_util)
+        if self.dram_wb_util and p.dram_writeback_latency:
+            extra += p.dram_writeback_latency * min(1.0, self.dram_wb_util)
+        return sd, extra
 
     def atomics(self, lines, base: float) -> float:
         """Global atomics (timing/atomics.py): each line's packets queue at the atomic unit of its

@@ -61,6 +61,9 @@ class MemStep:
     # ld.const: lines each warp brought from the constant L1.5 or beyond; whether it is a ULDC
     const_fetches: Optional[np.ndarray] = None
     const_uniform: bool = False
+    # loads: the dirty sectors their L2 fills evicted (counted in dram_read too): DRAM write-backs
+    # that the SM's reads share the bus with (SmSim.dram, `dram_writeback_latency`)
+    dram_evicted: Optional[np.ndarray] = None
 
     @classmethod
     def empty(cls, n: int) -> "MemStep":
@@ -272,6 +275,8 @@ def _matrix_step(hier, p, info, step, stats: MemStats, fills: Fills, recent) -> 
         res.l2_sectors += r.l2_sectors
         res.dram_read += r.dram_read
         res.dram_write += r.dram_write
+        if r.dram_evicted is not None:
+            res.dram_evicted = r.dram_evicted if res.dram_evicted is None else res.dram_evicted + r.dram_evicted
         res.dep = np.where(r.mkind != MK_NONE, r.dep, res.dep)
         if r.l1_waves is not None:
             res.l1_waves = r.l1_waves if res.l1_waves is None else res.l1_waves + r.l1_waves
@@ -503,6 +508,9 @@ def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, s
     dram_time = (last["dram_bytes"] // p.sector + last["row_opens"] * (p.dram_row_open_bytes / p.sector)
                  + last["evicted_dirty"])  # and the dirty lines its fills pushed out of L2
     res.dram_read[sel] = dram_time
+    if res.dram_evicted is None:
+        res.dram_evicted = np.zeros(res.mkind.size)
+    res.dram_evicted[sel] = last["evicted_dirty"]
     res.dep[sel] = DEP_MEM
     from .memory import bank_conflicts
 
@@ -612,6 +620,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
     l2s = np.zeros(total)  # L2 time of each request, in read sectors
     drd = np.zeros(total)
     dwr = np.zeros(total)  # sectors, fractional: a store's share of the dirty lines evicted
+    dev = np.zeros(total)  # loads: the dirty sectors their fills evicted (in drd too)
     dep = np.full(total, -1, np.int8)
     offs = np.concatenate([[0], np.cumsum(counts)])
     keys: list = [None] * total
@@ -627,6 +636,8 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
             l2l[a:b] = r.l2_lines
         mkind[a:b], mlat[a:b], wavefronts[a:b] = r.mkind, r.latency, r.wavefronts
         l2s[a:b], drd[a:b], dwr[a:b], dep[a:b] = r.l2_sectors, r.dram_read, r.dram_write, r.dep
+        if r.dram_evicted is not None:
+            dev[a:b] = r.dram_evicted
         if r.shared_atomic:
             wavefronts[a:b] *= params.shared_atomic_cycles
         if r.dsmem is not None:  # the cluster window (micro2 cluster chase; params.py dsmem_*)
@@ -736,6 +747,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         sleep=table.sleep[pc].tolist(), bank_extra=(table.bank_extra[pc] + split * params.divergence_cycles).tolist(),
         mkind=mkind.tolist(),
         wavefronts=wavefronts.tolist(), l2_sectors=l2s.tolist(), dram_read=drd.tolist(), dram_write=dwr.tolist(),
+        dram_evicted=dev.tolist() if dev.any() else [],
         n_pipes=len(table.pipe_names), keys=keys, ctrl=table.ctrl[pc].tolist(), issue_lsu=table.lsu[pc].tolist(),
         atom_lines=atom,
         l2_lines=l2l.tolist(), pipe_names=list(table.pipe_names),
