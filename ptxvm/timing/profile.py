@@ -22,7 +22,7 @@ from .atomics import aggregated_pcs, grid_packets
 from .critical import critical_sms, fresh_args, snapshot_args
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
-from .memory.params import params_from_gpu
+from .memory.params import driver_carveout, params_from_gpu
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .slowest import slowest_sm_gpu
@@ -283,10 +283,10 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
     out, l1_bytes = [], None
+    carveout = driver_carveout(spec, shared, occ.ctas_per_sm)  # the L1 is what the driver's carveout leaves
     for tracer, cs in zip(tracers, per_sm):
         def hierarchy():
-            return MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
-                                   l2_fraction=l2_fraction)
+            return MemoryHierarchy(spec, n_active, simulated_sms=1, carveout_kib=carveout, l2_fraction=l2_fraction)
 
         hier = hierarchy()
         if not warm_l2:  # the cold convention: the L2 as the flush's memset left it
