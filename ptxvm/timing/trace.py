@@ -149,6 +149,13 @@ class MemStats:
     by_space: Counter = field(default_factory=Counter)
     atomic_lines: dict = field(default_factory=dict)  # 128-B line -> global-atomic packets this SM sends it
     grid_atomic_lines: dict = field(default_factory=dict)  # ... and every SM of the grid (Footprint), if known
+    loaded: list = field(default_factory=list)  # global/local load sectors, per request (distinct_chunks)
+
+    def distinct_chunks(self, sectors_per_chunk: int) -> int:
+        """Distinct aligned chunks of `sectors_per_chunk` sectors this SM loaded (its own data)."""
+        if not self.loaded:
+            return 0
+        return int(np.unique(np.concatenate(self.loaded) // np.uint64(32 * max(1, sectors_per_chunk))).size)
 
 
 def lane_mask_matrix(active: np.ndarray) -> np.ndarray:
@@ -503,6 +510,7 @@ def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, s
     else:
         stats.load_requests += int(c.requests.sum())
         stats.load_sectors += int(c.n_sectors.sum())
+        stats.loaded.append(c.sectors)
     stats.by_space[space] += int(live.sum())
     if mem.atomic:  # timing/atomics.py: packets per line, performed by the L2 slices' atomic units
         hier.atomic(addr, act, mem.size, space=Space.GLOBAL, now=_apart(hier, len(addr)))  # counters

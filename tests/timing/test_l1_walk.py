@@ -65,3 +65,29 @@ def test_an_unrolled_walk_keeps_the_merges_of_each_run_when_its_lines_do_not_fit
     # 4 loads of one sector back to back: 3 merge with the first's fill (the H200: 73-79 %)
     assert _walk_hits("walk_ld_u4", 100 << 10) == pytest.approx(3 / 4, abs=0.05)
     assert _walk_hits("walk_ld_u4", 0) == pytest.approx(7 / 8)
+
+
+class _Hier:
+    def __init__(self, dram_bytes):
+        from collections import Counter
+
+        self._n = Counter(dram_bytes_read=dram_bytes)
+
+
+def test_an_sms_refetches_of_its_own_data_are_not_shared_away():
+    from ptxvm.timing.profile import _share_l2
+
+    # the SM read 3000 sectors from DRAM; its own distinct data is 1000 sectors, its share of the
+    # grid's 1000 too: the 2000 beyond are its own lines fetched again (the L2 lost them)
+    private = _Hier(3000 * 32)
+    _share_l2({}, private, 1000 * 32, 32, reuse=0.5, own_bytes=1000 * 32, sharing=1.0)
+    assert private._n["dram_bytes_read"] == 3000 * 32
+    # every SM reads the same data (sharing = SMs): the grid's share is far smaller, and a refetch
+    # finds the line in L2 (another SM's fill) with the L2's reuse chance
+    shared = _Hier(3000 * 32)
+    _share_l2({}, shared, 10 * 32, 32, reuse=1.0, own_bytes=1000 * 32, sharing=100.0)
+    assert shared._n["dram_bytes_read"] < 100 * 32
+    # without the SM's own data (as before): everything beyond the share counts as shared
+    old = _Hier(3000 * 32)
+    _share_l2({}, old, 1000 * 32, 32, reuse=1.0)
+    assert old._n["dram_bytes_read"] == 1000 * 32
