@@ -22,7 +22,7 @@ from .atomics import aggregated_pcs, grid_packets
 from .critical import critical_sms, fresh_args, snapshot_args
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
-from .memory.params import params_from_gpu
+from .memory.params import driver_carveout, params_from_gpu
 from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .slowest import slowest_sm_gpu
@@ -283,10 +283,10 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     # when the whole grid's data fits in L2, this SM keeps all of L2 for its own reuse
     l2_fraction = 1.0 if read_bytes is not None and read_bytes <= spec.l2_bytes else None
     out, l1_bytes = [], None
+    carveout = driver_carveout(spec, shared, occ.ctas_per_sm)  # the L1 is what the driver's carveout leaves
     for tracer, cs in zip(tracers, per_sm):
         def hierarchy():
-            return MemoryHierarchy(spec, n_active, simulated_sms=1, shared_bytes_per_sm=occ.ctas_per_sm * shared,
-                                   l2_fraction=l2_fraction)
+            return MemoryHierarchy(spec, n_active, simulated_sms=1, carveout_kib=carveout, l2_fraction=l2_fraction)
 
         hier = hierarchy()
         if not warm_l2:  # the cold convention: the L2 as the flush's memset left it
@@ -301,7 +301,10 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         mem, mstats = memory_pass(tracer.trace, hier,
                                   write_back="evicted" if not warm_l2 else not fits)
         if read_bytes is not None and not (warm_l2 and fits):
-            _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)))
+            own = mstats.distinct_chunks(fetch // spec.sector) * fetch  # this SM's own distinct data
+            _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)),
+                      own_bytes=own, sharing=own * G / max(1, len(cs) * read_bytes))
+        mstats.loaded = []
         if footprint is not None:  # the other SMs' atomics queue at the same L2 slices (SmSim.atomics)
             mstats.grid_atomic_lines = footprint.atomic_lines
         hier.flush()
@@ -356,17 +359,26 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     return prof
 
 
-def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0) -> None:
+def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0, own_bytes: Optional[float] = None,
+              sharing: float = 1.0) -> None:
     """Scale the simulated SM's DRAM reads down to its share of the grid's distinct data.
     `reuse`: the chance that data another SM fetched is still in L2 when this SM wants it (L2
     capacity over the grid's footprint: 1 when the footprint fits); the reads beyond the share
-    come from DRAM again in the other cases."""
+    come from DRAM again in the other cases. `own_bytes`: the distinct data this SM loads; its
+    DRAM reads beyond that are fetches of its own data again (the L2 lost them); `sharing`: how
+    many SMs read each datum on average (own x SMs / the grid's), so a refetch finds the line
+    in L2, brought by another SM, with chance (1 - 1/sharing) x reuse: none for data no other SM
+    reads (benchmarks/timing/walk: per-thread segments over 2 x 2048 threads per SM refetch 14x
+    their data from DRAM on the H200)."""
     n = hier._n
     own = n.get("dram_partial_write_reads", 0) * sector  # this SM's own stores' reads: not shared
     dram = n.get("dram_bytes_read", 0) - own
     if dram <= 0 or expected_bytes >= dram:
         return
-    expected_bytes += (dram - expected_bytes) * (1.0 - reuse)
+    first = dram if own_bytes is None else min(dram, max(float(own_bytes), expected_bytes))
+    refetch = dram - first
+    other = (1.0 - 1.0 / max(1.0, float(sharing))) * reuse  # a refetch served by another SM's fill
+    expected_bytes += (first - expected_bytes) * (1.0 - reuse) + refetch * (1.0 - other)
     keep = expected_bytes / dram
     share_l2(mem, keep)
     moved = int(round((1 - keep) * dram / sector))

@@ -253,9 +253,26 @@ def test_traffic_counters_are_consistent_on_a_random_mix(gpu):
 
 
 def test_calibrated_numbers_override_the_estimates():
-    gpu = fake_gpu(measured={"l1_assoc": 8, "derived": {"shared_wavefront_cycles": 2.0}})
+    gpu = fake_gpu(measured={"l1_assoc": 8, "l1_sets": 0, "derived": {"shared_wavefront_cycles": 2.0}})
     m = MemoryHierarchy(gpu, 1)
     assert (m.params.l1_assoc, m.l1.assoc, m.params.shared_wavefront_cycles) == (8, 8, 2.0)
+    assert not m.l1.hashed  # no l1_sets: line % sets
+
+
+def test_the_l1_is_32_xor_indexed_sets_whose_ways_the_carveout_leaves():
+    from ptxvm.timing.gpu import load_gpu
+
+    gpu = load_gpu("h200")
+    for carveout, ways in ((32, 56), (228, 7), (0, 64)):
+        m = MemoryHierarchy(gpu, 1, carveout_kib=carveout)
+        assert (m.l1.n_sets, m.l1.assoc, m.l1.hashed) == (32, ways, "xor")
+    m = MemoryHierarchy(gpu, 1, carveout_kib=32)  # 224 KiB
+    lines = np.arange(1792, dtype=np.uint64) * np.uint64(128)
+    for stride in (1, 2, 4):  # as many lines as the L1 holds, contiguous; half / a quarter of it, strided
+        m.l1.invalidate_all()
+        few = lines[: 1792 // stride] * np.uint64(stride)
+        m.l1.access(few)
+        assert m.l1.access(few).all()
 
 
 def test_raw_sector_lists_and_missing_masks(gpu):

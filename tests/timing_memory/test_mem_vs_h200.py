@@ -135,12 +135,14 @@ def l1cap_kernel_l1_hits(set_bytes: int, shared_bytes: int) -> int:
     """l1cap of memory_counters.cu (one CTA of 32 warps reads set_bytes twice) in the model. The
     carveout is sized for the kernel's occupancy, as profile() sizes it (timing/profile.py
     `collect`) and as the driver does: a 1024-thread CTA with 32 KiB fits twice per SM, so the
-    driver reserves 2 x 33 KiB, not 33 (the H200 then leaves 128-160 KiB of L1, not 192+)."""
+    driver reserves 2 x 33 KiB, not 33 (the H200 then leaves 128-160 KiB of L1, not 192+); with
+    none, 32 KiB (memory/params.py driver_carveout)."""
+    from ptxvm.timing.memory.params import driver_carveout
     from ptxvm.timing.occupancy import occupancy
 
     gpu = load_gpu("h200")
     ctas = occupancy(gpu, 1024, 32, shared_bytes, "given").ctas_per_sm
-    mem = MemoryHierarchy(gpu, 1, shared_bytes_per_sm=ctas * (shared_bytes + gpu.shared_reserved_per_cta))
+    mem = MemoryHierarchy(gpu, 1, carveout_kib=driver_carveout(gpu, shared_bytes, ctas))
     w = np.arange(32)[:, None] * 32 + LANES
     for _ in range(2):
         for it in range(set_bytes // 4096):

@@ -9,7 +9,7 @@ from .cache import SectoredCache
 from .coalesce import Coalesced, coalesce, from_sectors
 from .hierarchy import MemoryHierarchy
 from .ops import CacheOp, EvictPriority, Policy, Space, parse_qualifiers
-from .params import MemoryParams, params_from_gpu, pick_carveout
+from .params import MemoryParams, driver_carveout, params_from_gpu, pick_carveout
 from .queue import BandwidthQueue
 
 __all__ = [

@@ -45,11 +45,13 @@ class SectoredCache:
     """level "L1": write-through without write-allocate, .cg bypasses, .cv drops the line;
     level "L2": write-back with write-allocate (partial sector writes need no fetch).
     hashed: set index from a multiplicative hash of the line address (the L2 spreads lines over
-    its slices with a hash); otherwise line % n_sets."""
+    its slices with a hash); "xor": the line address's groups of log2(sets) bits XORed together
+    (a power-of-two number of sets: each aligned run of `sets` lines fills every set once, and
+    lines at a power-of-two stride still spread over all sets); otherwise line % n_sets."""
 
     def __init__(self, size_bytes: int, line: int = 128, sector: int = 32, assoc: int = 4,
                  policy: str = "lru", *, partitions: int = 1, level: str = "L2",
-                 hashed: bool = False):
+                 hashed: bool | str = False):
         if policy != "lru":
             raise ValueError(f"SectoredCache: unsupported replacement policy {policy!r} (only 'lru')")
         if level not in ("L1", "L2"):
@@ -63,6 +65,8 @@ class SectoredCache:
         self.size_bytes = self.n_sets * assoc * line
         self.partitions = partitions
         self.hashed = hashed
+        if hashed == "xor" and self.n_sets & (self.n_sets - 1):
+            raise ValueError(f"SectoredCache: an XOR-folded index needs a power-of-two number of sets, not {self.n_sets}")
         self._line_shift = np.uint64(line.bit_length() - 1)
         self._sector_shift = np.uint64(sector.bit_length() - 1)
         self._spl = line // sector
@@ -189,7 +193,15 @@ class SectoredCache:
         return np.asarray(partition, np.int64).reshape(n)
 
     def _set_index(self, line: np.ndarray, part) -> np.ndarray:
-        if self.hashed:
+        if self.hashed == "xor":
+            bits = max(1, self.n_sets.bit_length() - 1)
+            x, idx = line.astype(np.int64), np.zeros(line.shape, np.int64)
+            while True:  # fold every group of `bits` bits of the line address into the index
+                idx ^= x & (self.n_sets - 1)
+                x = x >> bits
+                if not x.any():
+                    break
+        elif self.hashed:
             h = (line.astype(np.uint64) * _HASH) >> np.uint64(24)
             idx = (h % np.uint64(self.n_sets)).astype(np.int64)
         else:

@@ -36,6 +36,15 @@ _LOAD_KINDS = (Space.GLOBAL, Space.LOCAL, Space.NC, Space.TEX)
 _NO_LINE = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty ULDC line buffer
 
 
+def _l1_geometry(p, size: int) -> tuple:
+    """(ways, index) of an L1 of `size` bytes: `l1_sets` XOR-indexed sets whose ways the carveout
+    leaves (params.py OPTIONAL), else `l1_assoc` ways of line % sets."""
+    lines, sets = int(size) // p.line, int(p.l1_sets)
+    if sets > 0 and not sets & (sets - 1) and lines >= sets and lines % sets == 0:
+        return lines // sets, "xor"
+    return p.l1_assoc, False
+
+
 class MemoryHierarchy:
     def __init__(self, gpu, n_active_sms: int, *, simulated_sms: int | None = None,
                  shared_bytes_per_sm: int = 0, carveout_kib: int | None = None,
@@ -52,10 +61,12 @@ class MemoryHierarchy:
             gpu, shared_bytes_per_sm=shared_bytes_per_sm, carveout_kib=carveout_kib,
         ).scaled(simulated, n_active_sms, l2_fraction)
         p = self.params
-        self.l1 = SectoredCache(p.l1_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
+        ways, index = _l1_geometry(p, p.l1_bytes)
+        self.l1 = SectoredCache(p.l1_bytes, p.line, p.sector, ways, partitions=simulated, level="L1", hashed=index)
         self.l2 = SectoredCache(p.l2_bytes, p.line, p.sector, p.l2_assoc, level="L2", hashed=True)
+        tways, tindex = _l1_geometry(p, p.tex_cache_bytes)
         self.tex = self.l1 if p.tex_cache_bytes == 0 else SectoredCache(
-            p.tex_cache_bytes, p.line, p.sector, p.l1_assoc, partitions=simulated, level="L1")
+            p.tex_cache_bytes, p.line, p.sector, tways, partitions=simulated, level="L1", hashed=tindex)
         self.const = SectoredCache(p.const_cache_bytes, 64, 64, 4, partitions=simulated, level="L1")
         self.const_l15 = SectoredCache(p.const_l15_bytes, 64, 64, 4, partitions=simulated, level="L1")
         # ULDC: the line each (SM, sub-partition) read last (the uniform datapath's line buffer)

@@ -15,7 +15,12 @@ from typing import Any
 
 # measured key -> default. Cycles are SM clock cycles.
 OPTIONAL = {
-    "l1_assoc": 4,                      # not published; 4 ways of 128-B lines
+    "l1_assoc": 4,                      # not published; 4 ways of 128-B lines (when l1_sets is 0)
+    # the L1 as 32 sets of XOR-folded line addresses, the carveout taking ways (224 KiB: 56 ways):
+    # a contiguous set as large as the L1 stays in it (memory_counters l1cap: 224 KiB, no shared
+    # memory), and so do lines at a power-of-two stride (benchmarks/timing/walk: 1024 lines 256 B
+    # apart hit 87 % in a 224-KiB L1, where line % 448 sets of 4 ways holds half of them)
+    "l1_sets": 32,
     "l2_fetch_bytes": 64,               # DRAM fetch of an L2 miss without a hint: 64 B on the
                                         # H200 (tools/device/memory_counters.py, sparse cases)
     "l1_wavefront_cycles": 1.0,         # L1TEX data stage: one 128-B wavefront per cycle
@@ -63,6 +68,7 @@ class MemoryParams:
     carveout_kib: int
     l1_bytes: int
     l1_assoc: int
+    l1_sets: int
     l2_bytes: int
     l2_assoc: int
     dram_bytes_per_clk: float
@@ -116,6 +122,20 @@ def pick_carveout(gpu, shared_bytes_per_sm: int) -> int:
             return int(kib)
     raise ValueError(f"{shared_bytes_per_sm} bytes of shared memory per SM exceed the largest "
                      f"carveout ({max(gpu.shared_carveouts)} KiB) of {getattr(gpu, 'name', 'this GPU')}")
+
+
+def driver_carveout(gpu, shared_per_cta: int, ctas_per_sm: int) -> int:
+    """The carveout (KiB) the driver configures by default for a kernel whose CTAs use
+    `shared_per_cta` bytes of shared memory (static + dynamic) with `ctas_per_sm` CTAs resident
+    (occupancy): room for those CTAs with their reserved 1 KiB each, and never less than the
+    reserved memory of the most CTAs an SM can hold (32 KiB on the H200). The L1 is the rest.
+    Measured (ncu launch__shared_mem_config_size, benchmarks/timing/walk): CTAs of 256 threads and
+    no shared memory get 32 KiB (a 224-KiB L1), although 8 CTAs need 8; 1 or 2 CTAs of 100 KiB get
+    228 KiB; memory_counters l1cap (tests/timing_memory): one 1024-thread CTA holds a 224-KiB set
+    in L1 with no shared memory, and about 156 KiB with 32 KiB (2 x 33 -> the 100-KiB carveout)."""
+    reserved = int(gpu.shared_reserved_per_cta)
+    need = max(int(ctas_per_sm) * (int(shared_per_cta) + reserved), int(gpu.max_ctas_per_sm) * reserved)
+    return pick_carveout(gpu, min(need, int(gpu.shared_per_sm_max)))
 
 
 def params_from_gpu(gpu, *, shared_bytes_per_sm: int = 0, carveout_kib: int | None = None) -> MemoryParams:
