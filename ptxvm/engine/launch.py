@@ -359,11 +359,10 @@ class Launch:
         """Reuse a finished wave's arrays for the next CTAs (register contents are undefined
         at kernel entry in PTX, so they are not cleared; shared memory is)."""
         T = self.threads_per_cta
-        gx, gy, _ = self.grid
         slot = ctx.cta_slot
         ctx.cta_linear = ctas[slot]
-        for c, v in zip("xyz", (ctas % gx, (ctas // gx) % gy, ctas // (gx * gy))):  # per CTA, then per thread
-            ctx.sreg[f"%ctaid.{c}"] = v.astype(np.uint32)[slot]
+        for c, v in zip("xyz", self._ctaids(ctas, ctx.cta_linear, slot)):
+            ctx.sreg[f"%ctaid.{c}"] = v
         cluster_ops.fill_sregs(ctx, ctas, self.grid, self.cluster, self.explicit_cluster, slot)
         ctx.pc[:] = self.info.entry_pc
         ctx.upc = self.info.entry_pc
@@ -380,6 +379,17 @@ class Launch:
         ctx.shared.buf[:] = 0
         ctx.extra.clear()
 
+    def _ctaids(self, ctas, linear, slot) -> tuple:
+        """%ctaid.x/y/z per thread slot (`linear`: each slot's linear CTA id, `ctas[slot]`); a
+        dimension the grid does not extend is one 0 for every thread, and a one-dimensional
+        grid's x is the linear id itself (no second gather per wave)."""
+        gx, gy, gz = self.grid
+        zero = np.uint32(0)
+        if gy == 1 and gz == 1:
+            return linear.astype(np.uint32), zero, zero
+        return tuple(v.astype(np.uint32)[slot] if g > 1 else zero
+                     for v, g in zip((ctas % gx, (ctas // gx) % gy, ctas // (gx * gy)), self.grid))
+
     def _wave(self, ctas, local_size, local_static, const, kparams, needed) -> Context:
         prog = self.module.program
         T = self.threads_per_cta
@@ -388,7 +398,6 @@ class Launch:
         ctx.max_instructions = self.max_instructions
         geo = wave_geometry(ctas.size, self.block)
         slot = geo.slot
-        gx, gy, _ = self.grid
         ctx.cta_slot = slot
         ctx.cta_linear = ctas[slot]
         ctx.thread_linear = geo.t
@@ -403,7 +412,7 @@ class Launch:
             ctx,
             tid=geo.tid,
             ntid=self.block,
-            ctaid=tuple(v.astype(np.uint32)[slot] for v in (ctas % gx, (ctas // gx) % gy, ctas // (gx * gy))),
+            ctaid=self._ctaids(ctas, ctx.cta_linear, slot),
             nctaid=self.grid,
             laneid=geo.laneid32,
             warpid=geo.warpid,
