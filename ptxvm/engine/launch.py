@@ -126,6 +126,7 @@ class Launch:
         self.hooks = hooks  # a LaunchHooks (engine/core/hooks.py) when a tool observes the launch
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
         self.only_ctas = only_ctas  # run just these CTA ids (a profile that samples CTAs), None: all
+        self.positions: Optional[tuple[int, int]] = None  # or just launch-order positions [first, stop) (a shard)
         self.progress = progress  # called with the number of CTAs finished after each wave
         self.module = kernel.module
         self.info = kernel.info
@@ -242,8 +243,10 @@ class Launch:
         capacity = cluster_ops.whole_clusters(self.wave_capacity(per_thread), self.cluster)
         # CTAs run cluster by cluster (clusters stay together in a wave); their ids are computed a
         # wave at a time, so nothing here grows with the grid
-        positions = None
-        if self.only_ctas is not None:
+        positions, begin = None, 0
+        if self.positions is not None:  # a contiguous run of launch order (whole clusters): no id list
+            begin, total_ctas = self.positions[0], min(self.positions[1], total_ctas)
+        elif self.only_ctas is not None:
             ids = np.asarray(self.only_ctas, dtype=np.int64).reshape(-1)
             ids = ids[(ids >= 0) & (ids < total_ctas)]
             positions = cluster_ops.cta_positions(self.grid, self.cluster, ids)
@@ -252,8 +255,8 @@ class Launch:
                 positions = (positions // size * size)[:, None] + np.arange(size)
             positions = np.unique(positions)
             total_ctas = int(positions.size)
-        capacity, wave_bytes = self._fit_wave(capacity, total_ctas, per_thread)
-        stats = LaunchStats(0, 0, 0.0, total_ctas, total_ctas * self.threads_per_cta)
+        capacity, wave_bytes = self._fit_wave(capacity, total_ctas - begin, per_thread)
+        stats = LaunchStats(0, 0, 0.0, total_ctas - begin, (total_ctas - begin) * self.threads_per_cta)
         use_jit = jit_switch.enabled()  # the compiled tier (engine/compiled), as ptxvm.jit says
         if use_jit and self.tracer is None and self.hooks is None:
             prog.prepare_fused()
@@ -263,7 +266,7 @@ class Launch:
         self.device.budget.reserve(wave_bytes, "the launch wave's state")
         try:
             ctx = None
-            for first in range(0, total_ctas, capacity):
+            for first in range(begin, total_ctas, capacity):
                 if positions is None:
                     ctas = cluster_ops.cta_ids(self.grid, self.cluster, first, min(first + capacity, total_ctas))
                 else:
@@ -302,7 +305,7 @@ class Launch:
                 ctx.thread_instructions = ctx.warp_instructions = 0
                 stats.waves += 1
                 if self.progress is not None:
-                    self.progress(first + ctas.size)  # ctas come cluster by cluster, not in id order
+                    self.progress(first - begin + ctas.size)  # ctas come cluster by cluster, not in id order
         except KernelFault:
             self._discard()
             raise

@@ -114,7 +114,7 @@ def run_shard_here(launch, index: int, positions: tuple[int, int], limit: int) -
     result's `error` (memory put back), as in a worker."""
     mem = launch.device.memory
     arena, budget = mem.arena, launch.device.budget
-    saved = launch.only_ctas, launch.progress, budget.limit
+    saved = launch.positions, launch.progress, budget.limit
     Scratch.reset()
     journal = UndoJournal(arena)
     out = None
@@ -124,7 +124,7 @@ def run_shard_here(launch, index: int, positions: tuple[int, int], limit: int) -
                         passed_on=(KeyboardInterrupt, SystemExit))
     finally:
         mem.arena = arena
-        launch.only_ctas, launch.progress, budget.limit = saved
+        launch.positions, launch.progress, budget.limit = saved
         if out is None or out.error is not None:
             journal.undo()
     out.in_process = True

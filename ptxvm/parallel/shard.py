@@ -186,15 +186,13 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
     (`views`: the stored bytes as slices of the arena, `ShardResult.parts`, for local.send).
     `journal`: the Journal to note writes with (a fresh one if None); exceptions of the types in
     `passed_on` are raised, any other is the result's `error`."""
-    from ..engine.control import cluster as cluster_ops
-
     t0, c0 = time.perf_counter(), time.process_time()
     mem = launch.device.memory
     out = ShardResult(index, arena.size)
     try:
         mem.arena = np.array(arena) if copy else arena
         journal = mem.journal = journal if journal is not None else Journal(arena.size)
-        launch.only_ctas = cluster_ops.cta_ids(launch.grid, launch.cluster, positions[0], positions[1])
+        launch.positions = (positions[0], positions[1])
         launch.progress = None
         stats, printf = launch.execute()
         mem.journal = None
