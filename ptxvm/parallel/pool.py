@@ -377,12 +377,24 @@ def turn():
     return _BUSY
 
 
-PIECES_PER_WORKER = 4
+# Pieces per worker (PTXVM_PIECES): 1, a worker's share in one piece. More pieces, handed out as
+# workers finish, even out cores of unequal speed, but each costs a launch image, a rebuild and a
+# write set: on the 2-core VM 4 pieces made the 2-worker vector add slower (1.43-1.57x against
+# 1.62-1.64x), and on the 16-core machine they gained nothing measurable (two alternating runs
+# of each, benchmarks/results/pieces_16cores/). Kept as an option for a machine shared with
+# other work.
+PIECES_PER_WORKER = 1
 PIPELINED_JOB = 32 << 10  # bytes of a launch image small enough to send while the worker answers
 
 
+def pieces_per_worker(workers: int) -> int:
+    """PTXVM_PIECES, else PIECES_PER_WORKER."""
+    env = os.environ.get("PTXVM_PIECES", "").strip()
+    return max(1, int(env)) if env.isdigit() else PIECES_PER_WORKER
+
+
 def split_finer(launch, shards: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The pieces a launch runs as on the pool: each worker's share cut in up to PIECES_PER_WORKER
+    """The pieces a launch runs as on the pool: each worker's share cut in up to pieces_per_worker()
     pieces (whole clusters, at least one cache-sized wave each, in launch order). A worker that
     finishes a piece takes the next one, so a core that runs slower (another process on it, a
     lower clock) delays the launch by part of a piece, not by part of a whole share."""
@@ -392,7 +404,7 @@ def split_finer(launch, shards: list[tuple[int, int]]) -> list[tuple[int, int]]:
     lo, hi = shards[0][0], shards[-1][1]
     clusters = (hi - lo) // size
     wave = max(1, CACHE_WAVE_THREADS // max(1, launch.threads_per_cta * size))  # clusters in a wave
-    n = min(len(shards) * PIECES_PER_WORKER, clusters // wave)
+    n = min(len(shards) * pieces_per_worker(len(shards)), clusters // wave)
     if n <= len(shards):
         return list(shards)
     bounds = [lo + k * clusters // n * size for k in range(n + 1)]

@@ -29,6 +29,7 @@ def small_waves(monkeypatch):
     monkeypatch.setenv("PTXVM_POOL", "1")
     monkeypatch.delenv("PTXVM_IN_PLACE", raising=False)
     monkeypatch.setattr(launch_mod, "CACHE_WAVE_THREADS", 32)
+    monkeypatch.setenv("PTXVM_PIECES", "4")
     pool.shutdown()
     yield
     pool.shutdown()
@@ -42,7 +43,7 @@ class _Shape:
 def test_pieces_are_whole_clusters_in_launch_order_and_at_least_a_wave():
     shards = [(0, 40), (40, 80)]
     pieces = pool.split_finer(_Shape(32), shards)
-    assert len(pieces) == 2 * pool.PIECES_PER_WORKER
+    assert len(pieces) == 2 * 4
     assert pieces[0][0] == 0 and pieces[-1][1] == 80
     assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:])) and all(lo < hi for lo, hi in pieces)
     pairs = pool.split_finer(_Shape(32, (2, 1, 1)), [(0, 40), (40, 80)])
