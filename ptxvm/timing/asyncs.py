@@ -82,6 +82,7 @@ def bulk_step(hier, p, step, act: np.ndarray, stats):
     res.wavefronts[:] = np.ceil(bytes_ / 128.0)  # the shared-memory write, 128 B per wavefront
     stats.load_requests += int(c.requests.sum())
     stats.load_sectors += int(c.n_sectors.sum())
+    stats.loaded.append(c.sectors)  # this SM's own data, as a load's (profile._share_l2 counts refetches beyond it)
     stats.by_space["bulk"] += int((c.requests > 0).sum())
     return res
 

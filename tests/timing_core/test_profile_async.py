@@ -249,6 +249,13 @@ def test_tensor_copy_reads_its_box_rows_and_completes_on_its_mbarrier():
     per_row = (first + row_bytes - 1) // 32 - first // 32 + 1
     assert int(res.l2_sectors.sum()) == rows * per_row
     assert int(res.l2_lines.sum()) >= rows
+    # the box's sectors are this SM's own data, as a load's (profile._share_l2 counts the SM's
+    # DRAM reads beyond its own data as refetches: without them a TMA kernel refetched everything)
+    from ptxvm.timing.memory import MemoryHierarchy
+    from ptxvm.timing.trace import memory_pass
+
+    _, stats = memory_pass(trace, MemoryHierarchy(GPU, 1, simulated_sms=1))
+    assert stats.distinct_chunks(1) >= rows * per_row  # (and the kernel's own loads)
     prof = kernel.profile(grid, block, args, warm_l2=False)
     # the CTA waits on the copy: at least the L2 latency and the mbarrier's answer before its stores
     assert prof.sm_cycles >= GPU.latency["l2_hit"] + DEFAULT.mbar_wait_latency
