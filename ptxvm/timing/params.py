@@ -205,5 +205,15 @@ class ModelParams:
     def with_(self, **changes) -> "ModelParams":
         return replace(self, **changes)
 
+    def with_text(self, text: str) -> "ModelParams":
+        """These parameters changed as `text` says: "name=value,..." (a switch: 0/false is off),
+        the form the microbenchmarks' predict.py scripts take on their command line (--set)."""
+        params = self
+        for item in filter(None, text.split(",")):
+            name, value = item.split("=")
+            kind = type(getattr(self, name))
+            params = params.with_(**{name: value not in ("0", "false") if kind is bool else kind(float(value))})
+        return params
+
 
 DEFAULT = ModelParams()

@@ -65,11 +65,7 @@ def main(argv=None) -> int:
     import ptxvm
     from ptxvm.timing.params import DEFAULT
 
-    params = DEFAULT
-    for item in filter(None, a.set.split(",")):
-        name, value = item.split("=")
-        kind = type(getattr(DEFAULT, name))
-        params = params.with_(**{name: kind(float(value)) if kind is not bool else value not in ("0", "false")})
+    params = DEFAULT.with_text(a.set)
 
     mod = ptxvm.load(os.path.join(HERE, "loaded.ptx"))
     doc = json.load(open(os.path.join(RESULTS, f"micro4_loaded_{a.gpu}.json")))

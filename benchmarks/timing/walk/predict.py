@@ -77,11 +77,7 @@ def main(argv=None) -> int:
     import ptxvm
     from ptxvm.timing.params import DEFAULT
 
-    params = DEFAULT
-    for item in filter(None, a.set.split(",")):
-        name, value = item.split("=")
-        kind = type(getattr(DEFAULT, name))
-        params = params.with_(**{name: kind(float(value)) if kind is not bool else value not in ("0", "false")})
+    params = DEFAULT.with_text(a.set)
     mod = ptxvm.load(os.path.join(HERE, "walk.ptx"))
     doc = json.load(open(os.path.join(RESULTS, f"walk_{a.gpu}.json")))
     grid = [p for p in doc["items"]["grid"] if "error" not in p]
