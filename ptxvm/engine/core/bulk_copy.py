@@ -2,12 +2,13 @@
 
 A launch's argument copies (host array -> device memory before, device memory -> host array
 after) are serial work in the launching process while its workers wait. One thread copies at
-what one core's memory path allows: ~19 GB/s on a 2-core AMD EPYC VM, but ~4-6 GB/s on the
-16-core Xeon of the GPU machine, where 8 threads copy 64 MiB 5x faster (15.8 -> 3.2 ms into fresh
-pages; benchmarks/results/memcpy_threads_16cores.txt). NumPy's copy releases the GIL, so threads
-suffice. A copy of at least MIN_BYTES uses half the cores this process may run on, at most 8
-(PTXVM_COPY_THREADS overrides); on 2 cores that is one thread (two gained nothing reliable on
-the 2-core VM: memcpy_threads_2cores.txt; benchmarks/bench_copy_threads.py measures both).
+what one core's memory path allows, and first touches of a fresh host array's pages (a new
+output array) fault one page at a time: on the 16-core Xeon of the GPU machine 8 threads copy
+64 MiB 5x faster than one (15.8 -> 3.2 ms into fresh pages; 16 threads 3.5 ms), and on the
+2-core VM 2 threads copy into fresh pages in 5.3 ms against 9.4 (touched pages: 4.5 ms either
+way); benchmarks/bench_copy_threads.py, results/memcpy_threads_{16,2}cores.txt. NumPy's copy
+releases the GIL, so threads suffice. A copy of at least MIN_BYTES uses as many threads as this
+process may use cores, at most 8 (PTXVM_COPY_THREADS overrides).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def copy_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores // 2))
+    return max(1, min(MAX_THREADS, cores))
 
 
 def copy(dst: np.ndarray, src: np.ndarray) -> None:
