@@ -387,7 +387,7 @@ PIECES_PER_WORKER = 1
 PIPELINED_JOB = 32 << 10  # bytes of a launch image small enough to send while the worker answers
 
 
-def pieces_per_worker(workers: int) -> int:
+def pieces_per_worker() -> int:
     """PTXVM_PIECES, else PIECES_PER_WORKER."""
     env = os.environ.get("PTXVM_PIECES", "").strip()
     return max(1, int(env)) if env.isdigit() else PIECES_PER_WORKER
@@ -404,7 +404,7 @@ def split_finer(launch, shards: list[tuple[int, int]]) -> list[tuple[int, int]]:
     lo, hi = shards[0][0], shards[-1][1]
     clusters = (hi - lo) // size
     wave = max(1, CACHE_WAVE_THREADS // max(1, launch.threads_per_cta * size))  # clusters in a wave
-    n = min(len(shards) * pieces_per_worker(len(shards)), clusters // wave)
+    n = min(len(shards) * pieces_per_worker(), clusters // wave)
     if n <= len(shards):
         return list(shards)
     bounds = [lo + k * clusters // n * size for k in range(n + 1)]
