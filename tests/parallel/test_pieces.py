@@ -4,20 +4,18 @@ undo logs go on from piece to piece, so a fault in a late piece still puts memor
 launch began; kernels with atomics (private memory per piece) merge exactly."""
 from __future__ import annotations
 
-import os
 import pathlib
 
 import numpy as np
 import pytest
 
 import ptxvm
+from parallel_launches import needs_pool, use_the_pool
 from ptxvm.engine import launch as launch_mod
 from ptxvm.errors import KernelFault
 from ptxvm.parallel import pool
 
-pytestmark = pytest.mark.skipif(not (hasattr(os, "memfd_create") and hasattr(os, "fork")
-                                     and hasattr(__import__("socket"), "send_fds")),
-                                reason="the worker pool needs Linux (memfd_create, fork, descriptor passing)")
+pytestmark = needs_pool
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 
@@ -25,12 +23,9 @@ KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 @pytest.fixture(autouse=True)
 def small_waves(monkeypatch):
     """Waves of one CTA as far as the pieces go (the parent cuts them), so small launches split finely."""
-    monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
-    monkeypatch.setenv("PTXVM_POOL", "1")
-    monkeypatch.delenv("PTXVM_IN_PLACE", raising=False)
+    use_the_pool(monkeypatch)
     monkeypatch.setattr(launch_mod, "CACHE_WAVE_THREADS", 32)
     monkeypatch.setenv("PTXVM_PIECES", "4")
-    pool.shutdown()
     yield
     pool.shutdown()
 

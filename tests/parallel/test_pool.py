@@ -17,13 +17,11 @@ import numpy as np
 import pytest
 
 import ptxvm
-from parallel_launches import vadd
+from parallel_launches import needs_pool, vadd
 from ptxvm.errors import DataRaceWarning, KernelFault
 from ptxvm.parallel import pool
 
-pytestmark = pytest.mark.skipif(not (hasattr(os, "memfd_create") and hasattr(os, "fork")
-                                     and hasattr(__import__("socket"), "send_fds")),
-                                reason="the worker pool needs Linux (memfd_create, fork, descriptor passing)")
+pytestmark = needs_pool
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -13,25 +13,20 @@ import numpy as np
 import pytest
 
 import ptxvm
-from parallel_launches import vadd
+from parallel_launches import kill_worker_after_shard, needs_pool, use_the_pool, vadd
 from ptxvm.errors import DataRaceWarning, KernelFault
 from ptxvm.parallel import merge, pool, shared_stores
 from ptxvm.parallel.shard import BLOCK, ShardResult
 
-pytestmark = pytest.mark.skipif(not (hasattr(os, "memfd_create") and hasattr(os, "fork")
-                                     and hasattr(__import__("socket"), "send_fds")),
-                                reason="the worker pool needs Linux (memfd_create, fork, descriptor passing)")
+pytestmark = needs_pool
 
 KERNELS = pathlib.Path(__file__).with_name("kernels.ptx")
 
 
 @pytest.fixture(autouse=True)
 def pooled(monkeypatch):
-    monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
-    monkeypatch.setenv("PTXVM_POOL", "1")
-    monkeypatch.delenv("PTXVM_IN_PLACE", raising=False)
+    use_the_pool(monkeypatch)
     monkeypatch.delenv("PTXVM_START_METHOD", raising=False)
-    pool.shutdown()
     yield
     pool.shutdown()
 
@@ -133,15 +128,7 @@ def test_a_fault_after_shards_stored_in_place_gives_the_single_process_memory():
 def test_a_worker_killed_after_storing_in_place(monkeypatch):
     """a += b on a device array; worker 1 is killed after its shard stored (before it answers):
     memory is put back, and the run in one process adds b once, not twice."""
-    real = pool.run_shard
-
-    def dying(launch, index, *a, **k):
-        out = real(launch, index, *a, **k)
-        if index == 1:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return out
-
-    monkeypatch.setattr(pool, "run_shard", dying)  # before the pool starts: its workers inherit it
+    kill_worker_after_shard(monkeypatch, 1)
     n = 1 << 14
     a = ptxvm.to_device(np.arange(n, dtype=np.float32))
     b = np.full(n, 0.5, np.float32)
@@ -154,15 +141,7 @@ def test_a_worker_killed_after_storing_in_place(monkeypatch):
 def test_a_worker_killed_after_storing_into_an_argument_copy(monkeypatch):
     """c[i] += 1 on a host array (its device copy is not logged: an undo copies it from the host
     array again): worker 1 killed after storing; the run in one process adds 1 once."""
-    real = pool.run_shard
-
-    def dying(launch, index, *a, **k):
-        out = real(launch, index, *a, **k)
-        if index == 1:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return out
-
-    monkeypatch.setattr(pool, "run_shard", dying)
+    kill_worker_after_shard(monkeypatch, 1)
     k = ptxvm.load(KERNELS)["inc_fault"]
     host = np.arange(8 * 32, dtype=np.uint32)
     st = k.launch(8, 32, [host, 1000], workers=3)  # no CTA 1000: no fault

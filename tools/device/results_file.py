@@ -21,6 +21,21 @@ def device_info(props: dict) -> dict:
             "clock_khz": props["clockRate"], "l2": props["l2CacheSize"]}
 
 
+def sm_clock(cp, np, spin) -> dict:
+    """SM cycles per microsecond: a one-thread `spin(n)` kernel (clock64 until n cycles passed)
+    for 2M and 4M cycles, CUDA events around each; the slope is the clock the SMs ran at."""
+    out = []
+    for n in (2_000_000, 4_000_000):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        e0.record()
+        spin((1,), (1,), (np.int64(n),))
+        e1.record()
+        e1.synchronize()
+        out.append((n, cp.cuda.get_elapsed_time(e0, e1) * 1e3))
+    (n0, t0), (n1, t1) = out
+    return {"spins": out, "cycles_per_us": (n1 - n0) / (t1 - t0)}
+
+
 class ResultsFile:
     """`res` is the JSON object: date, device, any `meta`, and `items` by name."""
 

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results_file import ResultsFile, device_info  # tools/device/, beside this file
+from results_file import ResultsFile, device_info, sm_clock  # tools/device/, beside this file
 
 MIB = 1 << 20
 SMS = 132
@@ -116,16 +116,7 @@ def main(argv=None) -> int:
         return out
 
     def clock():
-        out = []
-        for n in (2_000_000, 4_000_000):
-            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-            e0.record()
-            spin((1,), (1,), (np.int64(n),))
-            e1.record()
-            e1.synchronize()
-            out.append((n, cp.cuda.get_elapsed_time(e0, e1) * 1e3))
-        (n0, t0), (n1, t1) = out
-        return {"spins": out, "cycles_per_us": (n1 - n0) / (t1 - t0)}
+        return sm_clock(cp, np, spin)
 
     def grid_item():
         pts = []

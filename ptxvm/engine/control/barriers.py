@@ -26,7 +26,8 @@ def _barrier_state(ctx):
             "expected": np.zeros((ncta, N_BARRIERS), dtype=np.int64),  # 0: all live threads
             "bar_of": np.full(ctx.n, -1, dtype=np.int64),
             "pred": np.zeros(ctx.n, dtype=bool),
-            "red": {},  # (cta, bar) -> (op kind, writer)
+            "red": np.full((ncta, N_BARRIERS), -1, dtype=np.int64),  # the bar.red waiting there: index into "reds"
+            "reds": [],  # (op kind, writer) of each bar.red instruction that waited in this wave
         }
     return st
 
@@ -98,8 +99,9 @@ def lower_bar(lowerer, instr, m, scope):
             st["bar_of"][group] = b
             if red_kind is not None:
                 st["pred"][group] = np.broadcast_to(np.asarray(pred(ctx, group)), (group.size,))
-                for key in np.unique(cta * N_BARRIERS + b).tolist():
-                    st["red"][divmod(key, N_BARRIERS)] = (red_kind, dst)
+                if (red_kind, dst) not in st["reds"]:
+                    st["reds"].append((red_kind, dst))
+                st["red"][cta, b] = st["reds"].index((red_kind, dst))
         release_barriers(ctx, cta * N_BARRIERS + b)
 
     op.run = run
@@ -149,20 +151,20 @@ def release_barriers(ctx, keys=None) -> bool:
 def _write_reductions(ctx, st, keys, waiting, key_of) -> None:
     """bar.red: each completed barrier's result (popc, and, or of the waiting threads' predicates)
     written to its waiting threads, grouped by the instruction that asked for it."""
-    if not st["red"]:
+    cta, b = np.divmod(keys, N_BARRIERS)
+    which = st["red"][cta, b]
+    if not (which >= 0).any():
         return
-    groups: dict = {}
-    for key in keys.tolist():
-        red = st["red"].pop(divmod(key, N_BARRIERS), None)
-        if red is not None:
-            groups.setdefault(red, []).append(key)
-    for (kind, dst), ks in groups.items():
-        lanes = waiting[np.isin(key_of, ks)]
-        ids = np.searchsorted(np.sort(ks), key_of[np.isin(key_of, ks)])
-        p = st["pred"][lanes]
-        hits = np.bincount(ids, weights=p, minlength=len(ks)).astype(np.int64)
-        total = np.bincount(ids, minlength=len(ks))
-        value = {"popc": hits.astype(np.uint32), "and": hits == total, "or": hits > 0}[kind][ids]
+    st["red"][cta, b] = -1
+    ids = np.searchsorted(keys, key_of)  # each waiting thread's barrier among `keys` (sorted)
+    red_of = which[ids]
+    for r in np.unique(which[which >= 0]).tolist():
+        kind, dst = st["reds"][r]
+        sel = red_of == r
+        lanes, at = waiting[sel], ids[sel]
+        hits = np.bincount(at, weights=st["pred"][lanes], minlength=keys.size).astype(np.int64)
+        total = np.bincount(at, minlength=keys.size)
+        value = {"popc": hits.astype(np.uint32), "and": hits == total, "or": hits > 0}[kind][at]
         dst(ctx, lanes, value)
 
 
