@@ -39,8 +39,11 @@ class ModelParams:
     # adds, subs and moves ptxas spreads over the integer and FMA pipes (IADD3 + IMAD.IADD: 1.07)
     alu_interval: float = 2.0
     iadd_interval: float = 1.0
-    # operand collector: registers live in `reg_banks` banks; extra reads of one bank cost a cycle
-    reg_banks: int = 2
+    # operand collector: registers live in `reg_banks` banks; a third read of one bank costs a cycle,
+    # the bank taken from the PTX register number. 1: no conflicts. ptxas allocates around them (2.4 %
+    # of three-source FFMA/IMAD/DFMA in the suite's SASS have one, against 12.0 % by PTX numbers:
+    # benchmarks/timing/sass/bank_conflicts.py), so a rule on PTX numbers charges the wrong ones
+    reg_banks: int = 1
     # memory pipeline
     l1_wavefront_cycles: float = 1.0  # L1/shared data stage: cycles per wavefront (SM-wide)
     l1_line_cycles: float = 0.25  # the same stage per 128-B line of a global/local store or atomic
