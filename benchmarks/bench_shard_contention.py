@@ -3,7 +3,7 @@ processes each run 1/16 of a 16M-element vector add (device arrays) with Launch.
 memory (a) a private anonymous copy, (b) one memfd mapped MAP_SHARED by all (the pool's in-place
 stores), (c) the memfd mapped MAP_PRIVATE; CPU seconds of Launch.execute per process (best of 3
 after a warm run), one process alone and 16 at once, forked from one parent as the pool's workers
-are. benchmarks/results/shard_contention_16cores.txt is its run on the GPU machine's 16 vCPUs;
+are, or spawned (each a fresh interpreter that makes the launch itself; private memory only). benchmarks/results/shard_contention_16cores.txt is its run on the GPU machine's 16 vCPUs;
 docs/performance.md (issue 21, eighth pass) reads it.
 
     python benchmarks/bench_shard_contention.py  (Linux: fork, memfd)
@@ -65,17 +65,17 @@ def job(args) -> float:
 
 
 def main() -> None:
-    ctx = mp.get_context("fork")
     arena = launch().device.memory.arena
     fd = os.memfd_create("arena")
     os.ftruncate(fd, arena.size)
     np.frombuffer(mmap.mmap(fd, arena.size, flags=mmap.MAP_SHARED), np.uint8)[:] = arena
     parts = 16
     for procs in (1, parts):
-        for mode in ("private", "shared", "copyonwrite"):
-            with ctx.Pool(procs) as p:
+        for how, mode in (("forked", "private"), ("forked", "shared"), ("forked", "copyonwrite"),
+                          ("spawned", "private")):
+            with mp.get_context("fork" if how == "forked" else "spawn").Pool(procs) as p:
                 t = p.map(job, [(mode, i, parts, fd, arena.size) for i in range(procs)])
-            print(f"{mode:12s} {procs:2d} processes at once, 1/{parts} each: CPU ms median "
+            print(f"{how:7s} {mode:12s} {procs:2d} processes at once, 1/{parts} each: CPU ms median "
                   f"{statistics.median(t) * 1e3:6.1f} max {max(t) * 1e3:6.1f}", flush=True)
 
 
