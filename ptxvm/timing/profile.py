@@ -27,7 +27,7 @@ from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared
 from .params import DEFAULT, ModelParams
 from .slowest import slowest_sm_gpu
 from .sm import STALL_REASONS, SmSim
-from .trace import build_work, memory_pass, share_l2
+from .trace import WRITE_BACK_EVICTED, WRITE_BACK_FIRST, WRITE_BACK_NONE, build_work, memory_pass, share_l2
 
 
 @dataclass
@@ -299,7 +299,8 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
             hier.l2 = warm
         # cold: the L2 starts full (fill_after_flush), so a store pays the dirty lines it evicts
         mem, mstats = memory_pass(tracer.trace, hier,
-                                  write_back="evicted" if not warm_l2 else not fits)
+                                  write_back=WRITE_BACK_EVICTED if not warm_l2
+                                  else WRITE_BACK_NONE if fits else WRITE_BACK_FIRST)
         if read_bytes is not None and not (warm_l2 and fits):
             own = mstats.distinct_chunks(fetch // spec.sector) * fetch  # this SM's own distinct data
             _share_l2(mem, hier, read_bytes * len(cs) / G, spec.sector, min(1.0, spec.l2_bytes / max(read_bytes, 1)),

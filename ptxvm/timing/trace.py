@@ -77,18 +77,25 @@ DSMEM_OWN, DSMEM_REMOTE = 1, 2
 _RANK_SHIFT = np.uint64(24)  # engine/core/memory.py CLUSTER_RANK_SHIFT: bits 24+ of a shared address = rank + 1
 
 
+# how stores cost DRAM write bandwidth in memory_pass (its docstring says each)
+WRITE_BACK_NONE, WRITE_BACK_FIRST, WRITE_BACK_EVICTED = "none", "first_write", "evicted"
+WRITE_BACKS = (WRITE_BACK_NONE, WRITE_BACK_FIRST, WRITE_BACK_EVICTED)
+
+
 class Fills:
     """Generations of each sector in the L1, in trace order: a miss starts a new generation and
     every later hit belongs to it. The SM model lets the first warp *in time* that touches a
     generation pay the miss and makes the others wait for that fill (hits under a miss)."""
 
-    def __init__(self, write_back: bool | str = True):
+    def __init__(self, write_back: str = WRITE_BACK_FIRST):
+        if write_back not in WRITE_BACKS:
+            raise ValueError(f"write_back must be one of {', '.join(WRITE_BACKS)}, not {write_back!r}")
         self.gen: dict[int, int] = {}
         self.level: dict[tuple, int] = {}
-        self.write_back = bool(write_back)  # whether stores cost DRAM write bandwidth
+        self.write_back = write_back != WRITE_BACK_NONE  # whether stores cost DRAM write bandwidth
         # "evicted": a store pays the dirty lines its L2 allocations evict (the cold convention,
-        # whose L2 starts full: micro4 ncu); else each sector's first write pays its write-back
-        self.evictions = write_back == "evicted"
+        # whose L2 starts full: micro4 ncu); "first_write": each sector's first write pays its write-back
+        self.evictions = write_back == WRITE_BACK_EVICTED
         self.coverage: dict[int, int] = {}  # stored sector -> the bytes of it this launch wrote (a bit each)
         self.first_at: dict[int, tuple] = {}  # stored sector -> (MemStep, row) of its first write
 
@@ -177,12 +184,13 @@ def _policy(mem: MemInfo) -> Policy:
     return Policy(op=op, l1=l1, l2=l2, prefetch=mem.prefetch, nc=mem.nc)
 
 
-def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict[int, MemStep], MemStats]:
+def memory_pass(trace: Trace, hier, write_back: str = WRITE_BACK_FIRST) -> tuple[dict[int, MemStep], MemStats]:
     """Run every memory step of the trace through `hier` (a timing.memory.MemoryHierarchy).
-    write_back=False: stored data stays in L2 (everything fits), no DRAM write time; True: each
-    sector's first write of the launch costs its write-back; "evicted": a store costs the dirty
-    lines that its L2 allocations push out during the launch (lines still dirty at the end are
-    written back after it), for an L2 whose starting state is known (the cold convention)."""
+    write_back "none": stored data stays in L2 (everything fits), no DRAM write time;
+    "first_write": each sector's first write of the launch costs its write-back; "evicted": a
+    store costs the dirty lines that its L2 allocations push out during the launch (lines still
+    dirty at the end are written back after it), for an L2 whose starting state is known (the
+    cold convention)."""
     out: dict[int, MemStep] = {}
     stats = MemStats()
     fills = Fills(write_back)
@@ -230,7 +238,7 @@ def memory_pass(trace: Trace, hier, write_back: bool | str = True) -> tuple[dict
             if waves is not None and res.l1_waves is not None:
                 res.l1_waves = waves
         out[k] = res
-    if write_back:
+    if fills.write_back:
         fills.charge_partial_writes(hier)
     return out, stats
 
