@@ -16,6 +16,7 @@ the PTX; `CudaModule.kernel(name)` also accepts the C++ name (see `cxx_name`).
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import re
 import shutil
@@ -90,14 +91,45 @@ def _compute_arch(arch: str) -> str:
     return m.group(1)
 
 
+@functools.lru_cache(maxsize=1)
+def _cuda_include_dirs() -> tuple:
+    """The CUDA headers NVRTC does not carry built in: the toolkit's include directory and, since
+    CUDA 13, CCCL's (libcu++ `<cuda/atomic>`, `<cuda/barrier>`, CUB, Thrust) in include/cccl. From
+    $CUDA_HOME / $CUDA_PATH / /usr/local/cuda and from NVIDIA's pip wheels (nvidia-cuda-cccl,
+    nvidia-cuda-runtime: site-packages/nvidia/cu13/include). nvcc finds them itself."""
+    roots = [os.path.join(h, "include") for h in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")) if h]
+    try:  # the wheels next: NVRTC itself usually comes from one (nvidia-cuda-nvrtc), so they match it
+        import site
+
+        for sp in site.getsitepackages() + [site.getusersitepackages()]:
+            roots += sorted(glob.glob(os.path.join(sp, "nvidia", "cu*", "include")), reverse=True)
+    except Exception:  # noqa: BLE001 - site may be incomplete in embedded interpreters
+        pass
+    roots.append("/usr/local/cuda/include")
+    nvcc = _nvcc_path()
+    if nvcc:
+        roots.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "include"))
+    out = []
+    for root in roots:
+        for d in (os.path.join(root, "cccl"), root):
+            d = os.path.realpath(d)
+            # a CUDA include directory: the runtime's headers, or CCCL's cuda/ tree (not /usr/include)
+            cuda_dir = os.path.isfile(os.path.join(d, "cuda_runtime.h")) or os.path.isdir(os.path.join(d, "cuda"))
+            if cuda_dir and d not in out:
+                out.append(d)
+    return tuple(out)
+
+
 def _compile_nvrtc(nvrtc, source: str, name: str, options: tuple, arch: str):
-    """(ptx or None, log)."""
+    """(ptx or None, log). The caller's options come first, so their -I directories are searched
+    before the CUDA ones this adds (_cuda_include_dirs)."""
     ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
     if err != ok:
         raise CudaToolchainError(f"nvrtcCreateProgram failed: {err}")
     try:
-        opts = [f"--gpu-architecture=compute_{_compute_arch(arch)}".encode()] + [o.encode() for o in options]
+        opts = ([f"--gpu-architecture=compute_{_compute_arch(arch)}".encode()] + [o.encode() for o in options]
+                + [f"-I{d}".encode() for d in _cuda_include_dirs()])
         (cerr,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         err, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size

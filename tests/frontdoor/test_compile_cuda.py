@@ -317,3 +317,63 @@ def test_no_toolchain_is_a_clear_error(monkeypatch):
     assert cuda.available_compilers() == []
     with pytest.raises(cuda.CudaToolchainError, match="nvcc is not on PATH"):
         ptxvm.compile_cuda("__global__ void k() {}  // no toolchain\n")
+
+
+LIBCUXX = r'''
+#include <cuda/atomic>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void count(unsigned long long *c, const int *x, int *sum)
+{
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> a(*c);
+    a.fetch_add(1, cuda::memory_order_relaxed);
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int s = cg::reduce(warp, x[blockIdx.x * blockDim.x + threadIdx.x], cg::plus<int>());
+    if (warp.thread_rank() == 0)
+        atomicAdd(sum, s);
+}
+'''
+
+
+def _cccl_found() -> bool:
+    import os
+
+    from ptxvm.frontdoor.cuda import _cuda_include_dirs
+
+    return any(os.path.isfile(os.path.join(d, "cuda", "atomic")) for d in _cuda_include_dirs())
+
+
+@pytest.mark.skipif("nvrtc" not in COMPILERS, reason="NVRTC (cuda-bindings) is not available")
+def test_nvrtc_finds_libcuxx_and_cooperative_groups_headers():
+    """NVRTC carries no CCCL headers: compile_cuda hands it the CUDA include directories it finds
+    (CUDA 13 keeps libcu++ in include/cccl), as nvcc finds them itself."""
+    if not _cccl_found():
+        pytest.skip("no CCCL headers (cuda/atomic) under $CUDA_HOME, /usr/local/cuda or the nvidia wheels "
+                    "(pip install nvidia-cuda-cccl)")
+    mod = ptxvm.compile_cuda(LIBCUXX, name="libcuxx.cu", compiler="nvrtc")
+    x = np.arange(256, dtype=np.int32) - 100
+    c, total = np.zeros(1, np.uint64), np.zeros(1, np.int32)
+    mod["count"].launch(2, 128, [c, x, total])
+    assert int(c[0]) == 256 and int(total[0]) == int(x.sum())
+
+
+def test_cuda_include_dirs_take_only_cuda_headers(tmp_path, monkeypatch):
+    """$CUDA_HOME's include and include/cccl directories come first, and only directories that hold
+    CUDA headers are passed on (not a system include directory)."""
+    from ptxvm.frontdoor import cuda as C
+
+    home = tmp_path / "cuda"
+    (home / "include" / "cccl" / "cuda").mkdir(parents=True)
+    (home / "include" / "cuda_runtime.h").write_text("")
+    monkeypatch.setenv("CUDA_HOME", str(home))
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setattr(C, "_nvcc_path", lambda: "/usr/bin/nvcc")  # its ../include is /usr/include
+    C._cuda_include_dirs.cache_clear()
+    try:
+        dirs = C._cuda_include_dirs()
+    finally:
+        C._cuda_include_dirs.cache_clear()
+    assert dirs[:2] == (str((home / "include" / "cccl").resolve()), str((home / "include").resolve()))
+    assert "/usr/include" not in dirs
