@@ -10,6 +10,8 @@ kernels under tests/corpus/realworld/src/.
                        target=GPUTarget("cuda", 90, 32)) -> ptx/<name>.ptx  (Triton 3.9, sm_90a)
   src/numba/*.py       every dict of KERNELS, numba.cuda.compile_ptx(fn, sig, cc=(9, 0))
                        -> ptx/<name>.ptx
+  src/llvm/*.ll        LLVM IR through LLVM's own NVPTX back end (llvmlite's LLVM, not NVIDIA's
+                       NVVM), the O2 pipeline, cpu sm_90, +ptx80 -> ptx/ll_<stem>.ptx
 
 and tests/corpus/realworld/ptx/MANIFEST.json: tool versions, the exact command (or call) per file,
 its line count, sha256 and .entry names, and for Triton the launch facts the PTX does not carry
@@ -183,6 +185,42 @@ def build_numba(only) -> list[tuple[str, str, dict]]:
     return out
 
 
+LLVM_CPU, LLVM_FEATURES = "sm_90", "+ptx80"
+
+
+def _llvm_ptx(ir: str) -> str:
+    """LLVM IR -> PTX with LLVM's NVPTX back end, as clang -O2 --cuda-gpu-arch=sm_90 would run it."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    mod = llvm.parse_assembly(ir)
+    mod.verify()
+    tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
+        cpu=LLVM_CPU, features=LLVM_FEATURES, opt=2)
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+    pb.getModulePassManager().run(mod, pb)
+    return tm.emit_assembly(mod)
+
+
+def build_llvm(only) -> list[tuple[str, str, dict]]:
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    out = []
+    tool = f"LLVM {'.'.join(map(str, llvm.llvm_version_info))} NVPTX (llvmlite {llvmlite.__version__})"
+    for path in sorted((SRC / "llvm").glob("*.ll")):
+        name = f"ll_{path.stem}"
+        if only and name not in only:
+            continue
+        rel = os.path.relpath(path, ROOT)
+        ptx = _llvm_ptx(path.read_text())
+        call = (f"llvmlite: parse_assembly({rel}), the O2 module pipeline, "
+                f"create_target_machine(cpu={LLVM_CPU!r}, features={LLVM_FEATURES!r}, opt=2).emit_assembly")
+        out.append((name, ptx, _record(name, ptx, tool, call, source=rel)))
+    return out
+
+
 def versions() -> dict:
     v = {"nvcc 13.5": _tool_version([NVCC_135, "--version"]),
          "nvcc 13.0": _tool_version([NVCC_130, "--version"])}
@@ -196,6 +234,11 @@ def versions() -> dict:
         v["numba-cuda"] = numba_cuda.__version__
         from numba.cuda.cudadrv import nvvm
         v["numba nvvm"] = ".".join(map(str, nvvm.NVVM().get_version()))
+    with contextlib.suppress(Exception):
+        import llvmlite
+        import llvmlite.binding as llvm
+        v["llvmlite"] = llvmlite.__version__
+        v["llvm (NVPTX back end)"] = ".".join(map(str, llvm.llvm_version_info))
     return v
 
 
@@ -210,7 +253,7 @@ def main(argv=None) -> int:
         sys.stdout.write(_numba_ptx(*a.numba_one))
         return 0
     only = set(filter(None, a.only.split(",")))
-    built = build_cuda(only) + build_triton(only) + build_numba(only)
+    built = build_cuda(only) + build_triton(only) + build_numba(only) + build_llvm(only)
     if a.check:
         changed = [(n, (PTX_DIR / f"{n}.ptx").read_text(), ptx) for n, ptx, _ in built]
         changed = [(n, old, new) for n, old, new in changed if old != new]

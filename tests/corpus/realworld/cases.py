@@ -955,6 +955,119 @@ case(name="numba_xoroshiro", file="nb_xoroshiro", entry="_ZN7rw_more8rng_fill", 
      make=_xoro, check=_check_xoro)
 
 
+
+# ------------------------------------------------------------------------ LLVM's NVPTX back end
+# LLVM IR (src/llvm/*.ll) through upstream LLVM's code generator, not NVIDIA's NVVM: its own
+# register naming, .ptr parameter annotations, mad.lo/prmt/shf idioms, .func calls with
+# func_retval0, a .local depot, $-named globals
+def _ll_vadd(rng):
+    return [inp("a", rng.standard_normal(1000).astype(np.float32)), inp("b", rng.standard_normal(1000).astype(np.float32)),
+            out("c", np.zeros(1000, np.float32)), sc("n", np.int32(1000))]
+
+
+def _check_ll_vadd(a):
+    fma = (a["a"].astype(np.float64) * a["b"] + 1).astype(np.float32)  # exact product, one rounding
+    np.testing.assert_array_equal(a["c"], np.maximum(fma, np.float32(-2)))
+
+
+case(name="llvm_vadd", file="ll_vadd", entry="vadd", grid=(4,), block=(256,), make=_ll_vadd, check=_check_ll_vadd)
+
+
+def _ll_blocksum(rng):
+    return [inp("x", rng.integers(0, 1000, 1024).astype(np.int32)), io("out", np.zeros(2, np.int32))]
+
+
+def _check_ll_blocksum(a):
+    sums = a["x"].reshape(4, 256).sum(1)
+    assert a["out"][0] == sums.sum() and a["out"][1] == sums.max()
+
+
+case(name="llvm_blocksum", file="ll_blocksum", entry="blocksum", grid=(4,), block=(256,), make=_ll_blocksum,
+     check=_check_ll_blocksum)
+
+
+def _ll_mix(rng):
+    x = rng.integers(-2**31, 2**31, 64, dtype=np.int64).astype(np.int32)
+    x[:3] = (0, -1, 1)
+    f = np.concatenate([rng.standard_normal(58) * 3e9, [np.nan, np.inf, -np.inf, -0.0, 2.5e9, -2.5e9]]).astype(np.float32)
+    return [inp("x", x), inp("f", f), out("out", np.zeros((64, 11), np.int32))]
+
+
+def _check_ll_mix(a):
+    u = a["x"].view(np.uint32).astype(np.int64)
+    f = a["f"].astype(np.float64)
+    pop = np.array([bin(int(v)).count("1") for v in u])
+    clz = np.array([32 - int(v).bit_length() for v in u])
+    ctz = np.array([((int(v) & -int(v)).bit_length() - 1) if v else 32 for v in u])
+    sh = clz % 32
+    fshl = np.where(sh == 0, u, ((u << sh) | (pop >> (32 - sh))) & 0xFFFFFFFF)
+    sat = np.trunc(np.clip(np.nan_to_num(f, nan=0.0), -2.0**31, 2.0**31 - 1)).astype(np.int64)
+    got = a["out"].astype(np.int64) & 0xFFFFFFFF
+    want = np.stack([pop, clz, ctz, u.astype(np.uint32).byteswap().astype(np.int64), fshl,
+                     np.array([int(f"{int(v):032b}"[::-1], 2) for v in u]), sat,
+                     np.minimum(a["x"].astype(np.int64), sat), got[:, 8], u // 7,
+                     np.fmod(a["x"].astype(np.int64), -13)], 1) & 0xFFFFFFFF
+    np.testing.assert_array_equal(got, want)
+    m = got[:, 8].astype(np.uint32).view(np.float32)  # max.NaN.f32 with 0.5: NaN stays (canonical)
+    assert np.isnan(m[np.isnan(a["f"])]).all()
+    np.testing.assert_array_equal(m[~np.isnan(a["f"])], np.maximum(a["f"][~np.isnan(a["f"])], np.float32(0.5)))
+
+
+case(name="llvm_bit_mix", file="ll_mix", entry="mix", grid=(1,), block=(64,), make=_ll_mix, check=_check_ll_mix)
+
+_SWITCH = {0: lambda v: 11, 1: lambda v: v * 13, 2: lambda v: v ^ 255, 3: lambda v: v << 5, 4: lambda v: 1000 - v,
+           5: lambda v: v + 77, 6: lambda v: v | 4096, 7: lambda v: v * v}
+
+
+def _ll_switch(rng):
+    return [inp("x", rng.integers(-2, 10, 64).astype(np.int32)), out("out", np.zeros(64, np.int32))]
+
+
+case(name="llvm_switch", file="ll_switchy", entry="switchy", grid=(1,), block=(64,), make=_ll_switch,
+     check=lambda a: np.testing.assert_array_equal(
+         a["out"], np.array([_SWITCH.get(int(v), lambda v: -1)(int(v)) for v in a["x"]], np.int32)))
+case(name="llvm_switch_table", file="ll_switch_table", entry="sw16", grid=(1,), block=(64,), make=_ll_switch,
+     check=lambda a: np.testing.assert_array_equal(
+         a["out"], np.array([v * (7 * v + 3) if 0 <= v < 16 else -1 for v in a["x"]], np.int32)))
+
+
+def _ll_local(rng):
+    return [inp("x", rng.integers(0, 100, 64).astype(np.int32)), out("out", np.zeros(64, np.int32))]
+
+
+case(name="llvm_local_array", file="ll_localarr", entry="localarr", grid=(1,), block=(64,), make=_ll_local,
+     check=lambda a: np.testing.assert_array_equal(a["out"], (a["x"] & 15) * np.arange(64, dtype=np.int32)))
+
+
+def _ll_vec(rng):
+    return [inp("x", rng.standard_normal((64, 4)).astype(np.float32)), inp("h", rng.standard_normal((64, 2)).astype(np.float16)),
+            out("out", np.zeros((64, 4), np.float32)), out("hout", np.zeros((64, 2), np.float16))]
+
+
+def _check_ll_vec(a):
+    np.testing.assert_array_equal(a["out"], a["x"] * np.float32([2, 3, 0.5, -1]))
+    h = a["h"].astype(np.float32)
+    np.testing.assert_array_equal(a["hout"], ((h * h).astype(np.float16).astype(np.float32) + 1).astype(np.float16))
+
+
+case(name="llvm_vec4_half2", file="ll_vec4half", entry="vec4half", grid=(1,), block=(64,), make=_ll_vec,
+     check=_check_ll_vec)
+
+
+def _ll_calls(rng):
+    return [inp("x", rng.integers(0, 2**63, 64, dtype=np.int64).astype(np.uint64)), io("out", np.zeros(65, np.uint64))]
+
+
+def _check_ll_calls(a):
+    k = (-7046029254386353131) % 2**64
+    want = [((int(v) * k) >> 64) ^ int(float(int(v))) for v in a["x"]]  # uitofp rounds to nearest, fptoui back
+    assert [int(v) for v in a["out"][:64]] == [w & (2**64 - 1) for w in want]
+    assert int(a["out"][64]) in {int(v) for v in a["x"]}  # the one compare-and-swap that found 0
+
+
+case(name="llvm_calls_i128", file="ll_calls", entry="calls", grid=(1,), block=(64,), make=_ll_calls,
+     check=_check_ll_calls, racy={"out": 64})
+
 def entry_name(case: Case, entries: list[str]) -> str:
     if case.entry in entries:
         return case.entry
