@@ -11,7 +11,8 @@ kernels under tests/corpus/realworld/src/.
   src/numba/*.py       every dict of KERNELS, numba.cuda.compile_ptx(fn, sig, cc=(9, 0))
                        -> ptx/<name>.ptx
   src/llvm/*.ll        LLVM IR through LLVM's own NVPTX back end (llvmlite's LLVM, not NVIDIA's
-                       NVVM), the O2 pipeline, cpu sm_90, +ptx80 -> ptx/ll_<stem>.ptx
+                       NVVM), the O2 pipeline, cpu sm_90, +ptx80 -> ptx/ll_<stem>.ptx; a few also
+                       unoptimized (no IR passes, codegen at O0, as clang -O0) -> ptx/ll_<stem>.O0.ptx
 
 and tests/corpus/realworld/ptx/MANIFEST.json: tool versions, the exact command (or call) per file,
 its line count, sha256 and .entry names, and for Triton the launch facts the PTX does not carry
@@ -186,10 +187,12 @@ def build_numba(only) -> list[tuple[str, str, dict]]:
 
 
 LLVM_CPU, LLVM_FEATURES = "sm_90", "+ptx80"
+LLVM_UNOPTIMIZED = ("blocksum", "calls")  # also built as clang -O0 would: ptx/ll_<stem>.O0.ptx
 
 
-def _llvm_ptx(ir: str) -> str:
-    """LLVM IR -> PTX with LLVM's NVPTX back end, as clang -O2 --cuda-gpu-arch=sm_90 would run it."""
+def _llvm_ptx(ir: str, opt: int = 2) -> str:
+    """LLVM IR -> PTX with LLVM's NVPTX back end, as clang -O<opt> --cuda-gpu-arch=sm_90 would run
+    it (opt 0: no IR passes)."""
     import llvmlite.binding as llvm
 
     llvm.initialize_all_targets()
@@ -197,9 +200,10 @@ def _llvm_ptx(ir: str) -> str:
     mod = llvm.parse_assembly(ir)
     mod.verify()
     tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
-        cpu=LLVM_CPU, features=LLVM_FEATURES, opt=2)
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
-    pb.getModulePassManager().run(mod, pb)
+        cpu=LLVM_CPU, features=LLVM_FEATURES, opt=opt)
+    if opt:
+        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=opt))
+        pb.getModulePassManager().run(mod, pb)
     return tm.emit_assembly(mod)
 
 
@@ -210,14 +214,16 @@ def build_llvm(only) -> list[tuple[str, str, dict]]:
     out = []
     tool = f"LLVM {'.'.join(map(str, llvm.llvm_version_info))} NVPTX (llvmlite {llvmlite.__version__})"
     for path in sorted((SRC / "llvm").glob("*.ll")):
-        name = f"ll_{path.stem}"
-        if only and name not in only:
-            continue
-        rel = os.path.relpath(path, ROOT)
-        ptx = _llvm_ptx(path.read_text())
-        call = (f"llvmlite: parse_assembly({rel}), the O2 module pipeline, "
-                f"create_target_machine(cpu={LLVM_CPU!r}, features={LLVM_FEATURES!r}, opt=2).emit_assembly")
-        out.append((name, ptx, _record(name, ptx, tool, call, source=rel)))
+        for opt in (2, 0) if path.stem in LLVM_UNOPTIMIZED else (2,):
+            name = f"ll_{path.stem}" + ("" if opt else ".O0")
+            if only and name not in only:
+                continue
+            rel = os.path.relpath(path, ROOT)
+            ptx = _llvm_ptx(path.read_text(), opt)
+            passes = "the O2 module pipeline" if opt else "no IR passes"
+            call = (f"llvmlite: parse_assembly({rel}), {passes}, "
+                    f"create_target_machine(cpu={LLVM_CPU!r}, features={LLVM_FEATURES!r}, opt={opt}).emit_assembly")
+            out.append((name, ptx, _record(name, ptx, tool, call, source=rel)))
     return out
 
 

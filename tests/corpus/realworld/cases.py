@@ -1068,6 +1068,93 @@ def _check_ll_calls(a):
 case(name="llvm_calls_i128", file="ll_calls", entry="calls", grid=(1,), block=(64,), make=_ll_calls,
      check=_check_ll_calls, racy={"out": 64})
 
+
+def _ll_scoped(rng):
+    return [io("cnt", np.zeros(2, np.int32)), out("out", np.zeros(4 * 128, np.int32))]
+
+
+def _check_ll_scoped(a):
+    assert list(a["cnt"]) == [512, 4]  # 512 device-scope adds; the exchange stores %nctaid.x
+    np.testing.assert_array_equal(a["out"], np.concatenate([np.arange(128) % 32 + b for b in range(4)]))
+
+
+case(name="llvm_scoped_atomics", file="ll_scoped", entry="scoped", grid=(4,), block=(128,), shared=512,
+     make=_ll_scoped, check=_check_ll_scoped)
+
+
+def _ll_narrow(rng):
+    bf = rng.standard_normal(64).astype(np.float32)
+    return [inp("b", rng.integers(-128, 128, 64).astype(np.int8)), inp("s", rng.integers(-3000, 3000, 64).astype(np.int16)),
+            inp("bf", _bf16_bits(bf)), out("out", np.zeros(64, np.int32)), out("bfo", np.zeros(64, np.uint16))]
+
+
+def _bf16_value(bits):
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def _check_ll_narrow(a):
+    b, s = a["b"].astype(np.int32), a["s"].astype(np.int32)
+    m = (b * s).astype(np.int16).astype(np.int32)
+    q = (np.trunc(m / 7).astype(np.int32) >> 2).astype(np.int16)  # sdiv truncates, then ashr
+    want = np.maximum(q.view(np.uint16), a["s"].view(np.uint16)).astype(np.int32) | ((a["b"].view(np.uint8) >> 3).astype(np.int32) << 16)
+    np.testing.assert_array_equal(a["out"], want)
+    h = _bf16_value(a["bf"])
+    sq = _bf16_value(_bf16_bits(h * h))  # mul.rn.bf16, then add.rn.bf16: two roundings
+    np.testing.assert_array_equal(a["bfo"], _bf16_bits(sq + np.float32(1)))
+
+
+case(name="llvm_narrow_ints_bf16", file="ll_narrow", entry="narrow", grid=(1,), block=(64,), make=_ll_narrow,
+     check=_check_ll_narrow)
+
+
+def _ll_dynidx(rng):
+    return [inp("x", rng.integers(-1000, 1000, (64, 8)).astype(np.int32)), out("out", np.zeros(1024 + 64, np.int32)),
+            inp("src", np.arange(256, dtype=np.uint8))]
+
+
+def _check_ll_dynidx(a):
+    k = np.arange(64) % 8
+    want = a["x"][:, ::-1].copy()
+    want[np.arange(64), k] = a["x"][np.arange(64), k]
+    np.testing.assert_array_equal(a["out"][:512].reshape(64, 8), want)
+    np.testing.assert_array_equal(a["out"][1024:], 0x04030201 + np.arange(64))  # bytes 1..4, little-endian
+
+
+case(name="llvm_vector_dynamic_index", file="ll_dynidx", entry="dynidx", grid=(1,), block=(64,), make=_ll_dynidx,
+     check=_check_ll_dynidx)
+
+
+def _ll_fnptr(rng):
+    return [inp("x", rng.integers(-1000, 1000, 64).astype(np.int32)), out("out", np.zeros(64, np.int32))]
+
+
+def _check_ll_fnptr(a):
+    t, x = np.arange(64), a["x"]
+    np.testing.assert_array_equal(a["out"], np.where(t % 3 == 0, x + t, np.where(t % 3 == 1, x * t, x ^ t)))
+
+
+case(name="llvm_function_pointers", file="ll_fnptr", entry="fnptr", grid=(1,), block=(64,), make=_ll_fnptr,
+     check=_check_ll_fnptr)
+
+
+def _ll_memcpy(rng):
+    return [out("dst", np.zeros(64 * 72, np.uint8)), inp("src", rng.integers(0, 256, 64 * 72).astype(np.uint8)),
+            sc("bad", np.int32(-1))]  # no thread traps (tests/corpus/realworld/test_realworld.py has the trap)
+
+
+def _check_ll_memcpy(a):
+    want = a["src"].reshape(64, 72).copy()
+    want[:, 64:] = 0xAA
+    np.testing.assert_array_equal(a["dst"].reshape(64, 72), want)
+
+
+case(name="llvm_memcpy_memset", file="ll_memcpy_trap", entry="memcpy_trap", grid=(1,), block=(64,),
+     make=_ll_memcpy, check=_check_ll_memcpy)
+case(name="llvm_blocksum_O0", file="ll_blocksum.O0", entry="blocksum", grid=(4,), block=(256,), make=_ll_blocksum,
+     check=_check_ll_blocksum)
+case(name="llvm_calls_i128_O0", file="ll_calls.O0", entry="calls", grid=(1,), block=(64,), make=_ll_calls,
+     check=_check_ll_calls, racy={"out": 64})
+
 def entry_name(case: Case, entries: list[str]) -> str:
     if case.entry in entries:
         return case.entry

@@ -194,3 +194,17 @@ def test_ptxas_13_5_assembles_every_file(tmp_path):
         if r.returncode:
             refused.append(f"{path.name}: {r.stderr.strip()[:300]}")
     assert not refused, "\n".join(refused)
+
+
+def test_llvm_trap_is_a_kernel_fault_that_leaves_memory_alone():
+    """LLVM's llvm.trap (PTX `trap;`) on one thread: a KernelFault naming the kernel, CTA, thread
+    and PTX line, and the caller's arrays as they were (the same file's non-trapping launch is the
+    llvm_memcpy_memset golden)."""
+    mod = ptxvm.load(str(PTX_DIR / "ll_memcpy_trap.ptx"))
+    src = np.arange(64 * 72, dtype=np.uint32).astype(np.uint8)
+    dst = np.zeros(64 * 72, np.uint8)
+    with pytest.raises(ptxvm.KernelFault) as err:
+        mod["memcpy_trap"].launch(1, 64, [dst, src, np.int32(5)])
+    msg = str(err.value)
+    assert "trap" in msg and "memcpy_trap" in msg and "thread (5, 0, 0)" in msg and "ll_memcpy_trap.ptx:" in msg
+    assert not dst.any()
