@@ -155,10 +155,11 @@ class InstructionRules:
                     out.append((j, msg, "warning"))
             if ro.spec.kind is Kind.ADDR and shape[0] in ("addr", "elem") and not rules.texture_handle:
                 if plan.single_addr:
-                    found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm)
+                    found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm,
+                                                 given=ctx.address_size_given)
                 else:
                     found = spaces.address_rules(rules, m, shape, ctx.address_size, ctx.sm, False,
-                                                 addr_spaces.get(i, spaces.UNKNOWN))
+                                                 addr_spaces.get(i, spaces.UNKNOWN), given=ctx.address_size_given)
                 for sev, msg in found:
                     out.append((j, msg, sev))
         for rule in VALUE_RULES.get(plan.opcode, ()):

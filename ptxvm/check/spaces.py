@@ -53,10 +53,13 @@ UNKNOWN = "?"
 
 
 def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int, single: bool = True,
-                  space: Optional[str] = None) -> list[tuple[str, str]]:
+                  space: Optional[str] = None, given: bool = True) -> list[tuple[str, str]]:
     """(severity, message) problems of one address operand. The state-space rules apply to
     instructions with one address operand (`single`), or with several whose spaces the modifiers
-    name in order (`space`, cp.async.ca.shared.global [dst], [src]); the register rules to all."""
+    name in order (`space`, cp.async.ca.shared.global [dst], [src]); the register rules to all.
+    `given`: the module has .address_size. Without it PTX's default is 32 bits, and ptxas takes a
+    module that addresses with 64-bit registers as 64-bit but one that addresses global memory
+    with a 32-bit register as 32-bit code ("32-Bit ABI ... is not supported on sm_90 or higher")."""
     out: list[tuple[str, str]] = []
     opcode = match.form.opcode
     if single:
@@ -86,11 +89,17 @@ def address_rules(rules, match, addr_shape, ctx_bits: int, sm: int, single: bool
             out.append(("error", f"a .{t.name} register cannot hold an address (use an integer or bit-size "
                                  "register)"))
             return out
-        if (single is True and t.bits < ctx_bits and base_space(space) in (None, "global") and opcode in ABI_CHECKED
-                and "mmio" not in match.modifiers and not (opcode == "red" and match.values.get("vec"))):
+        if (single is True and t.bits < (ctx_bits if given else 64) and base_space(space) in (None, "global")
+                and opcode in ABI_CHECKED and "mmio" not in match.modifiers
+                and not (opcode == "red" and match.values.get("vec"))):
             where = f".{space}" if space else "generic"
-            msg = (f"{t.bits}-bit register as a {where} address in a module with .address_size {ctx_bits} "
-                   "(32-bit addressing")
+            if given:
+                msg = (f"{t.bits}-bit register as a {where} address in a module with .address_size {ctx_bits} "
+                       "(32-bit addressing")
+            else:
+                msg = (f"{t.bits}-bit register as a {where} address in a module without .address_size, which "
+                       "makes it 32-bit code (PTX's default; add .address_size 64 and 64-bit addresses) (32-bit "
+                       "addressing")
             if sm >= 90:
                 out.append(("error", msg + " is not supported on sm_90 and later targets)"))
             else:

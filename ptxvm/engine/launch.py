@@ -185,6 +185,12 @@ class Launch:
             a = host_array(a, where)
         if isinstance(a, np.ndarray):
             if bits_of(p.type) != 64:
+                size = getattr(getattr(self.module, "ast", None), "address_size", 64)
+                if size != 64:  # .address_size 32, or none: PTX's default
+                    raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter; this module is 32-bit "
+                                      f"code ({'.address_size 32' if size else 'no .address_size: PTX defaults to 32'}"
+                                      "), which an sm_90 GPU does not run (its global memory takes 64-bit "
+                                      "addresses): compile it with .address_size 64")
                 raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter")
             if not a.flags.c_contiguous:
                 raise LaunchError(f"{where}: the array must be C-contiguous")

@@ -148,3 +148,32 @@ def test_a_dlpack_array_is_an_argument_written_in_place():
     x, y = np.ones(64, np.float32), np.zeros(64, np.float32)
     mod["saxpy"].launch(1, 64, [np.int32(64), np.float32(3), Wrapped(x), Wrapped(y)])
     assert np.array_equal(y, np.full(64, 3, np.float32))
+
+
+OLD_32BIT = r"""
+.version 1.4
+.target sm_10, map_f64_to_f32
+.entry scale (.param .u32 p, .param .s32 n)
+{
+  .reg .u32 %r<4>; .reg .f32 %f<2>;
+  ld.param.u32 %r1, [p];
+  cvt.u32.u16 %r2, %tid.x;
+  mul.lo.u32 %r3, %r2, 4;
+  add.u32 %r1, %r1, %r3;
+  ld.global.f32 %f1, [%r1+0];
+  add.f32 %f1, %f1, %f1;
+  st.global.f32 [%r1+0], %f1;
+  exit;
+}
+"""
+
+
+def test_a_32bit_module_is_refused_an_array_with_the_reason():
+    """PTX without .address_size is 32-bit code (PTX's default before ISA 2.3: old nvcc, GPGPU-Sim's
+    benchmarks). It loads for an old target, but its .u32 pointers cannot hold an address of the
+    H200's 64-bit global memory, which the launch error says (ptxas 13 refuses such code)."""
+    k = ptxvm.loads(OLD_32BIT, "old.ptx").kernel("scale")
+    with pytest.raises(ptxvm.LaunchError, match=r"32-bit code \(no \.address_size: PTX defaults to 32\).*\.address_size 64"):
+        k.launch(1, 32, [np.ones(32, np.float32), np.int32(32)])
+    with pytest.raises(ptxvm.PtxVerifyError, match="module without .address_size, which makes it 32-bit code"):
+        ptxvm.loads(OLD_32BIT.replace("1.4", "8.0").replace("sm_10, map_f64_to_f32", "sm_90"), "old90.ptx")
