@@ -54,6 +54,7 @@ def loads(text, name=None, *, verify: bool = True, device: str = "cpu", contract
 
     name = "<string>" if name is None else name
     tree = _parse(text, name)
+    diagnostics = []
     if verify:
         from .check import verify as _verify
 
@@ -64,7 +65,9 @@ def loads(text, name=None, *, verify: bool = True, device: str = "cpu", contract
     from .linker import link_trees
 
     linked = link_trees([(tree, text)])  # an initializer cannot wait for a missing .extern name
-    return Module(tree, source=text, link_warnings=linked.warnings, contract=contract).on(device)
+    module = Module(tree, source=text, link_warnings=linked.warnings, contract=contract)
+    module.warnings = [d for d in diagnostics if d.severity == "warning"]
+    return module.on(device)
 
 
 def load(path_or_text, *, verify: bool = True, device: str = "cpu", contract: Optional[bool] = None):
@@ -127,7 +130,7 @@ def _load_several(parts, verify: bool, device: str, contract: Optional[bool] = N
 
     if not parts:
         raise ValueError("no PTX modules given")
-    trees, errors, syntax_only = [], [], True
+    trees, errors, warnings, syntax_only = [], [], [], True
     for text, name in parts:
         try:
             tree = _parse(text, name)
@@ -137,15 +140,19 @@ def _load_several(parts, verify: bool, device: str, contract: Optional[bool] = N
         if verify:
             from .check import verify as _verify
 
-            found = [d for d in _verify(tree, text) if d.severity == "error"]
+            diagnostics = _verify(tree, text)
+            found = [d for d in diagnostics if d.severity == "error"]
             if found:
                 errors.extend(found)
                 syntax_only = False
                 continue
+            warnings.extend(d for d in diagnostics if d.severity == "warning")
         trees.append((tree, text))
     if errors:
         raise (PtxSyntaxError if syntax_only else PtxVerifyError)(errors)
-    return _link(trees, device, contract=contract)
+    program = _link(trees, "cpu", contract=contract)
+    program.warnings = warnings
+    return program.on(device)
 
 
 def texture_object(array, *, address_mode="clamp", filter_mode="point", normalized_coords=False,

@@ -27,6 +27,8 @@ class Module:
         # and the linker's warnings (unresolved .extern names).
         self.parts = parts
         self.link_warnings = list(link_warnings or ())
+        # the verifier's warnings (Diagnostics: deprecated forms, 32-bit code...), as ptxas prints its own
+        self.warnings: list = []
         self.file = tree.file
         self.device = device or default_device()
         self._globals: dict[str, object] = {}

@@ -113,6 +113,11 @@ class GpuModule:
         self._prints = "vprintf" in self.source
 
     @property
+    def warnings(self) -> list:
+        """The verifier's warnings about this PTX (the CPU module's)."""
+        return self.host.warnings
+
+    @property
     def loaded(self):
         """The driver's module (loaded on first use), with the GPU's context current."""
         rt = self.runtime

@@ -460,7 +460,21 @@ def _mov_vector_vector(plan: Plan, assigned) -> list[Result]:
     return []
 
 
+def _without_sync(plan: Plan, assigned) -> list[Result]:
+    """shfl / vote without .sync (PTX before ISA 6.0): accepted, but on sm_70 and later the lanes of
+    a warp need not run together, so ptxas 13 warns about the result; ptxvm runs it as the .sync
+    form over the lanes that reach it together."""
+    if "sync" in plan.match.modifiers or plan.problems:  # refused outright (PTX ISA 6.4+ on sm_70+)
+        return []
+    op = plan.match.form.opcode
+    return [(-1, f"{op} without .sync: on sm_70 and later GPUs (this one is sm_90) a warp's lanes need not "
+                 f"execute it together, so its result may differ from older GPUs' (write {op}.sync with a "
+                 "member mask)", "warning")]
+
+
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "shfl": (_without_sync,),
+    "vote": (_without_sync,),
     "mov": (_mov_vector_vector,),
     "vmad": (_vmad_negation,),
     "alloca": (_power_of_two,),

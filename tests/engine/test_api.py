@@ -177,3 +177,38 @@ def test_a_32bit_module_is_refused_an_array_with_the_reason():
         k.launch(1, 32, [np.ones(32, np.float32), np.int32(32)])
     with pytest.raises(ptxvm.PtxVerifyError, match="module without .address_size, which makes it 32-bit code"):
         ptxvm.loads(OLD_32BIT.replace("1.4", "8.0").replace("sm_10, map_f64_to_f32", "sm_90"), "old90.ptx")
+
+
+def test_verifier_warnings_are_kept_on_the_module():
+    """What ptxas warns about, ptxvm keeps as module.warnings (Diagnostics with file:line:col): here
+    shfl and vote without .sync from PTX ISA 3.1, which ptxas 13 accepts for sm_90 with a warning on
+    each line (and refuses from ISA 6.4 on, an error instead)."""
+    text = r"""
+.version 3.1
+.target sm_30
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>; .reg .b32 %r<4>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shfl.down.b32 %r2, %r1, 1, 31;
+  setp.gt.u32 %p1, %r1, 3;
+  vote.ballot.b32 %r3, %p1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd1, %rd2;
+  add.u32 %r2, %r2, %r3;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+"""
+    m = ptxvm.loads(text, "old.ptx")
+    assert [(d.severity, d.span.line) for d in m.warnings] == [("warning", 10), ("warning", 12)]
+    assert "shfl without .sync" in m.warnings[0].message and "vote without .sync" in m.warnings[1].message
+    out = np.zeros(32, np.uint32)
+    m.kernel("k").launch(1, 32, [out])  # run as the .sync forms over the whole (converged) warp
+    lanes = np.arange(32, dtype=np.uint32)
+    want = np.where(lanes < 31, lanes + 1, lanes) + np.uint32(0xFFFFFFF0)
+    np.testing.assert_array_equal(out, want.astype(np.uint32))
+    with pytest.raises(ptxvm.PtxVerifyError, match="not supported from PTX ISA 6.4"):
+        ptxvm.loads(text.replace(".version 3.1", ".version 8.0").replace("sm_30", "sm_90"), "new.ptx")
