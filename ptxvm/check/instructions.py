@@ -460,6 +460,18 @@ def _mov_vector_vector(plan: Plan, assigned) -> list[Result]:
     return []
 
 
+def _branch_target_list(plan: Plan, assigned) -> list[Result]:
+    """brx.idx's target list is a label declared by .branchtargets: ptxas refuses a code label or
+    a register ("Label with '.branchtargets' directive expected") and a constant or an expression
+    ("Arguments mismatch")."""
+    for ro, shape, j in assigned:
+        if ro.spec.name == "tlist" and shape[0] != "undef" and shape[:2] != ("label", "btargets"):
+            what = {"label": "a code label", "reg": "a register", "int": "a constant", "flt": "a constant",
+                    "sym": "a variable or function", "bad": "an expression"}.get(shape[0], "this operand")
+            return [(j, f"brx.idx takes the label of a .branchtargets list as its target list, not {what}", "error")]
+    return []
+
+
 def _without_sync(plan: Plan, assigned) -> list[Result]:
     """shfl / vote without .sync (PTX before ISA 6.0): accepted, but on sm_70 and later the lanes of
     a warp need not run together, so ptxas 13 warns about the result; ptxvm runs it as the .sync
@@ -473,6 +485,7 @@ def _without_sync(plan: Plan, assigned) -> list[Result]:
 
 
 VALUE_RULES: dict[str, tuple[Callable, ...]] = {
+    "brx": (_branch_target_list,),
     "shfl": (_without_sync,),
     "vote": (_without_sync,),
     "mov": (_mov_vector_vector,),

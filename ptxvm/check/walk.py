@@ -603,7 +603,9 @@ class Walker:
         if names:
             shapes = [self.symbol_shape(n) for n in names if n not in constexpr.PREDEFINED]
             for s in shapes:
-                if s[0] in ("undef", "label", "reg"):
+                if s[0] == "label":  # `L+4`: a label is a target, not a value (ptxas: "Arguments mismatch")
+                    return ("bad", "a label cannot appear in an expression")
+                if s[0] in ("undef", "reg"):
                     return s if s[0] != "reg" else ("bad", "registers cannot appear in constant expressions")
             if shapes:
                 s = shapes[0]
