@@ -312,6 +312,9 @@ class OperandRules:
             if not self.sym_ok or self.cvta_to:
                 return [f"'{sym.name}' is a {sym.describe()}: {self.spelling} needs a register here "
                         "(only mov and cvta take a variable's address)"]
+            if t is not None and t.kind in (_F, _P):  # ptxas: "Arguments mismatch"
+                return [f"the address of '{sym.name}' is an integer: copy it with .u32/.u64 or .b32/.b64, not "
+                        f".{t.name} ({self.spelling})"]
             if t is not None and t.bits < self.address_bits and t.kind is not _P and (
                     self.opcode == "cvta" or (sym.kind == "var" and sym.base_space == "global")):
                 # ptxas: a 32-bit copy of a .global (or generic) address means the 32-bit ABI; offsets in

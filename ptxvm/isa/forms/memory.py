@@ -98,8 +98,11 @@ F("ld{.weak}{.ss}{.cop}{.level1::eviction_priority}{.level2::eviction_priority}{
            "level2::eviction_priority", "type", "vec", "ss", cop="2.0 sm_20", **{".weak": "6.0 sm_70",
            "operand:unified": "8.7"}),
   note=".weak is the default; .unified and .L2::cache_hint only for .global or generic addresses")
-F("ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a]", ss=LD_SS, relaxed=True, since="1.1",
-  check=VEC128, req=_req("level::prefetch_size", "type", "vec", "ss"))
+# .volatile: global and shared memory (and generic addresses); .local from PTX 9.1; never .const
+# or .param (ptxas 13.5: "Modifier '.volatile' cannot be applied to '.param' space")
+VOLATILE_SS = ("global", "local", "shared", "shared::cta", "shared::cluster")
+F("ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a]", ss=VOLATILE_SS, relaxed=True, since="1.1",
+  check=VEC128, req=_req("level::prefetch_size", "type", "vec", "ss", **{"ss=local": "9.1"}))
 F("ld.sem.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}"
   "{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy}",
   sem=("relaxed", "acquire"), ss=LD_SS, relaxed=True, since="6.0 sm_70", check=VECCHK, orule=CP,
@@ -126,8 +129,8 @@ F("st{.weak}{.ss}{.cop}{.level1::eviction_priority}{.level2::eviction_priority}{
   excl=[("cop", "level1::eviction_priority"), ("cop", "level2::eviction_priority")], check=VECCHK, orule=CP,
   req=_req("level::cache_hint", "level1::eviction_priority", "level2::eviction_priority", "type", "vec", "ss",
            cop="2.0 sm_20", **{".weak": "6.0 sm_70"}))
-F("st.volatile{.ss}{.vec}.type [a], b", ss=ST_SS, relaxed=True, since="1.1", check=VEC128,
-  req=_req("type", "vec", "ss"))
+F("st.volatile{.ss}{.vec}.type [a], b", ss=VOLATILE_SS, relaxed=True, since="1.1", check=VEC128,
+  req=_req("type", "vec", "ss", **{"ss=local": "9.1"}))
 F("st.sem.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type"
   " [a], b{, cache-policy}", sem=("relaxed", "release"), ss=ST_SS, relaxed=True, since="6.0 sm_70",
   check=VECCHK, orule=CP,
