@@ -193,6 +193,7 @@ class Walker:
                 if fn.body is not None:
                     existing.node = fn
         self.function_kind = fn.kind
+        self.call_returns: set[str] = set()  # .param variables a call so far returned into (param_read)
         self.limits.function(fn)
         scope = Scope(self.module)
         self.scope = scope
@@ -278,6 +279,8 @@ class Walker:
                 if opcode == "call":
                     self.call(st)
                     continue
+                if opcode == "ld" and "param" in st.modifiers:
+                    self.param_read(st)
                 g = st.guard
                 if g is None:
                     gid = -1
@@ -377,7 +380,28 @@ class Walker:
                                     "preceding .loc directive")
         self.locs.add((st.file, st.line, st.col))
 
+    def param_read(self, st: ast.Instruction) -> None:
+        """ld.param of a .param variable declared in the function's body: such a variable belongs
+        to a call sequence, and only a call's return value may be read from it, after the call
+        (ptxas: "Function call sequence invalid: 'ld.param' of 'x' without corresponding call")."""
+        addr = st.operands[1] if len(st.operands) > 1 else None
+        if type(addr) is not ast.Address or type(addr.base) is not _SymbolRef:
+            return
+        name = addr.base.name
+        if name in self.call_returns:
+            return
+        sym = self.scope.lookup(name)
+        if sym is None or sym.kind != "var" or sym.space != "param" or sym.role != "body":
+            return
+        self.ctx.report_instruction(st, [(1, f"ld.param reads '{name}', a call's parameter variable, but no call "
+                                             f"before it returns into '{name}' (only a call's return value can be "
+                                             "read back)", "error")])
+
     def call(self, st: ast.Instruction) -> None:
+        if st.operands and type(st.operands[0]) is ast.ParamList:  # the return list: readable from now on
+            for e in st.operands[0].elements:
+                if type(e) is _Immediate and type(e.expr) is _SymbolRef:
+                    self.call_returns.add(e.expr.name)
         out = []
         plan = self.rules.plan("call", st.modifiers)
         if plan.error is not None:

@@ -59,3 +59,50 @@ def test_invalid_snippets_rejected_on_ptxas_line(name, request):
     lines = sorted(set(verdict.get("error_lines") or []))
     if lines:
         assert sorted({d.span.line for d in errors}) == lines, f"ptxas: {verdict['messages']}\nours:\n{_show(errors)}"
+
+
+CALL_SEQUENCE = r""".version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) foo(.param .b32 a)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a];
+  add.s32 %r2, %r1, 1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0], %r1;
+  .param .b32 retval0;
+  call.uni (retval0), foo, (param0);
+  ld.param.b32 %r2, [retval0];
+  }
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("change, line", [
+    (("", ""), None),
+    (("ld.param.b32 %r2, [retval0];", "ld.param.b32 %r2, [param0];"), 22),  # an argument read back
+    (("call.uni (retval0), foo, (param0);", "call.uni (param0), foo, (retval0);"), 22),  # lists swapped
+    (("call.uni (retval0), foo, (param0);", "mov.u32 %r3, 0;"), 22),  # no call at all
+    (("ld.param.b32 %r2, [retval0];", "ld.param.b32 %r2, [retval0];\n  st.param.b32 [retval0], %r2;"), None),
+])
+def test_call_sequence_parameter_reads(change, line):
+    """ld.param of a .param variable of a call sequence reads a call's return value, after the call;
+    anything else ptxas 13.5 refuses without a line number ("Function call sequence invalid:
+    'ld.param' of 'x' without corresponding call"). Not corpus snippets: ptxas 13.0, which records
+    the corpus verdicts, crashes on these (segmentation fault)."""
+    errs = errors_of(CALL_SEQUENCE.replace(*change), "call.ptx")[1]
+    assert [e.span.line for e in errs] == ([line] if line else [])
+    if line:
+        assert "no call before it returns into" in errs[0].message
