@@ -130,12 +130,19 @@ class InstructionRules:
             out.append((-1, count_message(plan.spelling, specs, len(shapes)), "error"))
             out.extend((-1, p, "error") for p in plan.problems)
             return out
+        for j, i in enumerate(idx):  # `[a].unified`: only where the form has the suffix (ld, .global or generic)
+            if shapes[j][0] == "addr" and len(shapes[j]) > 3:
+                if specs[i].spec.selector != "unified":
+                    out.append((j, f"{plan.spelling} does not take .unified after its address (only ld does)", "error"))
+                elif m.values.get("ss") not in (None, "global"):
+                    out.append((j, f".unified goes with .global or generic addresses, not .{m.values['ss']}", "error"))
         if plan.operand_reqs:
             present = [specs[i].spec.name for i in idx if specs[i].spec.optional]
-            # video operand selectors written (d.dsel goes with c)
+            # video operand selectors written (d.dsel goes with c); `[a].unified`
             present += [specs[i].spec.selector for j, i in enumerate(idx)
-                        if specs[i].spec.selector and shapes[j][0] == "reg" and shapes[j][2] is not None
-                        and len(shapes[j][2]) > 1]
+                        if specs[i].spec.selector and (shapes[j][0] == "reg" and shapes[j][2] is not None
+                                                       and len(shapes[j][2]) > 1
+                                                       or shapes[j][0] == "addr" and len(shapes[j]) > 3)]
             out.extend((-1, p, "error") for p in self.requirement_problems(m, present))
         else:
             out.extend((-1, p, "error") for p in plan.problems)

@@ -500,7 +500,7 @@ class Walker:
             else:
                 bs = self.symbol_shape(base.name)
             off = None if node.offset is None else self.expr_shape(node.offset)
-            return ("addr", bs, off)
+            return ("addr", bs, off, "unified") if node.unified else ("addr", bs, off)
         if t is ast.Sink:
             return SINK
         if t is ast.VectorOperand:

@@ -191,14 +191,22 @@ class OperandParser(ExprParser):
                 lex.next()
                 offset = self.parse_expr()
             self.expect("]", "']' after address")
-            return ast.Address(base, offset)
+            return ast.Address(base, offset, unified=self._unified_suffix())
         if lex.kind in ("{", "[") or (lex.kind == IDENT and "." in lex.value):
             return self._bracket_list(self.parse_operand())
         offset = self.parse_expr()
         if lex.kind == ",":
             return self._bracket_list(ast.Immediate(offset))
         self.expect("]", "']' after address")
-        return ast.Address(None, offset)
+        return ast.Address(None, offset, unified=self._unified_suffix())
+
+    def _unified_suffix(self) -> bool:
+        """`[a].unified` (ld of a unified address): the suffix after the closing bracket."""
+        lex = self.lex
+        if lex.kind == DIRECTIVE and lex.value == ".unified":
+            lex.next()
+            return True
+        return False
 
     def _bracket_list(self, first) -> ast.BracketList:
         lex = self.lex

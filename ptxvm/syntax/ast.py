@@ -118,11 +118,13 @@ class Immediate:
 
 @node
 class Address:
-    """`[base + offset]`, `[base]`, `[imm]`. base is a Register, a SymbolRef, or None for `[imm]`."""
+    """`[base + offset]`, `[base]`, `[imm]`. base is a Register, a SymbolRef, or None for `[imm]`.
+    unified: written `[a].unified` (ld of a unified address, PTX ISA 8.7)."""
 
     base: Optional[Union[Register, SymbolRef]]
     offset: Optional[Expr] = None
     span: Span = _span()
+    unified: bool = False
 
 
 @node

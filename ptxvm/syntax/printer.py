@@ -71,12 +71,13 @@ def print_operand(op: ast.Operand) -> str:
     if t is ast.Immediate:
         return print_expr(op.expr)
     if t is ast.Address:
+        suffix = ".unified" if op.unified else ""
         if op.base is None:
             text = print_expr(op.offset)
             # `[(x + 4)]`, not `[x + 4]`, which would read as base x with offset 4
-            return f"[({text})]" if text[0] in _NAME_START else f"[{text}]"
+            return (f"[({text})]" if text[0] in _NAME_START else f"[{text}]") + suffix
         base = print_operand(op.base) if type(op.base) is ast.Register else op.base.name
-        return f"[{base}]" if op.offset is None else f"[{base}+{print_expr(op.offset)}]"
+        return (f"[{base}]" if op.offset is None else f"[{base}+{print_expr(op.offset)}]") + suffix
     if t is ast.Sink:
         return "_"
     if t is ast.VectorOperand:
