@@ -57,9 +57,21 @@ def test_inc_below_the_current_count_is_a_fault():
         run("  setmaxnreg.inc.sync.aligned.u32 64;")
 
 
-def test_inc_beyond_the_pool_is_a_fault():
-    with pytest.raises(ptxvm.KernelFault, match="register pool"):
+def test_inc_beyond_the_pool_that_nothing_releases_is_a_deadlock():
+    """The only warpgroup asks for more than the CTA's pool: it waits for a .dec that never comes."""
+    with pytest.raises(ptxvm.KernelFault, match=r"deadlock.*wait at setmaxnreg\.inc 200 for registers.*pool 16384"):
         run("  setmaxnreg.inc.sync.aligned.u32 200;")
+
+
+def test_an_inc_waits_for_another_warpgroups_dec():
+    """Triton's warp-specialized kernels: the first warpgroup raises its count before the others
+    have lowered theirs; on the GPU (and here) it waits for their .dec instead of failing. Three
+    warpgroups at .maxnreg 168 (pool 64512): 256 fits only once the other two are at 120."""
+    body = ("  setp.lt.u32 %q, %r1, 128;\n  @!%q bra $L_rest;\n  setmaxnreg.inc.sync.aligned.u32 256;\n"
+            "  bra $L_join;\n$L_rest:\n  setmaxnreg.dec.sync.aligned.u32 120;\n$L_join:\n  bar.sync 1;")
+    out, stats = run(body, 384, maxnreg=".maxnreg 168")
+    assert stats.max_registers == 256
+    assert np.array_equal(out, np.arange(384, dtype=np.uint32) * 3 + 7)
 
 
 def test_one_warpgroup_may_take_what_another_released():

@@ -174,7 +174,8 @@ def run(ctx: Context, code: list[Op], on_stuck: Callable[[Context], bool]) -> No
             k, lanes, mask, others, warps = select_group(ctx.status, ctx.epoch, ctx.pc, ctx.warp_of, ctx.n_live)
             if k == NO_PC:
                 if not on_stuck(ctx):
-                    raise Fault("deadlock: no thread can make progress (barrier or warp-synchronous instruction never completes)")
+                    raise Fault("deadlock: no thread can make progress (barrier or warp-synchronous instruction "
+                                "never completes)" + ctx.extra.get("stuck_note", ""))
                 continue
             pc = k & 0xFFFFFFFF
             group = lanes.size

@@ -88,8 +88,8 @@ def _warpgroup_collective(body, what="wgmma"):
                 return
         ready = _gather_warpgroups(ctx, lanes, pc, what)
         if ready.size:
-            body(ctx, ready)
-            ctx.pc[ready] = pc + 1
+            done = body(ctx, ready)  # None: all of them go on; else the lanes that do (the others wait at pc)
+            ctx.pc[ready if done is None else done] = pc + 1
 
     op.run = run
     return [op]

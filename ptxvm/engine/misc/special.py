@@ -11,9 +11,11 @@ of the warpgroup that exits first is a fault, as the ISA requires all of them), 
 warpgroup's per-thread register count. With the kernel's `.maxnreg` known (without it ptxas
 ignores the instruction: "unable to determine register count at entry") the rules are checked:
 .dec may not raise the count, .inc may not lower it (both undefined in the ISA), and an .inc
-must fit in the CTA's pool (`.maxnreg` x threads; the GPU would wait for another warpgroup to
-release registers, which ptxvm does not model: it stops with a fault naming that). The largest
-count set is `LaunchStats.max_registers`.
+takes registers from the CTA's pool (`.maxnreg` x threads): a warpgroup whose .inc the pool
+cannot supply waits, as on the GPU, until another warpgroup of the CTA releases registers with a
+.dec (Triton's warp-specialized kernels raise the default warpgroup to 256 before the others have
+lowered theirs); if none ever does, the launch stops with the deadlock fault, which says so. The
+largest count set is `LaunchStats.max_registers`.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import numpy as np
 
 from ..async_copy.copies import _mods
 from ..control.cluster import _directives
-from ..core.machine import Fault, Op
+from ..core.machine import AT_WARP_SYNC, RUNNABLE, Fault, Op
 from ..core.operands import LoweringError
 from ..matrix.wgmma import _threads_per_cta, _warpgroup_collective
 
@@ -76,19 +78,47 @@ def lower_setmaxnreg(lowerer, instr, m, scope):
                 i = int(np.argmax(bad))
                 raise Fault(f"{name}: the warpgroup holds {int(cur[i])} registers per thread; .{'inc' if inc else 'dec'} "
                             f"to {count} is undefined in the ISA", int(ready[i]))
-        regs[ready] = count
+        done = None
         if entry is not None and inc:
-            used = np.bincount(ctx.cta_slot, weights=regs, minlength=int(ctx.cta_slot[-1]) + 1)
-            pool = entry * _threads_per_cta(ctx)
-            over = np.flatnonzero(used[ctx.cta_slot[ready]] > pool)
-            if over.size:
-                lane = int(ready[over[0]])
-                raise Fault(f"{name}: the CTA's register pool ({pool} = .maxnreg {entry} x {_threads_per_cta(ctx)} "
-                            f"threads) cannot supply it; the GPU would wait for another warpgroup to release "
-                            f"registers, which ptxvm does not model", lane)
+            done = _supplied(ctx, regs, ready, count, entry * _threads_per_cta(ctx))
+            waiting = np.setdiff1d(ready, done, assume_unique=True)
+            if waiting.size:  # these warpgroups wait at this .inc for a .dec elsewhere in their CTA
+                ctx.status[waiting] = AT_WARP_SYNC
+                old = ctx.extra.get("register_waiters")
+                ctx.extra["register_waiters"] = waiting if old is None else np.union1d(old, waiting)
+                ctx.extra["stuck_note"] = (f"; warpgroups wait at {name} for registers that no other warpgroup of "
+                                           f"their CTA releases (pool {entry * _threads_per_cta(ctx)} = .maxnreg "
+                                           f"{entry} x {_threads_per_cta(ctx)} threads)")
+            regs[done] = count
+        else:
+            regs[ready] = count
+            woken = ctx.extra.pop("register_waiters", None)
+            if woken is not None:  # registers released: the waiting .inc warpgroups try again
+                ctx.status[woken[ctx.status[woken] == AT_WARP_SYNC]] = RUNNABLE
+                ctx.extra.pop("stuck_note", None)
         ctx.extra["max_registers"] = max(ctx.extra.get("max_registers", 0), count)
+        return done
 
     return _warpgroup_collective(body, "setmaxnreg")
+
+
+def _supplied(ctx, regs, ready, count, pool) -> np.ndarray:
+    """The lanes of `ready` (whole warpgroups at setmaxnreg.inc `count`) whose registers their CTA's
+    pool can supply now, taking the warpgroups of a CTA in order: a warpgroup goes on while the
+    CTA's threads hold at most `pool` registers with it raised."""
+    base = ready - ctx.thread_linear[ready] % 128
+    groups, size = np.unique(base, return_counts=True)
+    cta = ctx.cta_slot[groups]
+    need = (count - regs[groups]) * size  # what each warpgroup adds
+    used = np.bincount(ctx.cta_slot, weights=regs, minlength=int(ctx.cta_slot.max()) + 1)
+    order = np.lexsort((groups, cta))
+    cta_o, need_o = cta[order], need[order]
+    cum = np.cumsum(need_o)
+    starts = np.r_[0, np.flatnonzero(np.diff(cta_o)) + 1]
+    cum -= np.repeat(cum[starts] - need_o[starts], np.diff(np.r_[starts, cta_o.size]))  # per-CTA running sum
+    fits = np.zeros(groups.size, bool)
+    fits[order] = used[cta_o] + cum <= pool
+    return ready[fits[np.searchsorted(groups, base)]]
 
 
 LOWERINGS = {"brkpt": lower_brkpt, "pmevent": lower_pmevent, "setmaxnreg": lower_setmaxnreg}

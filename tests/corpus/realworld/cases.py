@@ -597,7 +597,7 @@ case(name="triton_attention_fwd", file="t_attention_fwd", entry="attention_fwd",
 def triton_descriptor(name, a, box, swizzle, kind):
     """Triton's host TensorDescriptor: the CUtensorMap, then the shape (i32) and strides (i64, elements)."""
     a = np.ascontiguousarray(a)
-    return ([Arg(name, kind, a, box=tuple(box), swizzle=swizzle, dtype={"float32": "f32"}[a.dtype.name])]
+    return ([Arg(name, kind, a, box=tuple(box), swizzle=swizzle, dtype={"float32": "f32", "float16": "f16"}[a.dtype.name])]
             + [sc(f"{name}.shape{d}", np.int32(n)) for d, n in enumerate(a.shape)]
             + [sc(f"{name}.stride{d}", np.int64(st // a.itemsize)) for d, st in enumerate(a.strides)])
 
@@ -606,6 +606,24 @@ case(name="triton_tma_scale", file="t_tma_scale", entry="tma_scale", grid=(2, 2)
      make=lambda rng: triton_descriptor("x", rng.standard_normal((64, 64)).astype(np.float32), (32, 32), "128B", "tmap_in")
      + triton_descriptor("y", np.zeros((64, 64), np.float32), (32, 32), "128B", "tmap_out") + triton_scratch(),
      check=lambda a: np.testing.assert_array_equal(a["y"], a["x"] * np.float32(2) + np.float32(1)))
+
+
+
+def _t_matmul_ws(rng):
+    a = rng.standard_normal((128, 256)).astype(np.float16)
+    b = rng.standard_normal((256, 128)).astype(np.float16)
+    return (triton_descriptor("a", a, (64, 32), "64B", "tmap_in") + triton_descriptor("b", b, (32, 64), "128B", "tmap_in")
+            + triton_descriptor("c", np.zeros((128, 128), np.float16), (64, 64), "128B", "tmap_out")
+            + [sc("K", np.int32(256))] + triton_scratch())
+
+
+def _check_t_matmul_ws(a):
+    want = a["a"].astype(np.float32) @ a["b"].astype(np.float32)
+    _close(a["c"].astype(np.float32), want, 2e-3, 0.05)
+
+
+case(name="triton_tma_matmul_warp_specialized", file="t_tma_matmul_ws", entry="tma_matmul_ws", grid=(2, 2),
+     block=(384,), shared=41120, make=_t_matmul_ws, check=_check_t_matmul_ws)
 
 
 # ----------------------------------------------------------------------------------------- numba
