@@ -301,7 +301,7 @@ class Kernel:
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
                progress=None, tracer=None, only_ctas=None, jit: bool | None = None, workers: int | None = None,
-               executor: str | None = None, on_race: str | None = None) -> LaunchStats:
+               executor: str | None = None, on_race: str | None = None, cooperative: bool = False) -> LaunchStats:
         """Run the kernel; `progress(ctas_done)` is called after each wave of resident CTAs;
         `tracer` (engine.trace.Tracer) records the event trace the timing model reads;
         `only_ctas` (CTA linear ids) runs just those CTAs, each with its whole cluster (profiling samples; results partial);
@@ -311,15 +311,20 @@ class Kernel:
         `executor` ("local": forked processes, the default; "ray": tasks of a Ray cluster,
         ptxvm.ray); the results are the single process's bit for bit (docs/parallel.md says
         which kernels run in one process and why). A data race between CTAs is a
-        DataRaceWarning, or with `on_race="error"` (or PTXVM_ON_RACE=error) a DataRaceError."""
+        DataRaceWarning, or with `on_race="error"` (or PTXVM_ON_RACE=error) a DataRaceError.
+        `cooperative=True` is cudaLaunchCooperativeKernel: every CTA resident at once (else a
+        LaunchError, as the driver's cudaErrorCooperativeLaunchTooLarge) and the grid workspace that
+        cooperative groups' `this_grid().sync()` needs (without it that traps, as on the GPU); such a
+        launch runs in one process."""
         from . import jit as jit_switch
         from .parallel.analysis import may_regroup
 
         with jit_switch.override(jit):
             launch = Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
                             only_ctas)
-            launch.regroup = may_regroup(launch)
-            if workers == 1 and executor is None:
+            launch.regroup = may_regroup(launch) and not cooperative
+            launch.cooperative = bool(cooperative)
+            if (workers == 1 and executor is None) or cooperative:
                 return launch.run()
             from .parallel.launcher import run as run_parallel
 

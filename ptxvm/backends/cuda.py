@@ -179,6 +179,9 @@ class GpuKernel:
 
     def launch(self, grid, block, args=(), shared_mem: int = 0, cluster=None, **ignored) -> GpuLaunchStats:
         """Run the kernel on the GPU and wait for it; arrays are copied back afterwards."""
+        if ignored.pop("cooperative", False):
+            raise LaunchError("cooperative=True: cooperative launches (cudaLaunchCooperativeKernel) run on the CPU "
+                              "engine; the cuda backend launches with cuLaunchKernel only")
         unknown = set(ignored) - {"max_instructions", "progress"}  # CPU-engine options with no GPU meaning
         if unknown:
             raise TypeError(f"launch() got unexpected keyword arguments {sorted(unknown)}")

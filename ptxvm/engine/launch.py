@@ -148,6 +148,9 @@ class Launch:
         # instead of what 132 SMs hold. False keeps the GPU's residency (flags between resident
         # CTAs make progress; tools see the GPU's waves).
         self.regroup = False
+        # a cooperative launch (cudaLaunchCooperativeKernel): every CTA resident at once, and the grid
+        # workspace cooperative groups' grid.sync() uses, its address in %envreg1:%envreg2
+        self.cooperative = False
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
         try:
@@ -261,7 +264,13 @@ class Launch:
                 positions = (positions // size * size)[:, None] + np.arange(size)
             positions = np.unique(positions)
             total_ctas = int(positions.size)
+        if self.cooperative:
+            self._check_coresident(total_ctas - begin, capacity)
         capacity, wave_bytes = self._fit_wave(capacity, total_ctas - begin, per_thread)
+        if self.cooperative:
+            self._check_coresident(total_ctas - begin, capacity, "the engine's memory budget for one wave")
+        workspace = self.device.to_device(np.zeros(4, np.uint32), what="the cooperative launch's grid workspace") \
+            if self.cooperative else None
         stats = LaunchStats(0, 0, 0.0, total_ctas - begin, (total_ctas - begin) * self.threads_per_cta)
         use_jit = jit_switch.enabled()  # the compiled tier (engine/compiled), as ptxvm.jit says
         if use_jit and self.tracer is None and self.hooks is None:
@@ -286,6 +295,9 @@ class Launch:
                 else:
                     self._next_wave(ctx, ctas, local_static)
                 ctx.printf = printf
+                if workspace is not None:  # what the driver hands a cooperative launch (CUDA's grid.sync reads it)
+                    ctx.sreg["%envreg1"] = np.uint32(workspace.address >> 32)
+                    ctx.sreg["%envreg2"] = np.uint32(workspace.address & 0xFFFFFFFF)
                 # the instruction budget is the launch's: each wave counts on from the waves before it
                 ctx.thread_instructions = stats.thread_instructions
                 ctx.tracer = self.tracer.wave(ctx, ctas) if self.tracer is not None else None
@@ -317,8 +329,17 @@ class Launch:
             raise
         finally:
             self.device.budget.release(wave_bytes)
+            if workspace is not None:
+                workspace.free()
         stats.seconds = time.perf_counter() - start
         return stats, printf
+
+    def _check_coresident(self, ctas: int, capacity: int, limit: str = "an H200's 132 SMs") -> None:
+        """A cooperative launch needs all its CTAs resident together (cudaErrorCooperativeLaunchTooLarge)."""
+        if ctas > capacity:
+            raise LaunchError(f"cooperative launch of {ctas} CTAs of kernel '{self.info.name}': at most {capacity} "
+                              f"can be resident at once ({limit}; the CUDA driver refuses it with "
+                              "cudaErrorCooperativeLaunchTooLarge)")
 
     def finish(self, stats: LaunchStats, printf: list, start: float, unchanged=()) -> LaunchStats:
         """After the CTAs ran: copy the arguments' device copies back to the host arrays, free them,

@@ -1,0 +1,46 @@
+"""Cooperative launches (launch(..., cooperative=True), cudaLaunchCooperativeKernel): cooperative
+groups' grid.sync() as nvcc 13.0 compiles it (tests/engine/ptx/coop_grid_sync.cu -> .ptx) reads the
+grid workspace's address from %envreg1:%envreg2, counts CTAs in with atom.add.release.gpu and
+spins on ld.acquire.gpu; without a cooperative launch the address is 0 and it traps, as on the GPU."""
+import pathlib
+
+import numpy as np
+import pytest
+
+import ptxvm
+
+PTX = pathlib.Path(__file__).parent / "ptx" / "coop_grid_sync.ptx"
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return ptxvm.load(str(PTX))
+
+
+def test_grid_sync_orders_the_whole_grid(mod):
+    x, out = np.arange(512, dtype=np.int32), np.zeros(512, np.int32)
+    stats = mod["two_phase"].launch(4, 128, [x, out], cooperative=True)
+    assert np.array_equal(out, np.roll(np.arange(512, dtype=np.int32) * 2, -1))
+    assert stats.waves == 1
+
+
+def test_repeated_grid_syncs(mod):
+    """Six barriers in a loop over 8 CTAs: each round reads values the round before wrote."""
+    x = np.random.default_rng(0).integers(-100, 100, 8 * 64).astype(np.int32)
+    want = x.copy()
+    for _ in range(3):
+        want = want + np.roll(want, -1)
+    mod["rounds"].launch(8, 64, [x, np.int32(3)], cooperative=True)
+    assert np.array_equal(x, want)
+
+
+def test_without_a_cooperative_launch_grid_sync_traps(mod):
+    x, out = np.arange(512, dtype=np.int32), np.zeros(512, np.int32)
+    with pytest.raises(ptxvm.KernelFault, match="trap"):
+        mod["two_phase"].launch(4, 128, [x, out])
+    assert not out.any() and np.array_equal(x, np.arange(512))
+
+
+def test_a_grid_too_large_to_be_resident_is_refused(mod):
+    with pytest.raises(ptxvm.LaunchError, match="cooperative launch of 5000 CTAs.*cudaErrorCooperativeLaunchTooLarge"):
+        mod["two_phase"].launch(5000, 128, [np.zeros(5000 * 128, np.int32)] * 2, cooperative=True)
