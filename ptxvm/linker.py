@@ -36,7 +36,8 @@ from .syntax import ast
 
 from .engine.control.flow import is_dynamic_parallelism
 
-SYSTEM_CALLS = frozenset(("vprintf", "malloc", "free", "__assertfail"))  # the engine provides these
+SYSTEM_CALLS = frozenset(("vprintf", "malloc", "free", "__assertfail",  # the engine provides these
+                          "cudaCGGetIntrinsicHandle", "cudaCGSynchronize"))
 
 
 class PtxLinkError(PtxError):

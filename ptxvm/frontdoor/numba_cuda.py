@@ -132,8 +132,10 @@ class NumbaKernel:
         mod, entry, _ = self.compile(sig)
         params, staged = _marshal(args, sig)
         try:
+            # a grid group's sync (cudaCGSynchronize) makes numba-cuda launch cooperatively, as here
+            cooperative = "cudaCGSynchronize" in (mod.source or "")
             self.last_stats = mod.kernel(entry).launch(grid, block, params, shared_mem=int(shared_mem or 0),
-                                                      max_instructions=max_instructions)
+                                                      max_instructions=max_instructions, cooperative=cooperative)
             for host, dev in staged:
                 _copy_back(host, dev)
         finally:

@@ -190,15 +190,40 @@ def test_dlpack_arrays_are_accepted_and_written_in_place():
     assert np.array_equal(host, np.arange(10) * 2)
 
 
-def test_grid_sync_through_the_device_runtime_is_a_clear_fault():
-    """numba-cuda's grid.sync() calls libcudadevrt (cudaCGGetIntrinsicHandle), which ptxvm lacks."""
+def test_grid_sync_through_the_device_runtime():
+    """numba-cuda's grid.sync() calls libcudadevrt (cudaCGGetIntrinsicHandle, cudaCGSynchronize)
+    and numba launches such a kernel cooperatively; ptxvm.numba does the same, and the engine's
+    device-runtime calls make the barrier: every CTA's writes before it are seen after it."""
+    @cuda.jit
+    def k(a, out):
+        g = cuda.cg.this_grid()
+        i = cuda.grid(1)
+        a[i] = i * 3
+        g.sync()
+        out[i] = a[(i + 37) % a.size]
+
+    a, out = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    pn.run(k, 4, 64, a, out)
+    assert np.array_equal(out, (np.arange(256) + 37) % 256 * 3)
+
+
+def test_grid_sync_without_a_cooperative_launch_is_a_clear_fault():
+    """The same PTX launched plainly: the device runtime's grid handle is 0, and the sync says why."""
     @cuda.jit
     def k(a):
         g = cuda.cg.this_grid()
         a[cuda.grid(1)] = 1
         g.sync()
 
+    from ptxvm.frontdoor.numba_cuda import _marshal
+
     a = np.zeros(64, np.int32)
-    with pytest.raises(ptxvm.KernelFault, match="device runtime.*cooperative groups"):
-        pn.run(k, 2, 32, a)
+    compiled = pn.jit(k)
+    sig = compiled.signature([a])
+    mod, entry, _ = compiled.compile(sig)
+    params, staged = _marshal([a], sig)
+    with pytest.raises(ptxvm.KernelFault, match="needs a cooperative launch"):
+        mod.kernel(entry).launch(2, 32, params)
+    for _, dev in staged:
+        dev.free()
     assert not a.any()

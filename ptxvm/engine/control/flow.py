@@ -22,10 +22,10 @@ from ...syntax import ast
 from ..core.machine import EXITED, Fault, Op, branch
 from ..core.operands import LoweringError, UnresolvedReference, FUNC_ADDRESS_BASE
 
-# What the device runtime (libcudadevrt) provides for dynamic parallelism and for cooperative groups'
-# grid synchronization as numba-cuda calls it; ptxvm has none of it.
-DYNAMIC_PARALLELISM_PREFIXES = ("__cudaCDP", "cudaLaunchDevice", "cudaGetParameterBuffer", "cudaCGGetIntrinsicHandle",
-                                "cudaCGSynchronizeGrid", "cudaDeviceSynchronize")
+# What the device runtime (libcudadevrt) provides for dynamic parallelism; ptxvm has none of it (the
+# grid-group calls numba-cuda makes, cudaCGGetIntrinsicHandle and cudaCGSynchronize, are
+# syscalls.py's, on a cooperative launch).
+DYNAMIC_PARALLELISM_PREFIXES = ("__cudaCDP", "cudaLaunchDevice", "cudaGetParameterBuffer", "cudaDeviceSynchronize")
 
 
 def is_dynamic_parallelism(name: str) -> bool:
@@ -224,9 +224,8 @@ def _copy_bytes(ctx, lanes, src_addr, dst_addr, size):
 def unresolved_call(name: str) -> str:
     """Why a call to a function with no definition in the program cannot run."""
     if is_dynamic_parallelism(name):
-        return (f"call to '{name}': the CUDA device runtime (libcudadevrt: dynamic parallelism, launching "
-                "kernels from the device, and cooperative groups' grid synchronization through it) is not "
-                "supported by ptxvm")
+        return (f"call to '{name}': the CUDA device runtime's dynamic parallelism (libcudadevrt: launching "
+                "kernels from the device) is not supported by ptxvm")
     return (f"call to '{name}', an .extern function that no module of the program defines (link the "
             "module that defines it: ptxvm.link, ptxvm.load([...]), ptxvm run A.ptx B.ptx)")
 

@@ -1,5 +1,7 @@
 """The system calls nvcc emits as calls to extern functions (ISA 7.x): vprintf, __assertfail,
-malloc and free. Each is two PCs like any call: the work, then an empty return step."""
+malloc and free; and the device-runtime (libcudadevrt) calls numba-cuda's grid groups make,
+cudaCGGetIntrinsicHandle and cudaCGSynchronize, on a cooperative launch's grid workspace. Each
+is two PCs like any call: the work, then an empty return step."""
 from __future__ import annotations
 
 import re
@@ -8,7 +10,7 @@ import numpy as np
 
 from ...errors import OutOfDeviceMemory
 from .flow import _SYSCALLS
-from ..core.machine import Fault, Op
+from ..core.machine import AT_WARP_SYNC, RUNNABLE, Fault, Op
 from ..core.memory import GLOBAL_BASE, AccessFault
 from ..memory.access import GenericAccess
 
@@ -167,4 +169,58 @@ def _free(lowerer, arg_plan, ret_plan):
     return [Op(run, side_effects=True), Op(lambda ctx, lanes: None)]
 
 
-_SYSCALLS.update({"vprintf": _vprintf, "__assertfail": _assertfail, "malloc": _malloc, "free": _free})
+def _returns(ctx, lanes, plan, value, dtype) -> None:
+    """Store one value as a call's return for every lane of `lanes` (a .param variable or a register)."""
+    kind, sym = plan
+    if kind == "mem":
+        addr = ctx.frame_base[lanes] + np.uint64(sym.offset)
+        ctx.local.store(addr, lanes, np.full(lanes.size, value, dtype=dtype), dtype)
+    elif kind == "reg":
+        ctx.regs[sym.offset][lanes] = value
+
+
+def _workspace(ctx) -> int:
+    """The grid workspace of a cooperative launch (0 without one), as the driver passes it in
+    %envreg1:%envreg2 (engine/launch.py)."""
+    return (int(ctx.sreg.get("%envreg1", 0)) << 32) | int(ctx.sreg.get("%envreg2", 0))
+
+
+def _cg_intrinsic_handle(lowerer, arg_plan, ret_plan):
+    """cudaCGGetIntrinsicHandle(scope): the handle of the launch's grid (its workspace; 0 when the
+    launch is not cooperative, which cudaCGSynchronize then refuses)."""
+    def run(ctx, lanes):
+        if ret_plan:
+            _returns(ctx, ctx.lanes_or_live(lanes), ret_plan[0], _workspace(ctx), U64)
+
+    return [Op(run, side_effects=True), Op(lambda ctx, lanes: None)]
+
+
+def _cg_synchronize_grid(lowerer, arg_plan, ret_plan):
+    """cudaCGSynchronize(handle, flags): a barrier of every thread of the grid (a cooperative
+    launch has them all in one wave). A thread waits at the call until every live thread of the
+    grid has reached it; the last to arrive releases them all, and each gets cudaSuccess (0)."""
+    op = Op(None, control=True)
+
+    def run(ctx, lanes, pc):
+        group = ctx.lanes_or_live(lanes)
+        if _workspace(ctx) == 0:
+            raise Fault("cudaCGSynchronize (a grid group's sync) needs a cooperative launch "
+                        "(launch(..., cooperative=True))", int(group[0]))
+        ctx.materialize_pcs()
+        waiting = np.flatnonzero((ctx.status == AT_WARP_SYNC) & (ctx.pc == pc))
+        arrived = np.union1d(group, waiting)
+        if arrived.size < ctx.n_live:  # the rest of the grid has not come yet
+            ctx.status[group] = AT_WARP_SYNC
+            ctx.pc[group] = pc
+            return
+        ctx.status[arrived] = RUNNABLE
+        if ret_plan:
+            _returns(ctx, arrived, ret_plan[0], 0, np.dtype(np.uint32))
+        ctx.pc[arrived] = pc + 1
+
+    op.run = run
+    return [op, Op(lambda ctx, lanes: None)]
+
+
+_SYSCALLS.update({"vprintf": _vprintf, "__assertfail": _assertfail, "malloc": _malloc, "free": _free,
+                  "cudaCGGetIntrinsicHandle": _cg_intrinsic_handle, "cudaCGSynchronize": _cg_synchronize_grid})
