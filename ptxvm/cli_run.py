@@ -93,8 +93,10 @@ def parse_arg(text: str):
               help="With --compare: compare this .global/.const module variable too (repeatable).")
 @click.option("--no-contract", "no_contract", is_flag=True,
               help="Run every mul/add as written, without the FMA contraction ptxas applies (PTXVM_CONTRACT=0).")
+@click.option("--cooperative", is_flag=True,
+              help="A cooperative launch (cudaLaunchCooperativeKernel): all CTAs resident, grid.sync() works.")
 def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols,
-        no_contract):
+        no_contract, cooperative):
     """Run KERNEL of the PTX FILES on the CPU engine (or a GPU) and print its launch statistics.
 
     Several files are linked into one program first, as cuLink links relocatable code
@@ -115,9 +117,11 @@ def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_
             click.echo(json.dumps(report.to_json()) if as_json else str(report))
             sys.exit(0 if report.ok else 1)
         if device != "cpu":
-            stats = k.on(device).launch(_dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster)
+            stats = k.on(device).launch(_dims(grid), _dims(block), list(values), shared_mem=shared, cluster=cluster,
+                                        cooperative=cooperative)
         else:
-            stats = _launch_with_progress(k, _dims(grid), _dims(block), list(values), shared, max_instructions, cluster)
+            stats = _launch_with_progress(k, _dims(grid), _dims(block), list(values), shared, max_instructions, cluster,
+                                          cooperative)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)
@@ -149,7 +153,7 @@ def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_
                    + (f", of which {stats.jit_seconds:.3f} s compiling" if stats.jit_seconds else ""))
 
 
-def _launch_with_progress(kernel, grid, block, values, shared, max_instructions, cluster=None):
+def _launch_with_progress(kernel, grid, block, values, shared, max_instructions, cluster=None, cooperative=False):
     """Launch, with a progress bar over waves when the grid needs more than one."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -158,4 +162,4 @@ def _launch_with_progress(kernel, grid, block, values, shared, max_instructions,
                   TimeElapsedColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(kernel.name, total=total)
         return kernel.launch(grid, block, values, shared_mem=shared, cluster=cluster, max_instructions=max_instructions,
-                             progress=lambda done: bar.update(task, completed=done))
+                             progress=lambda done: bar.update(task, completed=done), cooperative=cooperative)

@@ -99,3 +99,17 @@ def test_run_contracts_like_ptxas_unless_told_not_to(tmp_path):
         results.append(np.load(tmp_path / "c.npy"))
     assert np.array_equal(results[0].view(np.uint32), fma32_rn(a, b, c).view(np.uint32))   # one rounding
     assert np.array_equal(results[1].view(np.uint32), (a * b + c).view(np.uint32))         # two
+
+
+def test_run_cooperative(tmp_path):
+    """--cooperative: cooperative groups' grid.sync() works; without it, the kernel traps (as on a GPU)."""
+    ptx = str(pathlib.Path(__file__).parent / "engine" / "ptx" / "coop_grid_sync.ptx")
+    x, out = tmp_path / "x.npy", tmp_path / "out.npy"
+    np.save(x, np.arange(512, dtype=np.int32))
+    np.save(out, np.zeros(512, np.int32))
+    args = ["run", ptx, "-k", "two_phase", "-g", "4", "-b", "128", "--arg", f"inout:{x}", "--arg", f"inout:{out}"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and "trap" in r.output
+    r = CliRunner().invoke(main, args + ["--cooperative"])
+    assert r.exit_code == 0, r.output
+    assert np.array_equal(np.load(out), np.roll(np.arange(512, dtype=np.int32) * 2, -1))
