@@ -331,16 +331,17 @@ class Kernel:
             return run_parallel(launch, workers, executor, on_race)
 
     def sanitize(self, grid, block, args=(), tool: str = "memcheck", leak_check: bool = False, shared_mem: int = 0,
-                 cluster=None, max_instructions=None):
+                 cluster=None, max_instructions=None, cooperative: bool = False):
         """Run the kernel under one of compute-sanitizer's checkers ("memcheck", "racecheck",
-        "initcheck", "synccheck") and return a ptxvm.tools.sanitizer.SanitizerReport."""
+        "initcheck", "synccheck") and return a ptxvm.tools.sanitizer.SanitizerReport
+        (`cooperative`: as for launch)."""
         from .tools.sanitizer import sanitize
 
         return sanitize(self, grid, block, list(args), tool=tool, leak_check=leak_check, shared_mem=shared_mem,
-                        cluster=cluster, max_instructions=max_instructions)
+                        cluster=cluster, max_instructions=max_instructions, cooperative=cooperative)
 
     def trace(self, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None, ctas=None,
-              warps=None, pc_range=None, opcodes=None):
+              warps=None, pc_range=None, opcodes=None, cooperative: bool = False):
         """Run the kernel and return a ptxvm.tools.tracer.Trace: one record per executed instruction
         per warp (CTA, warp, active mask, PC, PTX text and line, source line, registers written,
         memory addresses), filtered by `ctas` ((x, y, z) or linear ids), `warps` (within the CTA),
@@ -348,7 +349,8 @@ class Kernel:
         from .tools.tracer import trace
 
         return trace(self, grid, block, list(args), shared_mem=shared_mem, cluster=cluster,
-                     max_instructions=max_instructions, ctas=ctas, warps=warps, pc_range=pc_range, opcodes=opcodes)
+                     max_instructions=max_instructions, ctas=ctas, warps=warps, pc_range=pc_range, opcodes=opcodes,
+                     cooperative=cooperative)
 
     def profile(self, grid, block, args=(), shared_mem: int = 0, gpu="h200", policy: str = "gto", **options):
         """Run the kernel and predict its time on `gpu` with the timing model (ptxvm.timing):

@@ -242,7 +242,7 @@ class Tracer(LaunchHooks):
 
 
 def trace(kernel, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None, ctas=None,
-          warps=None, pc_range=None, opcodes=None) -> Trace:
+          warps=None, pc_range=None, opcodes=None, cooperative: bool = False) -> Trace:
     """Run `kernel` and return a Trace of its instructions, one record per warp per instruction
     (filtered by CTA, warp within the CTA, PC range [a, b) and opcode). Host arrays are copied
     back as after `kernel.launch`. A fault does not raise: the records of the instructions before the
@@ -252,6 +252,7 @@ def trace(kernel, grid, block, args=(), shared_mem: int = 0, cluster=None, max_i
 
     hooks = Tracer(kernel, ctas, warps, pc_range, opcodes)
     launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks)
+    launch.cooperative = cooperative  # a cooperative launch (cudaLaunchCooperativeKernel), as for Kernel.launch
     try:
         hooks.records.stats = launch.run()
     except KernelFault as f:

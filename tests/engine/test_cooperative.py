@@ -44,3 +44,15 @@ def test_without_a_cooperative_launch_grid_sync_traps(mod):
 def test_a_grid_too_large_to_be_resident_is_refused(mod):
     with pytest.raises(ptxvm.LaunchError, match="cooperative launch of 5000 CTAs.*cudaErrorCooperativeLaunchTooLarge"):
         mod["two_phase"].launch(5000, 128, [np.zeros(5000 * 128, np.int32)] * 2, cooperative=True)
+
+
+def test_sanitizer_and_tracer_take_a_cooperative_launch(mod):
+    """The tools run the launch the engine runs: racecheck finds no hazard in the grid barrier's
+    shared-memory use, and the trace has the spin of every CTA's thread 0."""
+    x, out = np.arange(512, dtype=np.int32), np.zeros(512, np.int32)
+    report = mod["two_phase"].sanitize(4, 128, [x, out], tool="racecheck", cooperative=True)
+    assert "0 errors" in str(report) or "0 hazards" in str(report)
+    assert np.array_equal(out, np.roll(np.arange(512, dtype=np.int32) * 2, -1))
+    tr = mod["two_phase"].trace(4, 128, [np.arange(512, dtype=np.int32), np.zeros(512, np.int32)],
+                                opcodes=["atom"], cooperative=True)
+    assert tr.fault is None and len(tr) == 4  # one atom.add.release.gpu per CTA (its thread 0's warp)

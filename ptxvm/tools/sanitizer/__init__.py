@@ -21,7 +21,7 @@ __all__ = ["sanitize", "SanitizerReport", "Record", "Location", "TOOLS"]
 
 
 def sanitize(kernel, grid, block, args=(), tool: str = "memcheck", leak_check: bool = False, shared_mem: int = 0,
-             cluster=None, max_instructions=None) -> SanitizerReport:
+             cluster=None, max_instructions=None, cooperative: bool = False) -> SanitizerReport:
     """Launch `kernel` under `tool` and return what it found. The launch runs to completion where
     compute-sanitizer's would: memcheck reports an invalid access and suppresses it, and the other
     threads go on. Host arrays are copied back unless an error that faults an unsanitized launch
@@ -35,6 +35,7 @@ def sanitize(kernel, grid, block, args=(), tool: str = "memcheck", leak_check: b
     hooks = Sanitizer(kernel, tool, leak_check)
     start = time.perf_counter()
     launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks)
+    launch.cooperative = cooperative  # a cooperative launch (cudaLaunchCooperativeKernel), as for Kernel.launch
     hooks.launch = launch
     try:
         launch.run()
