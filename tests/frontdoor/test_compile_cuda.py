@@ -377,3 +377,29 @@ def test_cuda_include_dirs_take_only_cuda_headers(tmp_path, monkeypatch):
         C._cuda_include_dirs.cache_clear()
     assert dirs[:2] == (str((home / "include" / "cccl").resolve()), str((home / "include").resolve()))
     assert "/usr/include" not in dirs
+
+
+HOST_HEADERS = r'''
+#include <cstdio>
+#include <cassert>
+extern "C" __global__ void hello(int *out) {
+    assert(threadIdx.x < 64);
+    if (threadIdx.x == 0) printf("hello %d\n", 7);
+    out[threadIdx.x] = threadIdx.x * 2;
+}
+'''
+
+
+@pytest.mark.skipif("nvcc" not in COMPILERS, reason="nvcc is not available (NVRTC alone has no host C++ headers)")
+def test_host_headers_compile_through_nvcc_when_nvrtc_lacks_them(capfd):
+    """<cstdio>/<cassert> are host headers NVRTC does not carry: compile_cuda's automatic choice
+    falls back to nvcc when NVRTC cannot find an #include (most CUDA sources start so)."""
+    mod = ptxvm.compile_cuda(HOST_HEADERS, name="host_headers.cu")
+    out = np.zeros(32, np.int32)
+    mod["hello"].launch(1, 32, [out])
+    assert np.array_equal(out, np.arange(32) * 2)
+    assert "hello 7" in capfd.readouterr().out
+    if "nvrtc" in COMPILERS:
+        assert mod.compiler == "nvcc"
+        with pytest.raises(CudaCompileError, match="cstdio"):
+            ptxvm.compile_cuda(HOST_HEADERS, name="host_headers.cu", compiler="nvrtc")  # asked for: its error
