@@ -359,6 +359,9 @@ def test_bad_arguments_raise_before_anything_runs(recursion):
         Debugger(recursion, 1, N, _recursion_args()[:3])
     with pytest.raises(ValueError, match="unknown sanitizer tool"):
         Debugger(recursion, 1, N, _recursion_args(), sanitize="nope")
+    import gc
+
+    gc.collect()  # device arrays of earlier tests in this process are freed now, not between the two reads
     free = ptxvm.device_memory_info()[0]
     d = Debugger(recursion, 1, N, _recursion_args())
     assert ptxvm.device_memory_info()[0] < free  # the arguments' device copies
