@@ -269,8 +269,6 @@ class Launch:
         capacity, wave_bytes = self._fit_wave(capacity, total_ctas - begin, per_thread)
         if self.cooperative:
             self._check_coresident(total_ctas - begin, capacity, "the engine's memory budget for one wave")
-        workspace = self.device.to_device(np.zeros(4, np.uint32), what="the cooperative launch's grid workspace") \
-            if self.cooperative else None
         stats = LaunchStats(0, 0, 0.0, total_ctas - begin, (total_ctas - begin) * self.threads_per_cta)
         use_jit = jit_switch.enabled()  # the compiled tier (engine/compiled), as ptxvm.jit says
         if use_jit and self.tracer is None and self.hooks is None:
@@ -279,7 +277,10 @@ class Launch:
         const = FlatMemory("const", prog.const_image.tobytes() if self.module.const_image is None else self.module.const_image)
         kparams = FlatMemory("param", self.kparams)
         self.device.budget.reserve(wave_bytes, "the launch wave's state")
+        workspace = None
         try:
+            if self.cooperative:
+                workspace = self.device.to_device(np.zeros(4, np.uint32), what="the cooperative launch's grid workspace")
             ctx = None
             for first in range(begin, total_ctas, capacity):
                 if positions is None:
