@@ -177,7 +177,7 @@ def sm_ctas(ctas: int, sm_count: int, sm: int = 0) -> list[int]:
 def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: str = "gto", *,
             regs: Optional[int] = None, sms: int = 1, functional: str = "all", params: Optional[ModelParams] = None,
             l2_sharing: bool = True, warm_l2: bool = True, cluster=None, max_instructions=None,
-            progress=None) -> Profile:
+            progress=None, cooperative: bool = False) -> Profile:
     """Run `kernel` and predict its time on `gpu` (see the module docstring).
 
     regs: registers per thread (default: ptxas -v, else an estimate);
@@ -190,14 +190,15 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     warm_l2: with functional="all", when everything the grid touches fits in L2, start from the L2
       that an identical previous launch leaves (the steady state of repeated launches, as CUDA-event
       timings of back-to-back launches see it); False: a cold L2 (as ncu's cache flush);
-    progress: called with the number of CTAs the engine has finished.
+    progress: called with the number of CTAs the engine has finished;
+    cooperative: a cooperative launch (grid.sync works; every CTA runs, so functional="all").
     """
     t0 = time.perf_counter()
     if policy not in ("gto", "lrr"):
         raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
     col = collect(kernel, grid, block, args, shared_mem, gpu, regs=regs, sms=sms, functional=functional,
                   l2_sharing=l2_sharing, warm_l2=warm_l2, cluster=cluster, max_instructions=max_instructions,
-                  progress=progress)
+                  progress=progress, cooperative=cooperative)
     return simulate(col, policy=policy, params=params, started=t0)
 
 
@@ -225,12 +226,14 @@ class Collected:
 
 def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
             functional: str = "all", l2_sharing: bool = True, warm_l2: bool = True, cluster=None,
-            max_instructions=None, progress=None) -> Collected:
+            max_instructions=None, progress=None, cooperative: bool = False) -> Collected:
     """Run the kernel on the engine with the trace on and send the trace through the memory model."""
     t0 = time.perf_counter()
     spec: GpuSpec = load_gpu(gpu) if isinstance(gpu, str) else gpu
     if functional not in ("all", "sampled"):
         raise ValueError("functional must be 'all' or 'sampled'")
+    if cooperative and functional != "all":
+        raise ValueError("a cooperative launch runs every CTA (its grid.sync waits for all): use functional='all'")
     grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
     T = int(np.prod(block3))
     G = int(np.prod(grid3))
@@ -250,7 +253,8 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.program))
         footprint.count_atomics = grid_packets
     # with every CTA run, count each one's work to find an SM busier than the simulated ones
-    work = WorkCount(G, -(-T // 32)) if functional == "all" else None
+    # (not for a cooperative launch: those CTAs alone would wait at its grid.sync for the others)
+    work = WorkCount(G, -(-T // 32)) if functional == "all" and not cooperative else None
     before = snapshot_args(list(args)) if work is not None else None
     tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None,
                       work if k == 0 else None)
@@ -258,7 +262,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     only = traced if functional == "sampled" else None
     launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster,
                              max_instructions=max_instructions, progress=progress, tracer=_FanOut(tracers),
-                             only_ctas=only)
+                             only_ctas=only, cooperative=cooperative)
     if work is not None and before is not None:
         extra = critical_sms(work.finish(), spec.sm_count, list(range(n_sim)))
         if extra:  # run those SMs' CTAs again on the inputs as they were, traced

@@ -56,3 +56,16 @@ def test_sanitizer_and_tracer_take_a_cooperative_launch(mod):
     tr = mod["two_phase"].trace(4, 128, [np.arange(512, dtype=np.int32), np.zeros(512, np.int32)],
                                 opcodes=["atom"], cooperative=True)
     assert tr.fault is None and len(tr) == 4  # one atom.add.release.gpu per CTA (its thread 0's warp)
+
+
+def test_the_timing_model_profiles_a_cooperative_launch(mod):
+    """Kernel.profile(..., cooperative=True) runs it as launch does (outputs complete) and predicts
+    a time; a sampled profile, or a launch of some CTAs only, would leave grid.sync waiting for
+    CTAs that never run, so both are refused."""
+    x, out = np.arange(512, dtype=np.int32), np.zeros(512, np.int32)
+    p = mod["two_phase"].profile(4, 128, [x, out], cooperative=True)
+    assert p.seconds > 0 and np.array_equal(out, np.roll(np.arange(512, dtype=np.int32) * 2, -1))
+    with pytest.raises(ValueError, match="functional='all'"):
+        mod["two_phase"].profile(4, 128, [x, out], cooperative=True, functional="sampled")
+    with pytest.raises(ptxvm.LaunchError, match="runs the whole grid"):
+        mod["two_phase"].launch(4, 128, [x, out], cooperative=True, only_ctas=[0])
