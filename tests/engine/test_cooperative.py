@@ -69,3 +69,15 @@ def test_the_timing_model_profiles_a_cooperative_launch(mod):
         mod["two_phase"].profile(4, 128, [x, out], cooperative=True, functional="sampled")
     with pytest.raises(ptxvm.LaunchError, match="runs the whole grid"):
         mod["two_phase"].launch(4, 128, [x, out], cooperative=True, only_ctas=[0])
+
+
+def test_the_debugger_runs_a_cooperative_launch(mod):
+    from ptxvm.tools.debugger import Debugger
+
+    x, out = np.arange(512, dtype=np.int32), np.zeros(512, np.int32)
+    with Debugger(mod["two_phase"], 4, 128, [x, out], cooperative=True) as d:
+        assert d.run().reason == "exited"
+    assert np.array_equal(out, np.roll(np.arange(512, dtype=np.int32) * 2, -1))
+    with Debugger(mod["two_phase"], 4, 128, [np.arange(512, dtype=np.int32), np.zeros(512, np.int32)]) as d:
+        stop = d.run()
+        assert stop.reason == "fault" and "trap" in stop.fault.reason

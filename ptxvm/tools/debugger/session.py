@@ -43,10 +43,11 @@ class Debugger(LaunchControl, Breakpoints, Registers, Memory, Threads, Focus):
 
     `sanitize` ("memcheck", "racecheck", "initcheck", "synccheck") runs the launch under that
     checker and stops at each error it reports (the access is suppressed as compute-sanitizer
-    suppresses it); `stop_on_fault` stops at a KernelFault before it ends the launch."""
+    suppresses it); `stop_on_fault` stops at a KernelFault before it ends the launch; `cooperative`
+    makes it a cooperative launch, as for Kernel.launch."""
 
     def __init__(self, kernel, grid, block, args=(), shared_mem: int = 0, cluster=None, max_instructions=None,
-                 sanitize: Optional[str] = None, stop_on_fault: bool = True):
+                 sanitize: Optional[str] = None, stop_on_fault: bool = True, cooperative: bool = False):
         from ...engine.launch import Launch
 
         self.kernel = kernel
@@ -60,6 +61,7 @@ class Debugger(LaunchControl, Breakpoints, Registers, Memory, Threads, Focus):
             self.sanitizer = Sanitizer(kernel, sanitize, False)
         self.hooks = DebugHooks(self, self.sanitizer)
         self.launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=self.hooks)
+        self.launch.cooperative = cooperative
         if self.sanitizer is not None:
             self.sanitizer.launch = self.launch
         self.grid, self.block = self.launch.grid, self.launch.block
