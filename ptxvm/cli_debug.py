@@ -81,7 +81,7 @@ def prompted(read):
               help="Run under this sanitizer checker and stop at each error it reports.")
 @click.option("--command", "-x", "command_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Run the commands of this file first.")
-def debug(files, kernel, grid, block, shared, args, max_instructions, cluster, tool, command_file):
+def debug(files, kernel, grid, block, shared, args, max_instructions, cluster, cooperative, tool, command_file):
     """Debug KERNEL of the PTX FILES (several are linked) with cuda-gdb-style commands (type help)."""
     import numpy as np
 
@@ -94,7 +94,8 @@ def debug(files, kernel, grid, block, shared, args, max_instructions, cluster, t
         values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
         k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         dbg = Debugger(k, _dims(grid), _dims(block), list(values), shared_mem=shared,
-                       cluster=_dims(cluster) if cluster else None, max_instructions=max_instructions, sanitize=tool)
+                       cluster=_dims(cluster) if cluster else None, max_instructions=max_instructions, sanitize=tool,
+                       cooperative=cooperative)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)

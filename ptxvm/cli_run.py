@@ -93,10 +93,8 @@ def parse_arg(text: str):
               help="With --compare: compare this .global/.const module variable too (repeatable).")
 @click.option("--no-contract", "no_contract", is_flag=True,
               help="Run every mul/add as written, without the FMA contraction ptxas applies (PTXVM_CONTRACT=0).")
-@click.option("--cooperative", is_flag=True,
-              help="A cooperative launch (cudaLaunchCooperativeKernel): all CTAs resident, grid.sync() works.")
-def run(files, kernel, grid, block, shared, args, max_instructions, cluster, as_json, device, compare_, symbols,
-        no_contract, cooperative):
+def run(files, kernel, grid, block, shared, args, max_instructions, cluster, cooperative, as_json, device, compare_,
+        symbols, no_contract):
     """Run KERNEL of the PTX FILES on the CPU engine (or a GPU) and print its launch statistics.
 
     Several files are linked into one program first, as cuLink links relocatable code

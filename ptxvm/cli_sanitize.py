@@ -39,7 +39,8 @@ def _parse(text: str):
 @click.option("--leak-check", type=click.Choice(["no", "full"]), default="no", show_default=True,
               help="memcheck: report device-heap allocations the kernel did not free.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def sanitize(files, kernel, grid, block, shared, args, max_instructions, cluster, tool, leak_check, as_json):
+def sanitize(files, kernel, grid, block, shared, args, max_instructions, cluster, cooperative, tool, leak_check,
+             as_json):
     """Run KERNEL of the PTX FILES (several are linked) under a sanitizer checker; exit 1 when it
     finds errors."""
     import numpy as np
@@ -52,7 +53,7 @@ def sanitize(files, kernel, grid, block, shared, args, max_instructions, cluster
         k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         report = k.sanitize(_dims(grid), _dims(block), list(values), tool=tool, leak_check=leak_check == "full",
                             shared_mem=shared, cluster=_dims(cluster) if cluster else None,
-                            max_instructions=max_instructions)
+                            max_instructions=max_instructions, cooperative=cooperative)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)

@@ -46,7 +46,8 @@ def _pc_range(text):
 @click.option("--pc-range", default=None, help="Trace only PCs A:B (B exclusive; either may be left out).")
 @click.option("--opcode", "opcodes", multiple=True, help="Trace only these opcodes, comma-separated (e.g. ld,st).")
 @click.option("--output", "-o", default=None, type=click.Path(dir_okay=False), help="Write the JSON lines here (default: stdout).")
-def trace(files, kernel, grid, block, shared, args, max_instructions, cluster, ctas, warps, pc_range, opcodes, output):
+def trace(files, kernel, grid, block, shared, args, max_instructions, cluster, cooperative, ctas, warps, pc_range, opcodes,
+          output):
     """Run KERNEL of the PTX FILES (several are linked) and trace its instructions as JSON lines."""
     import numpy as np
 
@@ -60,7 +61,8 @@ def trace(files, kernel, grid, block, shared, args, max_instructions, cluster, c
         k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         t = k.trace(_dims(grid), _dims(block), list(values), shared_mem=shared,
                     cluster=_dims(cluster) if cluster else None, max_instructions=max_instructions,
-                    ctas=cta_list, warps=list(warps) or None, pc_range=_pc_range(pc_range), opcodes=ops)
+                    ctas=cta_list, warps=list(warps) or None, pc_range=_pc_range(pc_range), opcodes=ops,
+                    cooperative=cooperative)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)
