@@ -28,12 +28,15 @@ from .cli import main
 @click.option("--regs", type=int, default=None, help="Registers per thread (default: ptxas -v, else estimated).")
 @click.option("--sms", type=int, default=1, show_default=True, help="SMs simulated in detail.")
 @click.option("--sampled", is_flag=True, help="Run only the simulated SMs' CTAs on the engine (faster; outputs partial).")
+@click.option("--cooperative", is_flag=True,
+              help="A cooperative launch (cudaLaunchCooperativeKernel): all CTAs resident, grid.sync() works.")
 @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
 @click.option("--roofline", type=click.Path(dir_okay=False), default=None, help="Write a roofline chart (.svg, or .png with matplotlib).")
 @click.option("--perfetto", type=click.Path(dir_okay=False), default=None,
               help="Write a Perfetto/Chrome trace (JSON) of the warps over predicted cycles, with stall reasons "
                    "(open it in ui.perfetto.dev).")
-def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, as_json, roofline, perfetto):
+def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sampled, cooperative, as_json, roofline,
+            perfetto):
     """Predict the time of KERNEL of the PTX FILES on a GPU (timing model) and print the profile.
     Several files are linked into one program first (as `ptxvm run` links them)."""
     import ptxvm
@@ -46,7 +49,7 @@ def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sa
         mod = ptxvm.load(files[0] if len(files) == 1 else list(files))
         k = mod.kernel(kernel)
         prof = _profile_with_progress(k, _dims(grid), _dims(block), list(values), shared, gpu, policy, regs, sms,
-                                      "sampled" if sampled else "all")
+                                      "sampled" if sampled else "all", cooperative)
     except ptxvm.PtxError as e:
         click.echo(e.listing(), err=True)
         sys.exit(1)
@@ -72,7 +75,7 @@ def profile(files, kernel, grid, block, shared, args, gpu, policy, regs, sms, sa
     click.echo(prof.to_json() if as_json else prof.report())
 
 
-def _profile_with_progress(kernel, grid, block, values, shared, gpu, policy, regs, sms, functional):
+def _profile_with_progress(kernel, grid, block, values, shared, gpu, policy, regs, sms, functional, cooperative=False):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     total = int(np.prod(grid))
@@ -80,4 +83,5 @@ def _profile_with_progress(kernel, grid, block, values, shared, gpu, policy, reg
                   TimeElapsedColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(f"profile {kernel.name}", total=total)
         return kernel.profile(grid, block, values, shared_mem=shared, gpu=gpu, policy=policy, regs=regs, sms=sms,
-                              functional=functional, progress=lambda done: bar.update(task, completed=done))
+                              functional=functional, progress=lambda done: bar.update(task, completed=done),
+                              cooperative=cooperative)

@@ -113,3 +113,19 @@ def test_run_cooperative(tmp_path):
     r = CliRunner().invoke(main, args + ["--cooperative"])
     assert r.exit_code == 0, r.output
     assert np.array_equal(np.load(out), np.roll(np.arange(512, dtype=np.int32) * 2, -1))
+
+
+def test_every_launching_command_takes_cooperative(tmp_path):
+    """sanitize, trace, profile (and debug) launch as run does: a grid.sync kernel works with --cooperative."""
+    ptx = str(pathlib.Path(__file__).parent / "engine" / "ptx" / "coop_grid_sync.ptx")
+    x, out = tmp_path / "x.npy", tmp_path / "out.npy"
+    np.save(x, np.arange(512, dtype=np.int32))
+    np.save(out, np.zeros(512, np.int32))
+    common = [ptx, "-k", "two_phase", "-g", "4", "-b", "128", "--arg", f"inout:{x}", "--arg", f"inout:{out}",
+              "--cooperative"]
+    r = CliRunner().invoke(main, ["sanitize", *common])
+    assert r.exit_code == 0 and "0 errors" in r.output, r.output
+    r = CliRunner().invoke(main, ["trace", *common, "--opcode", "atom"])
+    assert r.exit_code == 0 and len(r.output.strip().splitlines()) == 4, r.output
+    r = CliRunner().invoke(main, ["profile", *common])
+    assert r.exit_code == 0 and "two_phase on h200" in r.output, r.output
