@@ -34,10 +34,10 @@ from typing import Optional, Sequence
 from .errors import Diagnostic, PtxError, Span
 from .syntax import ast
 
-from .engine.control.flow import is_dynamic_parallelism
+from .engine.control import syscalls as _syscalls  # noqa: F401  (fills the registry read below)
+from .engine.control.flow import _SYSCALLS, is_dynamic_parallelism
 
-SYSTEM_CALLS = frozenset(("vprintf", "malloc", "free", "__assertfail",  # the engine provides these
-                          "cudaCGGetIntrinsicHandle", "cudaCGSynchronize"))
+SYSTEM_CALLS = frozenset(_SYSCALLS)  # the functions the engine provides (engine/control/syscalls.py)
 
 
 class PtxLinkError(PtxError):

@@ -321,12 +321,8 @@ class Kernel:
 
         with jit_switch.override(jit):
             launch = Launch(self, grid, block, list(args), shared_mem, cluster, max_instructions, progress, tracer,
-                            only_ctas)
-            if cooperative and only_ctas is not None:  # a grid barrier waits for every CTA of the grid
-                raise LaunchError("a cooperative launch runs the whole grid (only_ctas would leave its grid.sync "
-                                  "waiting for CTAs that never run)")
+                            only_ctas, cooperative=cooperative)
             launch.regroup = may_regroup(launch) and not cooperative
-            launch.cooperative = bool(cooperative)
             if (workers == 1 and executor is None) or cooperative:
                 return launch.run()
             from .parallel.launcher import run as run_parallel

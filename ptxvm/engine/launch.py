@@ -121,7 +121,10 @@ def wave_geometry(n_ctas: int, block) -> WaveGeometry:
 
 class Launch:
     def __init__(self, kernel, grid, block, args, shared_mem=0, cluster=None, max_instructions=None, progress=None,
-                 tracer=None, only_ctas=None, hooks=None, kparams: Optional[bytes] = None):
+                 tracer=None, only_ctas=None, hooks=None, kparams: Optional[bytes] = None, cooperative: bool = False):
+        if cooperative and only_ctas is not None:  # a grid barrier waits for every CTA of the grid
+            raise LaunchError("a cooperative launch runs the whole grid (only_ctas would leave its grid.sync "
+                              "waiting for CTAs that never run)")
         self.kernel = kernel
         self.hooks = hooks  # a LaunchHooks (engine/core/hooks.py) when a tool observes the launch
         self.tracer = tracer  # an engine.trace.Tracer when the launch is profiled
@@ -150,7 +153,7 @@ class Launch:
         self.regroup = False
         # a cooperative launch (cudaLaunchCooperativeKernel): every CTA resident at once, and the grid
         # workspace cooperative groups' grid.sync() uses, its address in %envreg1:%envreg2
-        self.cooperative = False
+        self.cooperative = bool(cooperative)
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
         try:
@@ -188,7 +191,7 @@ class Launch:
             a = host_array(a, where)
         if isinstance(a, np.ndarray):
             if bits_of(p.type) != 64:
-                size = getattr(getattr(self.module, "ast", None), "address_size", 64)
+                size = self.module.ast.address_size
                 if size != 64:  # .address_size 32, or none: PTX's default
                     raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter; this module is 32-bit "
                                       f"code ({'.address_size 32' if size else 'no .address_size: PTX defaults to 32'}"

@@ -251,8 +251,8 @@ def trace(kernel, grid, block, args=(), shared_mem: int = 0, cluster=None, max_i
     from ..errors import KernelFault
 
     hooks = Tracer(kernel, ctas, warps, pc_range, opcodes)
-    launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks)
-    launch.cooperative = cooperative  # a cooperative launch (cudaLaunchCooperativeKernel), as for Kernel.launch
+    launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks,
+                    cooperative=cooperative)
     try:
         hooks.records.stats = launch.run()
     except KernelFault as f:

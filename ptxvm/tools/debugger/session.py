@@ -60,8 +60,8 @@ class Debugger(LaunchControl, Breakpoints, Registers, Memory, Threads, Focus):
                 raise ValueError(f"unknown sanitizer tool {sanitize!r}: choose one of {', '.join(TOOLS)}")
             self.sanitizer = Sanitizer(kernel, sanitize, False)
         self.hooks = DebugHooks(self, self.sanitizer)
-        self.launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=self.hooks)
-        self.launch.cooperative = cooperative
+        self.launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=self.hooks,
+                             cooperative=cooperative)
         if self.sanitizer is not None:
             self.sanitizer.launch = self.launch
         self.grid, self.block = self.launch.grid, self.launch.block

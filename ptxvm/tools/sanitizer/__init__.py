@@ -34,8 +34,8 @@ def sanitize(kernel, grid, block, args=(), tool: str = "memcheck", leak_check: b
         raise ValueError(f"unknown sanitizer tool {tool!r}: choose one of {', '.join(TOOLS)}")
     hooks = Sanitizer(kernel, tool, leak_check)
     start = time.perf_counter()
-    launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks)
-    launch.cooperative = cooperative  # a cooperative launch (cudaLaunchCooperativeKernel), as for Kernel.launch
+    launch = Launch(kernel, grid, block, list(args), shared_mem, cluster, max_instructions, hooks=hooks,
+                    cooperative=cooperative)
     hooks.launch = launch
     try:
         launch.run()
