@@ -40,13 +40,14 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from ptxvm import toolchain  # noqa: E402
 CORPUS = ROOT / "tests" / "corpus"
 CUDA_DIR = CORPUS / "cuda"
 PTX_DIR = CORPUS / "ptx"
@@ -54,8 +55,9 @@ INVALID_DIR = CORPUS / "invalid"
 VALID_DIR = CORPUS / "valid"
 MANIFEST = PTX_DIR / "MANIFEST.json"
 
-NVCC = os.environ.get("NVCC", shutil.which("nvcc") or "/usr/local/bin/nvcc")
-PTXAS = os.environ.get("PTXAS", shutil.which("ptxas") or "/usr/local/bin/ptxas")
+# the CUDA toolkit's (PATH first), as the committed corpus was built; $NVCC / $PTXAS to choose
+NVCC = toolchain.find("nvcc", toolkit_first=True) or "nvcc"
+PTXAS = toolchain.find("ptxas", toolkit_first=True) or "ptxas"
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,9 @@ where ptxvm is right stays. What it found went into tests/corpus/invalid with pt
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import random
-import shutil
-import site
 import subprocess
 import sys
 import tempfile
@@ -30,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ptxvm import toolchain  # noqa: E402
 from ptxvm.check import verify  # noqa: E402
 from ptxvm.errors import PtxError  # noqa: E402
 from ptxvm.frontend import parse  # noqa: E402
@@ -44,16 +42,7 @@ CONSTANTS = ["0", "1", "-1", "0f3F800000", "4294967296", "0d3FF0000000000000"]
 
 
 def ptxas_path() -> str:
-    if os.environ.get("PTXAS"):
-        return os.environ["PTXAS"]
-    for sp in site.getsitepackages():
-        hits = glob.glob(os.path.join(sp, "nvidia", "cu13", "bin", "ptxas"))
-        if hits:
-            return hits[0]
-    found = shutil.which("ptxas")
-    if not found:
-        raise SystemExit("ptxas not found (pip install nvidia-cuda-nvcc, or set $PTXAS)")
-    return found
+    return toolchain.require("ptxas", "fuzz_verifier")
 
 
 def _operands(line: str, op: str) -> list[str]:

@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 
-CUDA_PTXAS = "/usr/local/cuda/bin/ptxas"
-_CUOBJDUMP_CANDIDATES = [
-    "/work/venv/lib/python3.11/site-packages/triton/backends/nvidia/bin/cuobjdump",
-    "/usr/local/cuda/bin/cuobjdump",
-]
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")))
+from ptxvm import toolchain  # noqa: E402
 
 _IN = ("a", "b", "c", "d", "e")
 _TMP = ("p", "q", "r", "s", "t", "u", "v")
@@ -68,10 +64,8 @@ _FLOAT_OP = re.compile(r"(@!?U?P[T0-9]+\s+)?\b(FFMA|FMUL|FADD|DFMA|DMUL|DADD|HFM
 
 
 def find_tools(ptxas: str | None = None):
-    ptxas = ptxas or (CUDA_PTXAS if os.path.exists(CUDA_PTXAS) else shutil.which("ptxas"))
-    cuobjdump = next((c for c in _CUOBJDUMP_CANDIDATES if os.path.exists(c)), None) \
-        or shutil.which("cuobjdump")
-    return ptxas, cuobjdump
+    """ptxas (the toolkit's first: the recorded fusions are CUDA 13.0's) and cuobjdump, or None."""
+    return ptxas or toolchain.find("ptxas", toolkit_first=True), toolchain.find("cuobjdump", toolkit_first=True)
 
 
 def sass(ptx: str, ptxas: str, cuobjdump: str, arch: str = "sm_90") -> list[str]:

@@ -24,11 +24,9 @@ Needs ptxas and nvdisasm (neither is needed by the tests: the JSON is committed)
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,6 +35,7 @@ from collections import Counter
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "timing", "sass"))
+from ptxvm import toolchain  # noqa: E402
 
 RESULT = os.path.join(ROOT, "benchmarks", "timing", "results", "sass_forms_ptxas13.json")
 _INS = re.compile(r"/\*([0-9a-f]{4,6})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]{16}) \*/")
@@ -45,19 +44,9 @@ _FUNC = re.compile(r"^\s*\.section\s+\.text\.(\S+?),")
 _MEMORY = ("LDG", "STG", "LDC", "ULDC", "EXIT", "BRA", "NOP")
 
 
-def find_tool(name: str, env: str) -> str | None:
-    if os.environ.get(env):
-        return os.environ[env]
-    if name == "ptxas" and os.path.exists("/usr/local/cuda/bin/ptxas"):
-        return "/usr/local/cuda/bin/ptxas"
-    found = shutil.which(name)
-    if found:
-        return found
-    for site in sys.path:
-        cand = glob.glob(os.path.join(site, "nvidia", "cu1*", "bin", name))
-        if cand:
-            return sorted(cand)[-1]
-    return None
+def find_tool(name: str) -> str | None:
+    """ptxas: the toolkit's first (the committed counts are CUDA 13.0's); nvdisasm: any."""
+    return toolchain.find(name, toolkit_first=True)
 
 
 def disassemble(ptx_path: str, ptxas: str, nvdisasm: str, quiet: bool = False) -> dict[str, list[dict]]:
@@ -142,7 +131,7 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true", help="store the raw result in " + os.path.relpath(RESULT, ROOT))
     ap.add_argument("--kernels", action="store_true", help="static SASS against PTX counts of the calibration kernels")
     args = ap.parse_args(argv)
-    ptxas, nvdisasm = find_tool("ptxas", "PTXAS"), find_tool("nvdisasm", "NVDISASM")
+    ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
     if not ptxas or not nvdisasm:
         print("needs ptxas and nvdisasm (pip install nvidia-cuda-nvdisasm; or set PTXAS / NVDISASM)", file=sys.stderr)
         return 2
@@ -181,7 +170,7 @@ def kernels(ptxas: str, nvdisasm: str) -> None:
 
     mods = sorted({c.module for c in calibration_cases(CASES)})
     names = {(c.module, c.kernel) for c in calibration_cases(CASES)}
-    newest = find_tool("ptxas", "PTXAS_NEW") if os.environ.get("PTXAS_NEW") else None
+    newest = os.environ.get("PTXAS_NEW") or None
     print("\nstatic counts (the code, not its execution: ptxas unrolls loops; NOP padding left out)")
     print(f"{'kernel':34s} {'PTX':>6s} {'table':>6s} {'SASS':>6s}")
     for mod in mods:
@@ -189,10 +178,8 @@ def kernels(ptxas: str, nvdisasm: str) -> None:
         try:
             funcs = disassemble(path, ptxas, nvdisasm, quiet=True)
         except subprocess.CalledProcessError:  # a newer PTX ISA than this ptxas: CUDA 13.5's
-            alt = newest or glob.glob(os.path.join(sys.prefix, "lib", "python3*", "site-packages", "nvidia", "cu13",
-                                                   "bin", "ptxas"))
-            alt = alt if isinstance(alt, str) else (alt[0] if alt else None)
-            if not alt:
+            alt = newest or toolchain.find("ptxas")  # the wheels' first
+            if not alt or alt == ptxas:
                 continue
             funcs = disassemble(path, alt, nvdisasm)
         ptx = _ptx_bodies(path)

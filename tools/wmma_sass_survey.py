@@ -23,6 +23,7 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, ROOT)
 
+from ptxvm import toolchain  # noqa: E402
 from ptxvm.semantics.families.matrix import _wmma_regs  # noqa: E402
 
 W3 = ("m16n16k16", "m32n8k16", "m8n32k16")
@@ -75,12 +76,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "timing", "wmma_sass_sm90a.json"))
     args = ap.parse_args(argv)
-    ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
-    cuobjdump = os.environ.get("CUOBJDUMP")
-    if cuobjdump is None:
-        import triton
-
-        cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    ptxas = toolchain.require("ptxas", "wmma_sass_survey", toolkit_first=True)  # the survey is CUDA 13.0's
+    cuobjdump = toolchain.require("cuobjdump", "wmma_sass_survey")
     src = [".version 8.0", ".target sm_90a", ".address_size 64"]
     names = {}
     for kind, fr, sh, t in forms():

@@ -18,19 +18,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..")))
+from ptxvm import toolchain  # noqa: E402
 
 
 def tool(name: str) -> str:
-    path = shutil.which(name) or os.path.join("/usr/local/cuda/bin", name)
-    if not os.path.exists(path):
-        sys.exit(f"build.py: {name} not found (install the CUDA toolkit)")
-    return path
+    """The CUDA toolkit's `name` (PATH, /usr/local/cuda), as the committed PTX was made with."""
+    return toolchain.require(name, "build.py", toolkit_first=True)
 
 
 def ptx(cu: str, out: str) -> None:
@@ -61,15 +60,7 @@ def resources(ptx_path: str) -> dict:
 
 def newest_ptxas() -> str:
     """CUDA 13.5's ptxas from the pip wheel when present (it knows PTX ISA 9.4), else the toolkit's."""
-    try:
-        import nvidia.cu13  # noqa: F401  (the pip CUDA 13.x wheels)
-
-        cand = os.path.join(list(nvidia.cu13.__path__)[0], "bin", "ptxas")
-        if os.path.exists(cand):
-            return cand
-    except ImportError:
-        pass
-    return tool("ptxas")
+    return toolchain.require("ptxas", "build.py")
 
 
 def cubins() -> None:

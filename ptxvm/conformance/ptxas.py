@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -14,15 +12,11 @@ from typing import Optional
 
 @lru_cache(maxsize=None)
 def find() -> Optional[str]:
-    """The ptxas to ask: $PTXAS, else the CUDA 13.5 wheels' (nvidia/cu13/bin/ptxas, from
-    `pip install nvidia-cuda-nvcc`), else the one on PATH. The newest knows the newest PTX ISA."""
-    if os.environ.get("PTXAS"):
-        return os.environ["PTXAS"]
-    for base in sys.path:
-        p = os.path.join(base, "nvidia", "cu13", "bin", "ptxas")
-        if base and os.access(p, os.X_OK):
-            return p
-    return shutil.which("ptxas")
+    """The ptxas to ask (ptxvm.toolchain: $PTXAS, else the CUDA 13.5 wheels', else a toolkit's).
+    The newest knows the newest PTX ISA."""
+    from .. import toolchain
+
+    return toolchain.find("ptxas")
 
 
 @lru_cache(maxsize=None)

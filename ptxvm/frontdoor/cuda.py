@@ -46,13 +46,10 @@ class CudaToolchainError(RuntimeError):
 
 # ----------------------------------------------------------------------------------- compilers
 def _nvcc_path() -> Optional[str]:
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
-            return os.path.join(home, "bin", "nvcc")
-    return None
+    """A toolkit's nvcc (PATH, $CUDA_HOME, /usr/local/cuda) before the pip wheels' (ptxvm.toolchain)."""
+    from .. import toolchain
+
+    return toolchain.find("nvcc", toolkit_first=True)
 
 
 @functools.lru_cache(maxsize=1)

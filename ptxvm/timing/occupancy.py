@@ -10,12 +10,12 @@ import functools
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from typing import Optional
 
+from .. import toolchain
 from ..syntax import ast
 
 RESERVED_REGS = 4  # registers ptxas keeps for itself beyond the live values (estimate)
@@ -110,7 +110,7 @@ def static_shared_bytes(module, kernel: str) -> int:
 
 def _ptxas_info(module) -> dict[str, tuple[int, int]]:
     source = getattr(module, "source", "") or ""
-    if source and shutil.which("ptxas") and not os.environ.get("PTXVM_NO_PTXAS"):
+    if source and not os.environ.get("PTXVM_NO_PTXAS") and toolchain.find("ptxas"):
         return _ptxas_registers(source, _arch(module.ast))
     return {}
 
@@ -131,7 +131,7 @@ def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, i
         with open(path, "w", encoding="utf-8") as f:
             f.write(source)
         try:
-            r = subprocess.run(["ptxas", f"-arch={arch}", "-v", path, "-o", os.path.join(d, "k.cubin")],
+            r = subprocess.run([toolchain.find("ptxas"), f"-arch={arch}", "-v", path, "-o", os.path.join(d, "k.cubin")],
                                capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired):
             return {}

@@ -3,9 +3,10 @@ ptxas's verdict recorded in its first line by snippets/record.py."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
+
+from ptxvm import toolchain
 
 from .conftest import SNIPPETS, errors_of, snippet_verdict
 
@@ -24,10 +25,11 @@ def test_snippet_matches_ptxas(path):
     shown = "\n".join(d.format() for d in errors[:5])
     if path.name in RELOCATABLE:
         assert not accepted and not errors, shown
-        if shutil.which("ptxas"):
+        ptxas = toolchain.find("ptxas", toolkit_first=True)
+        if ptxas:
             import subprocess
 
-            r = subprocess.run(["ptxas", "-arch=sm_90", "-c", str(path), "-o", "/dev/null"], capture_output=True,
+            r = subprocess.run([ptxas, "-arch=sm_90", "-c", str(path), "-o", "/dev/null"], capture_output=True,
                                text=True)
             assert r.returncode == 0, r.stderr
         return

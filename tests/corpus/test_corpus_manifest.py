@@ -2,11 +2,12 @@
 recorded ptxas verdicts of the invalid/valid snippets."""
 import hashlib
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from ptxvm import toolchain
 
 HERE = Path(__file__).resolve().parent
 PTX = HERE / "ptx"
@@ -39,13 +40,13 @@ def test_verdicts_recorded(kind, accepted):
             assert r["messages"], name
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
+@pytest.mark.skipif(toolchain.find("ptxas", toolkit_first=True) is None, reason="ptxas not installed")
 @pytest.mark.parametrize("kind", ["invalid", "valid"])
 def test_verdicts_still_hold(kind):
     """ptxas (if present) still agrees with the recorded accept/reject verdicts."""
     d = HERE / kind
     v = json.loads((d / "VERDICTS.json").read_text())["verdicts"]
     for name, r in sorted(v.items()):
-        p = subprocess.run(["ptxas", f"-arch={r['arch']}", name, "-o", "/dev/null"],
+        p = subprocess.run([toolchain.find("ptxas", toolkit_first=True), f"-arch={r['arch']}", name, "-o", "/dev/null"],
                            cwd=d, capture_output=True, text=True)
         assert (p.returncode == 0) == r["accepted"], (name, p.stderr[-400:])

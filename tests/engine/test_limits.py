@@ -4,7 +4,6 @@ driver's launch checks, the virtual device's memory budget, and grids that strea
 from __future__ import annotations
 
 import gc
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,22 +11,14 @@ import numpy as np
 import pytest
 
 import ptxvm
+from ptxvm import toolchain
 from ptxvm.engine.core.budget import MemoryBudget, parse_size
 from ptxvm.engine.core.device import Device
 from ptxvm.frontend import parse
 from ptxvm.module import Module
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "check" / "snippets"
-PTXAS = [p for p in ("/usr/local/cuda/bin/ptxas", shutil.which("ptxas") or "") if p and Path(p).is_file()]
-try:
-    import nvidia.cu13 as _cu13  # the CUDA 13.5 wheels' ptxas
-
-    _p = Path(_cu13.__path__[0]) / "bin" / "ptxas"
-    if _p.is_file():
-        PTXAS.append(str(_p))
-except ImportError:
-    pass
-PTXAS = sorted(set(PTXAS))
+PTXAS = sorted(p for r, p in toolchain.by_release("ptxas").items() if r in ("13.0", "13.5"))
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 

@@ -242,11 +242,9 @@ def test_cli_run_links_files(tmp_path):
 
 # ------------------------------------------------------------------ against NVIDIA's tools
 def _tool(name):
-    import os
-    import shutil
+    from ptxvm import toolchain
 
-    found = shutil.which(name) or f"/usr/local/cuda/bin/{name}"
-    return found if os.path.exists(found) else None
+    return toolchain.find(name, toolkit_first=True)  # ptxas and nvlink of one release
 
 
 def _ptxas_c(path, out):

@@ -2,7 +2,6 @@
 for the module-scope .shared variables it (or a function it calls) names, not for its neighbours'."""
 import os
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -88,8 +87,9 @@ def test_first_fit_places_past_clashes_only():
 
 
 def _ptxas():
-    path = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    return path if os.access(path, os.X_OK) else None
+    from ptxvm import toolchain
+
+    return toolchain.find("ptxas", toolkit_first=True)
 
 
 @pytest.mark.skipif(_ptxas() is None, reason="ptxas is not installed: no second opinion on per-kernel smem")

@@ -1,16 +1,17 @@
 """ptxas accepts the printed text of every sampled file it accepts as written."""
 import re
-import shutil
 import subprocess
 
 import pytest
 
+from ptxvm import toolchain
 from ptxvm.frontend import parse
 from ptxvm.syntax.printer import print_module
 
 from helpers import corpus_files
 
-pytestmark = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not installed")
+PTXAS = toolchain.find("ptxas", toolkit_first=True)
+pytestmark = pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
 
 VARIANTS = ("sm_75", "sm_90a", "sm_90-G", "sm_90-lineinfo", "sm_90-rdc")
 MAX_BYTES = 60_000
@@ -29,7 +30,7 @@ def _sample():
 
 def ptxas(path, arch):
     return subprocess.run(
-        ["ptxas", f"-arch={arch}", "-c", str(path), "-o", "/dev/null"], capture_output=True, text=True, timeout=120
+        [PTXAS, f"-arch={arch}", "-c", str(path), "-o", "/dev/null"], capture_output=True, text=True, timeout=120
     )
 
 

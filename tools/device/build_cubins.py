@@ -13,7 +13,6 @@ record.py --cubins OUT then loads the cubin (cuModuleLoadData) in place of the P
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import subprocess
 import sys
@@ -24,14 +23,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def default_ptxas() -> str:
-    env = os.environ.get("PTXAS")
-    if env:
-        return env
-    for p in sys.path:
-        hit = glob.glob(os.path.join(p, "nvidia", "cu13", "bin", "ptxas"))
-        if hit:
-            return hit[0]
-    return "ptxas"
+    """$PTXAS, else the CUDA 13.5 wheels' ptxas, else a toolkit's (ptxvm.toolchain)."""
+    sys.path.insert(0, ROOT)
+    from ptxvm import toolchain
+
+    return toolchain.find("ptxas") or "ptxas"
 
 
 def newer_than_90(ptx: str) -> bool:

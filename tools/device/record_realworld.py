@@ -57,9 +57,10 @@ def _sha(data: bytes) -> str:
 
 
 def build_cubins(out_dir: str) -> int:
-    ptxas = os.environ.get("PTXAS") or os.path.join(
-        sys.prefix, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}", "site-packages",
-        "nvidia", "cu13", "bin", "ptxas")
+    sys.path.insert(0, ROOT)
+    from ptxvm import toolchain
+
+    ptxas = toolchain.require("ptxas", "record_realworld --build-cubins", version="13.5")
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     os.makedirs(out_dir, exist_ok=True)
     index = {"ptxas": version, "files": {}}

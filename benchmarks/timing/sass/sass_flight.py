@@ -4,13 +4,12 @@ straight stretch of SASS (split at branches, barriers and branch targets) count 
 pressure.py to compare ptxas's schedule with the model's register rule (timing/pressure.py)."""
 from __future__ import annotations
 
-import glob
 import os
 import re
-import shutil
-import site
 import subprocess
 import tempfile
+
+from ptxvm import toolchain
 
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _REG = re.compile(r"\bR(\d+)\b")
@@ -20,13 +19,9 @@ _WIDTH = {"64": 2, "128": 4}
 
 
 def tool(name: str):
-    """ptxas / cuobjdump: CUDA 13.5's pip wheels first (they know the Triton PTX's ISA), then PATH."""
-    for site_dir in site.getsitepackages():
-        for sub in ("nvidia/cu13/bin", "triton/backends/nvidia/bin"):
-            hits = glob.glob(os.path.join(site_dir, sub, name))
-            if hits:
-                return hits[0]
-    return shutil.which(name)
+    """ptxas / cuobjdump: CUDA 13.5's pip wheels first (they know the Triton PTX's ISA), then PATH
+    (ptxvm.toolchain)."""
+    return toolchain.find(name)
 
 
 def compile_sass(ptx: str, arch: str = "sm_90a") -> tuple[str, str]:

@@ -161,20 +161,13 @@ def test_h200_outputs_pass_numpy_checks(case):
 
 
 def _ptxas_13_5():
-    """ptxas from the nvidia-cuda-nvcc 13.x wheel (or $PTXAS), if it takes PTX ISA 9.5."""
-    import os
-    import shutil
-    import subprocess
-    candidates = [os.environ.get("PTXAS", "")]
-    with contextlib.suppress(ImportError):
-        import nvidia
-        candidates += [os.path.join(p, "cu13", "bin", "ptxas") for p in nvidia.__path__]
-    candidates.append(shutil.which("ptxas") or "")
-    for c in candidates:
-        if c and os.access(c, os.X_OK):
-            v = subprocess.run([c, "--version"], capture_output=True, text=True).stdout
-            if any(f"release 13.{m}" in v for m in range(5, 10)) or "release 14." in v:
-                return c
+    """The newest installed ptxas (ptxvm.toolchain), if it takes PTX ISA 9.5 (CUDA 13.5 or later)."""
+    from ptxvm import toolchain
+
+    for release, path in toolchain.by_release("ptxas").items():
+        major, minor = map(int, release.split("."))
+        if (major, minor) >= (13, 5):
+            return path
     return None
 
 

@@ -3,48 +3,16 @@ CUDA 13.5 (the nvidia-cuda-nvcc wheel's nvidia/cu13/bin). A test that needs one 
 where it is absent."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-
-def _wheel_ptxas():
-    try:
-        import nvidia  # namespace package of the CUDA wheels
-    except ImportError:
-        return None
-    for root in getattr(nvidia, "__path__", []):
-        p = Path(root) / "cu13" / "bin" / "ptxas"
-        if p.exists():
-            return str(p)
-    return None
+from ptxvm import toolchain
 
 
-def _version(path):
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for word in out.split():
-        if word.startswith("V") and word[1:2].isdigit():
-            return word[1:]
-    return None
-
-
-def _find():
-    found = {}
-    for path in (shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas", _wheel_ptxas()):
-        if path and Path(path).exists():
-            v = _version(path)
-            if v and v.startswith(("13.0", "13.5")):
-                found.setdefault(v[:4], path)
-    return found
-
-
-PTXAS = _find()
+PTXAS = {r: p for r, p in toolchain.by_release("ptxas").items() if r in ("13.0", "13.5")}
 VERSIONS = ("13.0", "13.5")
 
 
