@@ -325,6 +325,10 @@ def check_function_header(ctx: Context, fn: ast.Function) -> None:
                                       "%perctamemoryoffset and %perctamemorysize")
     if "maxntid" in names and "reqntid" in names:
         ctx.error(end_span(ctx, fn), "conflicting directives: .maxntid and .reqntid cannot both be specified")
+    if "reqnctapercluster" in names and "maxclusterrank" in names:  # ptxas: at the later of the two
+        later = max(names["reqnctapercluster"], names["maxclusterrank"], key=lambda d: (d.span.line, d.span.col))
+        ctx.error(later.span if later.span.line > 0 else span,
+                  "conflicting directives: .reqnctapercluster and .maxclusterrank cannot both be specified")
     if "minnctapersm" in names and "maxntid" not in names and "reqntid" not in names:
         d = names["minnctapersm"]
         ctx.warning(d.span if d.span.line > 0 else span,

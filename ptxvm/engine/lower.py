@@ -147,6 +147,7 @@ class Lowerer:
         self.code: list[Op] = []
         self.globals: dict[str, Symbol] = {}
         self.functions: dict[str, FunctionInfo] = {}
+        self.aliases: dict[str, str] = {}  # `.alias a, b;`: calls to a run b (a may also be declared as a prototype)
         self.shared = FlatLayout()
         self.const = FlatLayout()
         self.local_static = FlatLayout()
@@ -181,6 +182,7 @@ class Lowerer:
                 self.globals[item.name] = Symbol(item.name, "function", offset=self.functions[item.name].address)
             elif isinstance(item, ast.Alias):
                 self.globals[item.alias] = Symbol(item.alias, "alias", decl=None, type=item.aliasee)
+                self.aliases[item.alias] = item.aliasee
         for alias in [s for s in self.globals.values() if s.space == "alias"]:
             target = self.globals.get(alias.type)
             if target is not None:

@@ -238,7 +238,7 @@ def lower_call(lowerer, instr, m, scope):
     direct = None
     fptr = None
     if isinstance(target, ast.SymbolRef):
-        direct = lowerer.functions.get(target.name)
+        direct = lowerer.functions.get(lowerer.aliases.get(target.name, target.name))
         if direct is None:
             sym = lowerer.lookup(target.name, scope)
             if sym is not None and sym.space == "reg":

@@ -31,8 +31,9 @@ def _value_bits(item, ptx_type: str, address_of) -> int:
         return item.bits & ((1 << bits) - 1)
     if isinstance(item, ast.Generic):
         return address_of(item.name, generic=True) + (int(evaluate(item.offset)) if item.offset is not None else 0)
-    if isinstance(item, ast.Mask):
-        return _value_bits(item.operand, "b64", address_of) & item.mask
+    if isinstance(item, ast.Mask):  # 0xFF00(x): the byte of x that the mask selects, as a byte value
+        low = (item.mask & -item.mask).bit_length() - 1
+        return (_value_bits(item.operand, "b64", address_of) & item.mask) >> low
     names = _symbols(item)
     if names:
         value = evaluate(item, {n: address_of(n) for n in names})

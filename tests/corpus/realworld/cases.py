@@ -1166,6 +1166,18 @@ def _check_ll_memcpy(a):
     np.testing.assert_array_equal(a["dst"].reshape(64, 72), want)
 
 
+def _ll_packed(rng):
+    return [out("out", np.zeros(64, np.int32))]
+
+
+def _check_ll_packed(a):
+    t = np.arange(64)
+    v = np.where(t % 2 == 0, 11, 44) + 7 - 3 + 9  # table[0] through the first pointer, table[2 + 1] the second
+    np.testing.assert_array_equal(a["out"], (v * 31) ^ t)
+
+
+case(name="llvm_packed_pointers_alias", file="ll_packed_alias", entry="packed_alias", grid=(1,), block=(64,),
+     make=_ll_packed, check=_check_ll_packed)
 case(name="llvm_memcpy_memset", file="ll_memcpy_trap", entry="memcpy_trap", grid=(1,), block=(64,),
      make=_ll_memcpy, check=_check_ll_memcpy)
 case(name="llvm_blocksum_O0", file="ll_blocksum.O0", entry="blocksum", grid=(4,), block=(256,), make=_ll_blocksum,
