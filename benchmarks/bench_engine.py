@@ -31,6 +31,7 @@ sys.path.insert(0, os.environ.get("PTXVM_TREE") or str(ROOT))
 # one process: these are single-process figures (CTA-parallel launches, ptxvm/parallel, are
 # measured by bench_parallel.py; the CPU time of worker processes is not this process's)
 os.environ.setdefault("PTXVM_WORKERS", "1")
+os.environ.setdefault("PTXVM_THREADS", "1")  # ... on one core (ptxvm.cores: no threaded copies or tensor-core rows)
 
 import ptxvm  # noqa: E402
 import ptxvm.jit  # noqa: E402

@@ -171,6 +171,13 @@ def main():
         return
     counts = [int(w) for w in opt.workers.split(",")]
     os.environ["PTXVM_PARALLEL_MIN_WORK"] = "0"
+    # the tensor-core rows on one core per process, the one-worker baseline too: the process count
+    # is what this measures (threads inside one process, ptxvm.cores, are bench_triton_matmul.py's
+    # wall figure); the argument copies keep their threads, as in the earlier passes' figures
+    from ptxvm.engine.core import bulk_copy
+
+    os.environ.setdefault("PTXVM_COPY_THREADS", str(bulk_copy.copy_threads()))
+    os.environ.setdefault("PTXVM_THREADS", "1")
     results = {"machine": opt.machine or f"{platform.node()}: {os.cpu_count()} CPUs", "python": platform.python_version(), "runs": []}
     print(f"{'workload':<50} {'workers':>7} {'wall s':>8} {'speed-up':>8} {'path s':>8} {'CPU-path':>8}  bytes")
     for name in opt.only.split(","):

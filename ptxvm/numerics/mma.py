@@ -199,8 +199,24 @@ def fused_mma(a, b, c, afmt: FloatFormat, bfmt: FloatFormat, cfmt: FloatFormat, 
     out, work, flags = _scratch(L * M * N, words, nflags)
     out = out.reshape(L, M, N)
     J.fused_mma(A, B, C, J.fmt_vector(afmt), J.fmt_vector(bfmt), J.fmt_vector(cfmt), J.fmt_vector(fmt),
-                J.RN if mode is Rounding.RN else J.RZ, align_bits, keep_bits, out, work, flags)
+                J.RN if mode is Rounding.RN else J.RZ, align_bits, keep_bits, out, work, flags,
+                _row_runner(L * M * N * K))
     return out.reshape(lead + out.shape[1:]).astype(fmt.dtype)
+
+
+MMA_THREADS_MIN = 1 << 20  # products in one call before its rows are split over threads
+
+
+def _row_runner(products: int):
+    """How fused_mma runs its rows: on ptxvm.cores' threads (the compiled kernels release the GIL)
+    when the call has at least MMA_THREADS_MIN products and this process may use several cores
+    (a parallel launch's workers may not), else None (in this thread)."""
+    from .. import cores
+
+    threads = cores.usable() if products >= MMA_THREADS_MIN else 1
+    if threads <= 1:
+        return None
+    return lambda rows, n: cores.run_ranges(rows, n, threads)
 
 
 _SCRATCH = threading.local()          # per thread: the compiled kernels run without the GIL

@@ -226,24 +226,41 @@ def work_sizes(L: int, M: int, K: int, N: int) -> tuple[int, int]:
     return 2 * na + 2 * nb + 2 * n, na + nb + n + L * M + L * N
 
 
-@njit(cache=True, nogil=True)
-def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out, work, flags):
+def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out, work, flags, run_rows=None):
     """One fused tensor-core step per output (mma.fused_step over exact products): out[l, m, n]
     = round(C + sum_k A[l, m, k] * B[l, k, n]) with every term truncated toward zero onto the grid
     2^(E - align_bits) (E the largest nominal exponent of the nonzero terms), the exact sum kept to
     `keep_bits` significant bits when keep_bits > 0, rounded into ofmt with `mode`.
 
-    Per output: a pass over k for E, a pass for the truncated sum; then all outputs are rounded
-    in one loop (_round_sums). NaN and infinity elements decode as zeros; outputs whose row of A
-    or column of B holds one take their special value (such a product is always infinite or
-    NaN, so the sum is not needed).
+    `fused_terms` decodes A and B once; `fused_rows` then computes the outputs of rows [r0, r1)
+    of the L * M rows (a pass over k for E, a pass for the truncated sum, the rounding), so the
+    rows may be split over threads: `run_rows(rows, n)` calls rows(r0, r1) for ranges covering
+    [0, n) (on several threads, the kernels release the GIL), None: one call. NaN and infinity
+    elements decode as zeros; outputs whose row of A or column of B holds one take their special
+    value (such a product is always infinite or NaN, so the sum is not needed).
 
     `work` (int64) and `flags` (int8) are scratch of at least work_sizes(L, M, K, N) elements,
     any content: the caller keeps them from call to call, since fresh large arrays cost page
     faults on every instruction."""
     L, M, K = a.shape
-    N = b.shape[2]
-    na, nb = a.size, b.size
+    fused_terms(a, b, afmt, bfmt, work, flags)
+
+    def rows(r0, r1):
+        fused_rows(r0, r1, a.shape, b.shape, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out,
+                   work, flags)
+
+    if run_rows is None:
+        rows(0, L * M)
+    else:
+        run_rows(rows, L * M)
+
+
+@njit(cache=True, nogil=True)
+def _layout(ashape, bshape, work, flags):
+    """The scratch arrays of fused_terms / fused_rows, as views of `work` and `flags`."""
+    L, M, K = ashape
+    N = bshape[2]
+    na, nb = L * M * K, L * K * N
     n = L * M * N
     pa = work[:na]; xa = work[na:2 * na]; ka = flags[:na]
     pb = work[2 * na:2 * na + nb]; xb = work[2 * na + nb:2 * na + 2 * nb]; kb = flags[na:na + nb]
@@ -252,17 +269,21 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out,
     cls = flags[na + nb:na + nb + n]
     rowsp = flags[na + nb + n:na + nb + n + L * M]     # a NaN or infinity in this row of A
     colsp = flags[na + nb + n + L * M:na + nb + n + L * M + L * N]   # ... in this column of B
-    totals[:] = 0
-    qs[:] = 0
-    cls[:] = 0
+    return pa, xa, ka, pb, xb, kb, totals, qs, cls, rowsp, colsp
+
+
+@njit(cache=True, nogil=True)
+def fused_terms(a, b, afmt, bfmt, work, flags):
+    """Decode A [L, M, K] and B [L, K, N] into the scratch (B transposed to [L, N, K], so that the
+    k loops run over contiguous memory) and mark the rows of A and columns of B with a NaN or
+    infinity."""
+    L, M, K = a.shape
+    N = b.shape[2]
+    pa, xa, ka, pb, xb, kb, totals, qs, cls, rowsp, colsp = _layout(a.shape, b.shape, work, flags)
+    _terms(a.ravel(), afmt, pa, xa, ka)
+    _terms_transposed(b, bfmt, pb, xb, kb)
     rowsp[:] = 0
     colsp[:] = 0
-    _terms(a.ravel(), afmt, pa, xa, ka)
-    # B's terms transposed to [L, N, K] so that the k loops run over contiguous memory
-    _terms_transposed(b, bfmt, pb, xb, kb)
-    # a product's nominal exponent is (ulp_a + ulp_b) + fab: E = max ulp sum + fab
-    fab = afmt[1] + bfmt[1]
-    fc = cfmt[1]
     for r in range(L * M):
         for k in range(K):
             if ka[r * K + k] >= 2:
@@ -271,38 +292,53 @@ def fused_mma(a, b, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out,
         for k in range(K):
             if kb[r * K + k] >= 2:
                 colsp[r] = 1
-    for l in range(L):
-        for i in range(M):
-            ra = (l * M + i) * K
-            for j in range(N):
-                rb = (l * N + j) * K
-                z = (l * M + i) * N + j
-                pc, xc, kc = _term(c[l, i, j], cfmt)
-                if rowsp[l * M + i] != 0 or colsp[l * N + j] != 0:
-                    kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
-                if kc >= 2:
-                    cls[z] = kc
-                    continue
-                xmax = np.int64(_ZERO_X * 2)
-                for k in range(K):
-                    xmax = max(xmax, xa[ra + k] + xb[rb + k])
-                emax = xmax + fab
-                if pc != 0:
-                    emax = max(emax, xc + fc)
-                if emax < _ZERO_X // 2:    # every product and C is zero
-                    continue
-                base = emax - align_bits + _PRE
-                total = np.int64(0)
-                for k in range(K):
-                    sh = min(base - (xa[ra + k] + xb[rb + k]), 63)
-                    total += _trunc(pa[ra + k] * pb[rb + k], sh)
-                if pc != 0:
-                    total += _trunc(pc, min(max(base - xc, 0), 63))
-                if keep_bits > 0:
-                    total = _keep_significant(total, keep_bits)
-                totals[z] = total
-                qs[z] = base - _PRE
-    _round_sums(totals, qs, cls, ofmt, mode, out.ravel())
+
+
+@njit(cache=True, nogil=True)
+def fused_rows(r0, r1, ashape, bshape, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out, work, flags):
+    """The outputs of rows r0 <= l * M + i < r1 (after fused_terms), rounded into `out`."""
+    L, M, K = ashape
+    N = bshape[2]
+    pa, xa, ka, pb, xb, kb, totals, qs, cls, rowsp, colsp = _layout(ashape, bshape, work, flags)
+    # a product's nominal exponent is (ulp_a + ulp_b) + fab: E = max ulp sum + fab
+    fab = afmt[1] + bfmt[1]
+    fc = cfmt[1]
+    totals[r0 * N:r1 * N] = 0
+    qs[r0 * N:r1 * N] = 0
+    cls[r0 * N:r1 * N] = 0
+    for r in range(r0, r1):
+        l = r // M
+        i = r - l * M
+        ra = r * K
+        for j in range(N):
+            rb = (l * N + j) * K
+            z = r * N + j
+            pc, xc, kc = _term(c[l, i, j], cfmt)
+            if rowsp[r] != 0 or colsp[l * N + j] != 0:
+                kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
+            if kc >= 2:
+                cls[z] = kc
+                continue
+            xmax = np.int64(_ZERO_X * 2)
+            for k in range(K):
+                xmax = max(xmax, xa[ra + k] + xb[rb + k])
+            emax = xmax + fab
+            if pc != 0:
+                emax = max(emax, xc + fc)
+            if emax < _ZERO_X // 2:    # every product and C is zero
+                continue
+            base = emax - align_bits + _PRE
+            total = np.int64(0)
+            for k in range(K):
+                sh = min(base - (xa[ra + k] + xb[rb + k]), 63)
+                total += _trunc(pa[ra + k] * pb[rb + k], sh)
+            if pc != 0:
+                total += _trunc(pc, min(max(base - xc, 0), 63))
+            if keep_bits > 0:
+                total = _keep_significant(total, keep_bits)
+            totals[z] = total
+            qs[z] = base - _PRE
+    _round_sums(totals[r0 * N:r1 * N], qs[r0 * N:r1 * N], cls[r0 * N:r1 * N], ofmt, mode, out.ravel()[r0 * N:r1 * N])
 
 
 @njit(cache=True, nogil=True)

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .. import cores
 from ..engine.core.memory import scatter
 from .analysis import MERGEABLE_ATOMIC_OPS, MERGEABLE_ATOMIC_TYPES
 
@@ -194,7 +195,8 @@ def run_shard(launch, index: int, positions: tuple[int, int], arena: np.ndarray,
         journal = mem.journal = journal if journal is not None else Journal(arena.size)
         launch.positions = (positions[0], positions[1])
         launch.progress = None
-        stats, printf = launch.execute()
+        with cores.limited(1):  # one core per shard: the other shards have the others
+            stats, printf = launch.execute()
         mem.journal = None
         if mem.arena.size != arena.size:  # device malloc grew it (such kernels run in one process)
             raise RuntimeError("global memory grew while the shard ran")

@@ -313,3 +313,21 @@ def test_without_numba_the_spec_runs_and_says_so_once(monkeypatch):
             warnings.simplefilter("error")
             MM.mma(a, b, c, "m16n8k16", "f16", "f16", "f32", "f32")  # no second notice
     _same(slow, fast)
+
+
+@pytest.mark.parametrize("kind", ("random", "specials", "zero", "ties"))
+@pytest.mark.parametrize("threads", (2, 3, 7))
+def test_rows_split_over_threads_give_the_same_bits(kind, threads, monkeypatch):
+    """A call large enough for ptxvm.cores' threads (MMA_THREADS_MIN products) splits its L * M
+    rows into ranges that run side by side; the bits are those of one thread and of the spec."""
+    from ptxvm import cores
+
+    monkeypatch.setattr(MM, "MMA_THREADS_MIN", 1)
+    monkeypatch.setattr(cores, "usable", lambda: threads)
+    a, b, c = _operands(threads, kind, "f16", "f16", "f32", 13, 24, 16, lead=(5,))  # 65 rows: uneven ranges
+    spec, split = _both(MM.fused_mma, a, b, c, _fmt("f16"), _fmt("f16"), _fmt("f32"), _fmt("f32"), MM.Rounding.RZ)
+    monkeypatch.setattr(cores, "usable", lambda: 1)
+    with jit.override(True):
+        alone = MM.fused_mma(a, b, c, _fmt("f16"), _fmt("f16"), _fmt("f32"), _fmt("f32"), MM.Rounding.RZ)
+    _same(spec, split)
+    _same(alone, split)

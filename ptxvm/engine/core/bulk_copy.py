@@ -8,33 +8,26 @@ output array) fault one page at a time: on the 16-core Xeon of the GPU machine 8
 2-core VM 2 threads copy into fresh pages in 5.3 ms against 9.4 (touched pages: 4.5 ms either
 way); benchmarks/bench_copy_threads.py, results/memcpy_threads_{16,2}cores.txt. NumPy's copy
 releases the GIL, so threads suffice. A copy of at least MIN_BYTES uses as many threads as this
-process may use cores, at most 8 (PTXVM_COPY_THREADS overrides).
+process may use (ptxvm.cores: its CPU affinity, PTXVM_THREADS), at most 8 (PTXVM_COPY_THREADS overrides).
 """
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
 
 import numpy as np
+
+from ... import cores
 
 MIN_BYTES = 8 << 20
 MAX_THREADS = 8
 _PAGE = 4096
-_executor: Optional[ThreadPoolExecutor] = None
-_executor_owner = -1  # the pid that made it (a forked child makes its own)
-_executor_threads = 0
 
 
 def copy_threads() -> int:
     env = os.environ.get("PTXVM_COPY_THREADS", "").strip()
     if env.isdigit():
         return max(1, int(env))
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+    return min(MAX_THREADS, cores.usable())
 
 
 def copy(dst: np.ndarray, src: np.ndarray) -> None:
@@ -46,14 +39,4 @@ def copy(dst: np.ndarray, src: np.ndarray) -> None:
         return
     step = -(-n // threads // _PAGE) * _PAGE
     cuts = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
-    list(_pool(threads).map(lambda c: np.copyto(dst[c[0]:c[1]], src[c[0]:c[1]]), cuts))
-
-
-def _pool(threads: int) -> ThreadPoolExecutor:
-    global _executor, _executor_owner, _executor_threads
-    if _executor is None or _executor_owner != os.getpid() or _executor_threads < threads:
-        if _executor is not None and _executor_owner == os.getpid():
-            _executor.shutdown(wait=False)  # (more threads wanted: PTXVM_COPY_THREADS changed)
-        _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ptxvm-copy")
-        _executor_owner, _executor_threads = os.getpid(), threads
-    return _executor
+    list(cores.pool(threads).map(lambda c: np.copyto(dst[c[0]:c[1]], src[c[0]:c[1]]), cuts))
