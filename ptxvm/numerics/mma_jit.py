@@ -275,8 +275,8 @@ def _layout(ashape, bshape, work, flags):
 @njit(cache=True, nogil=True)
 def fused_terms(a, b, afmt, bfmt, work, flags):
     """Decode A [L, M, K] and B [L, K, N] into the scratch (B transposed to [L, N, K], so that the
-    k loops run over contiguous memory) and mark the rows of A and columns of B with a NaN or
-    infinity."""
+    k loops run over contiguous memory) and mark the rows of A and columns of B that hold a NaN
+    or infinity."""
     L, M, K = a.shape
     N = b.shape[2]
     pa, xa, ka, pb, xb, kb, totals, qs, cls, rowsp, colsp = _layout(a.shape, b.shape, work, flags)
@@ -296,48 +296,55 @@ def fused_terms(a, b, afmt, bfmt, work, flags):
 
 @njit(cache=True, nogil=True)
 def fused_rows(r0, r1, ashape, bshape, c, afmt, bfmt, cfmt, ofmt, mode, align_bits, keep_bits, out, work, flags):
-    """The outputs of rows r0 <= l * M + i < r1 (after fused_terms), rounded into `out`."""
+    """The outputs of rows r0 <= l * M + i < r1 (after fused_terms), rounded into `out`: per
+    output a pass over k for E, a pass for the truncated sum; then the rounding of the range."""
     L, M, K = ashape
     N = bshape[2]
     pa, xa, ka, pb, xb, kb, totals, qs, cls, rowsp, colsp = _layout(ashape, bshape, work, flags)
     # a product's nominal exponent is (ulp_a + ulp_b) + fab: E = max ulp sum + fab
     fab = afmt[1] + bfmt[1]
     fc = cfmt[1]
-    totals[r0 * N:r1 * N] = 0
-    qs[r0 * N:r1 * N] = 0
-    cls[r0 * N:r1 * N] = 0
-    for r in range(r0, r1):
-        l = r // M
-        i = r - l * M
-        ra = r * K
-        for j in range(N):
-            rb = (l * N + j) * K
-            z = r * N + j
-            pc, xc, kc = _term(c[l, i, j], cfmt)
-            if rowsp[r] != 0 or colsp[l * N + j] != 0:
-                kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
-            if kc >= 2:
-                cls[z] = kc
+    # the loops count from 0 (not l, i = divmod(r, M), nor l from r0 // M): indices the compiler
+    # knows are not negative need no wrap-around, which keeps this two to three times faster
+    for l in range(L):
+        if (l + 1) * M <= r0 or l * M >= r1:
+            continue
+        for i in range(M):
+            r = l * M + i
+            if r < r0 or r >= r1:
                 continue
-            xmax = np.int64(_ZERO_X * 2)
-            for k in range(K):
-                xmax = max(xmax, xa[ra + k] + xb[rb + k])
-            emax = xmax + fab
-            if pc != 0:
-                emax = max(emax, xc + fc)
-            if emax < _ZERO_X // 2:    # every product and C is zero
-                continue
-            base = emax - align_bits + _PRE
-            total = np.int64(0)
-            for k in range(K):
-                sh = min(base - (xa[ra + k] + xb[rb + k]), 63)
-                total += _trunc(pa[ra + k] * pb[rb + k], sh)
-            if pc != 0:
-                total += _trunc(pc, min(max(base - xc, 0), 63))
-            if keep_bits > 0:
-                total = _keep_significant(total, keep_bits)
-            totals[z] = total
-            qs[z] = base - _PRE
+            ra = r * K
+            for j in range(N):
+                rb = (l * N + j) * K
+                z = r * N + j
+                totals[z] = 0
+                qs[z] = 0
+                cls[z] = 0
+                pc, xc, kc = _term(c[l, i, j], cfmt)
+                if rowsp[r] != 0 or colsp[l * N + j] != 0:
+                    kc = _special_dot(ka, kb, pa, pb, K, ra, rb, 1, kc)
+                if kc >= 2:
+                    cls[z] = kc
+                    continue
+                xmax = np.int64(_ZERO_X * 2)
+                for k in range(K):
+                    xmax = max(xmax, xa[ra + k] + xb[rb + k])
+                emax = xmax + fab
+                if pc != 0:
+                    emax = max(emax, xc + fc)
+                if emax < _ZERO_X // 2:    # every product and C is zero
+                    continue
+                base = emax - align_bits + _PRE
+                total = np.int64(0)
+                for k in range(K):
+                    sh = min(base - (xa[ra + k] + xb[rb + k]), 63)
+                    total += _trunc(pa[ra + k] * pb[rb + k], sh)
+                if pc != 0:
+                    total += _trunc(pc, min(max(base - xc, 0), 63))
+                if keep_bits > 0:
+                    total = _keep_significant(total, keep_bits)
+                totals[z] = total
+                qs[z] = base - _PRE
     _round_sums(totals[r0 * N:r1 * N], qs[r0 * N:r1 * N], cls[r0 * N:r1 * N], ofmt, mode, out.ravel()[r0 * N:r1 * N])
 
 
