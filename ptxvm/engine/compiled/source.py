@@ -5,7 +5,7 @@
         # a<slot>: register <slot>'s array; S_<name>: a special register's (sregs)
         nb = 0
         for k in range(n):
-            i = lanes[k] if use_lanes else k
+            i = np.uint64(lanes[k] if use_lanes else k)   # unsigned: no wrap-around on a[i]
             v3 = U(a3[i]); v7 = U(a7[i]) ...             # every register the block touches
             ... the steps, in program order (a guarded one under `if v<p>:`) ...
             a7[i] = np.uint32(v7) ...                      # the registers it writes
@@ -13,6 +13,10 @@
 
 A lane that bails (`BAIL` in a step) records itself and skips its stores, so it has changed
 nothing; the runtime then interprets the block for those lanes.
+
+The lane index `i` is unsigned: Numba gives every array read with a signed index a wrap-around
+for negative values, which it cannot rule out for lanes[k]; without it a block runs ~1.7x faster
+(the 16M vector add's setup block, 65536 lanes: 0.28 -> 0.16 ms).
 """
 from __future__ import annotations
 
@@ -59,7 +63,7 @@ def block_source(steps: list[Step], texts: list[str], dtypes) -> tuple[str, list
     args = ", ".join([f"a{s}" for s in slots] + [f"{sreg_name(k)}, {sreg_name(k)}_step" for k in specials] +
                      (["P_param, P_size"] if any(s.params for s in steps) else []))
     out = [f"def block(n, lanes, use_lanes, bail, {args}):", "    nb = 0", "    for k in range(n):",
-           "        i = lanes[k] if use_lanes else k"]
+           "        i = np.uint64(lanes[k] if use_lanes else k)"]
     out += [f"        {_load(s, dtypes[s])}" for s in slots]
     for j, (step, text) in enumerate(zip(steps, texts)):
         out.append(f"        # {text}")

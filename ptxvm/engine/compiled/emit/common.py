@@ -84,7 +84,7 @@ def special(lowerer, node, t: str, scope, sregs: set) -> Src:
     key = node.name if node.component is None else f"{node.name}.{node.component}"
     sregs.add(key)
     name = sreg_name(key)
-    return Src(f"U({name}[i * {name}_step])", t)
+    return Src(f"U({name}[i * U({name}_step)])", t)  # unsigned, as i: no float, no wrap-around
 
 
 def source(lowerer, node, t: str, scope, reads: set, sregs: Optional[set] = None) -> Src:
