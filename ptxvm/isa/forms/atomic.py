@@ -12,7 +12,7 @@ F = builder("atomic", slots=S)
 T = ("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64")
 CP = [(lambda v, ops: ("cache-policy" in ops) == bool(v.get("level::cache_hint")),
        "the cache-policy operand goes with .L2::cache_hint (both or neither)")]
-REQ = {"sem": "6.0 sm_70", "scope": "6.0 sm_70", "scope=cluster": "7.8 sm_90", "space=shared::cta": "7.8 sm_30",
+REQ = {"sem": "6.0 sm_70", "scope": "5.0 sm_60", "scope=cluster": "7.8 sm_90", "space=shared::cta": "7.8 sm_30",
        "space=shared::cluster": "7.8 sm_90", "level::cache_hint": "7.4 sm_80"}
 OPT = {
     "and": ("b32", "b64"), "or": ("b32", "b64"), "xor": ("b32", "b64"), "exch": ("b32", "b64"), "cas": ("b32", "b64"),

@@ -26,7 +26,7 @@ PREQ = {"proxykind=async|async.global|async.shared::cta|async.shared::cluster": 
 F("membar.proxy.proxykind", proxykind=("alias",), since="7.5 sm_70")  # ptxas 13: only .alias
 F("fence{.sem}.scope", slots={"sem": ("sc", "acq_rel", "acquire", "release"),
                               "scope": ("cta", "cluster", "gpu", "sys")},
-  since="6.0 sm_70", req={"scope=cluster": "7.8 sm_90"})
+  since="6.0 sm_70", req={"scope=cluster": "7.8 sm_90", "sem=acquire|release": "8.6 sm_90"})
 F("fence.acquire.sync_restrict::shared::cluster.cluster", since="8.6 sm_90")
 F("fence.release.sync_restrict::shared::cta.cluster", since="8.6 sm_90")
 F("fence.alias.sync_restrict::read.release.sys", since="9.5 sm_90")
