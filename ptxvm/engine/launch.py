@@ -156,6 +156,7 @@ class Launch:
         self.cooperative = bool(cooperative)
         self.device = self.module.device
         self.copies: list[tuple[np.ndarray, DeviceArray]] = []
+        self.copy_names: list[str] = []  # the argument each copy is of ("argument 1 (a, .u64)"), for messages
         try:
             # `kparams`: the parameter buffer already marshalled (a shard of a launch in another process)
             self.kparams = self.marshal(args) if kparams is None else bytes(kparams)
@@ -205,6 +206,7 @@ class Launch:
                 dev = self.device.to_device(a, what=f"the copy of {where}")
                 seen[id(a)] = dev
                 self.copies.append((a, dev))
+                self.copy_names.append(where)
             return np.uint64(dev.address).tobytes()
         if isinstance(a, DeviceArray):
             if not getattr(self.hooks, "tracks_initialization", False):  # it may be written: initialized now
@@ -354,8 +356,15 @@ class Launch:
             self._discard()
             stats.seconds = time.perf_counter() - start
             return stats
+        for i, (host, dev) in enumerate(self.copies):  # a read-only array takes nothing back: the kernel
+            if i not in unchanged and not host.flags.writeable and not dev.holds(host):  # must not have written it
+                where = self.copy_names[i]
+                self._discard()
+                raise LaunchError(f"kernel {self.info.name} wrote to {where}, a read-only array "
+                                  "(np.frombuffer, a broadcast view...), where its results cannot be returned: "
+                                  "pass a writeable array (np.array(x)) or a device array (ptxvm.to_device)")
         for i, (host, dev) in enumerate(self.copies):
-            if i not in unchanged:
+            if i not in unchanged and host.flags.writeable:
                 dev.copy_to_host(out=host)
         self._discard()
         if printf:
@@ -387,7 +396,7 @@ class Launch:
     def _discard(self):
         for _, dev in self.copies:
             dev.free()
-        self.copies = []
+        self.copies, self.copy_names = [], []
 
     def _next_wave(self, ctx, ctas, local_static) -> None:
         """Reuse a finished wave's arrays for the next CTAs (register contents are undefined

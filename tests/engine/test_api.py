@@ -212,3 +212,43 @@ def test_verifier_warnings_are_kept_on_the_module():
     np.testing.assert_array_equal(out, want.astype(np.uint32))
     with pytest.raises(ptxvm.PtxVerifyError, match="not supported from PTX ISA 6.4"):
         ptxvm.loads(text.replace(".version 3.1", ".version 8.0").replace("sm_30", "sm_90"), "new.ptx")
+
+
+READ_WRITE = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst, .param .u32 write_src)
+{
+    .reg .b64 %rd<3>;
+    .reg .b32 %r<3>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    ld.param.u32 %r2, [write_src];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    ld.global.u32 %r1, [%rd1];
+    add.u32 %r1, %r1, 1;
+    st.global.u32 [%rd2], %r1;
+    setp.ne.u32 %p, %r2, 0;
+    @%p st.global.u32 [%rd1], %r1;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_read_only_array_is_an_input_and_refuses_results(workers, monkeypatch):
+    """A read-only host array (np.frombuffer) the kernel only reads is an input like any other; if
+    the kernel writes it, the launch says which argument instead of failing inside NumPy, and the
+    other arrays are left as they were."""
+    monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
+    k = ptxvm.loads(READ_WRITE, "rw.ptx").kernel("k")
+    src = np.frombuffer(np.int32(41).tobytes(), np.int32)
+    dst = np.zeros(1, np.int32)
+    k.launch(1, 1, [src, dst, 0], workers=workers)
+    assert dst[0] == 42
+    dst[0] = 7
+    with pytest.raises(ptxvm.LaunchError, match=r"wrote to argument 0 \(src, \.u64\), a read-only array"):
+        k.launch(1, 1, [src, dst, 1], workers=workers)
+    assert dst[0] == 7 and src[0] == 41

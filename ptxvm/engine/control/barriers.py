@@ -81,9 +81,9 @@ def lower_bar(lowerer, instr, m, scope):
         if group.size == 0:
             return
         st = _barrier_state(ctx)
-        b = np.broadcast_to(np.asarray(bar_id(ctx, group)).astype(np.int64), (group.size,))
-        if (b >= N_BARRIERS).any():
-            raise Fault(f"barrier number {int(b.max())} out of range 0..15", int(group[int(np.argmax(b >= N_BARRIERS))]))
+        # a barrier number from a register is taken modulo 16, as the H200 does (16 is barrier 0;
+        # docs/hardware-notes.md, tools/device/probe_barrier_ids.py); an immediate is verified 0..15
+        b = np.broadcast_to(np.asarray(bar_id(ctx, group)).astype(np.int64) & (N_BARRIERS - 1), (group.size,))
         cta = ctx.cta_slot[group]
         c = np.broadcast_to(np.asarray(count(ctx, group)).astype(np.int64), (group.size,)) if count is not None else None
         if ctx.hooks is not None:

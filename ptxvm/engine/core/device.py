@@ -59,6 +59,11 @@ class DeviceArray:
             return out
         return raw.view(self.dtype).reshape(self.shape).copy()
 
+    def holds(self, a: np.ndarray) -> bool:
+        """Whether the device bytes equal host array `a`'s (as copied in)."""
+        raw = self.device.memory.view(self._alloc)[: self.nbytes]
+        return bool(np.array_equal(raw, np.ascontiguousarray(a).reshape(-1).view(np.uint8)))
+
     def copy_from_host(self, a: np.ndarray) -> None:
         a = np.ascontiguousarray(a)
         if a.nbytes != self.nbytes:
