@@ -259,9 +259,14 @@ class Copies:
             self.rt.from_device(out, ptr)
             results.append((a, out))
         surfaces = self.resources.read_back()
+        for a, out in results:  # a read-only array takes nothing back (the CPU engine's rule, Launch.finish)
+            if isinstance(a, np.ndarray) and not a.flags.writeable and a.tobytes() != out.tobytes():
+                raise LaunchError("the kernel wrote to a read-only array argument (np.frombuffer, a broadcast "
+                                  "view...), where its results cannot be returned: pass a writeable array")
         for a, out in results:
             if isinstance(a, np.ndarray):
-                a[...] = out
+                if a.flags.writeable:
+                    a[...] = out
             else:
                 a.copy_from_host(out)
         for s, data in surfaces:
