@@ -2,8 +2,9 @@
 releases the GIL) and the compiled tensor-core kernels (numerics/mma_jit.py, `nogil`).
 
 `usable()` is how many this process may run at once: the cores it may run on (its CPU affinity),
-at most PTXVM_THREADS when that is set, and 1 in the workers of a parallel launch (`limit(1)`):
-there the cores are the workers'. One pool of threads per process (a forked child makes its own).
+at most PTXVM_THREADS when that is set, and 1 while a shard of a parallel launch runs
+(`limited(1)`): there the cores are the workers'. One pool of threads per process (a forked
+child makes its own).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Optional
 
-_limit: Optional[int] = None  # set in a parallel launch's worker processes
+_limit: Optional[int] = None  # set while a shard of a parallel launch runs
 _pool: Optional[ThreadPoolExecutor] = None
 _pool_owner = -1  # the pid that made it
 _pool_threads = 0
@@ -34,16 +35,10 @@ def usable() -> int:
     return max(1, n)
 
 
-def limit(n: Optional[int]) -> None:
-    """Cap usable() for this process (None: no cap). A parallel launch's workers call limit(1)."""
-    global _limit
-    _limit = n
-
-
 @contextmanager
 def limited(n: int):
-    """limit(n) while the block runs (a shard of a parallel launch: the other cores run the
-    other shards), then the cap as it was."""
+    """At most n usable threads while the block runs (a shard of a parallel launch: the other
+    cores run the other shards), then the cap as it was."""
     global _limit
     saved = _limit
     _limit = n if saved is None else min(saved, n)
