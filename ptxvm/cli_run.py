@@ -10,6 +10,8 @@ Arguments, in the kernel's parameter order:
   out:FILE.npy        written after the launch; FILE.npy must exist (it gives shape and dtype)
                       or be given as out:FILE.npy:DTYPE:COUNT to start from zeros
   bytes:HEX           a by-value struct, as hex bytes
+  dev:DTYPE:COUNT     device memory of COUNT elements, not initialized (what cudaMalloc gives),
+                      nothing written back: scratch space, or inputs for initcheck
 
 --device cuda runs on the GPU instead; --compare runs on both and prints where the arrays differ.
 """
@@ -80,6 +82,17 @@ def parse_arg(text: str):
             return bytes.fromhex(rest), None
         except ValueError:
             raise click.BadParameter(f"{text!r}: not hex bytes") from None
+    if kind == "dev":
+        import ptxvm
+        from .semantics.dtypes import numpy_dtype
+
+        spec = rest.split(":")
+        try:
+            if len(spec) != 2:
+                raise ValueError
+            return ptxvm.device_array(int(spec[1]), numpy_dtype(spec[0])), None
+        except (ValueError, KeyError):
+            raise click.BadParameter(f"{text!r}: expected dev:DTYPE:COUNT, DTYPE a PTX type (e.g. dev:f32:1024, dev:s32:64)") from None
     raise click.BadParameter(f"{text!r}: unknown argument kind {kind!r}")
 
 

@@ -2,8 +2,8 @@
 
     ptxvm sanitize --tool memcheck --leak-check full k.ptx -k oob -g 1 -b 64 -a in:x.npy -a s32:60
 
-Arguments are those of `ptxvm run` (in:, inout:, out:, TYPE:VALUE, bytes:), plus
-  dev:DTYPE:COUNT     uninitialized device memory (what cudaMalloc gives; initcheck reports reads of it)
+Arguments are those of `ptxvm run` (in:, inout:, out:, TYPE:VALUE, bytes:, dev:DTYPE:COUNT: uninitialized
+device memory, what cudaMalloc gives, whose reads initcheck reports).
 The report is printed in compute-sanitizer's wording (--json: as JSON); the exit status is 1 when
 it holds errors. inout:/out: files are written back unless an error faulted the launch.
 """
@@ -17,23 +17,8 @@ from .cli import main
 from .cli_options import launch_options
 
 
-def _parse(text: str):
-    from .cli_run import parse_arg
-
-    if text.startswith("dev:"):
-        import ptxvm
-        from .semantics.dtypes import numpy_dtype
-
-        spec = text[4:].split(":")
-        try:
-            return ptxvm.device_array(int(spec[1]), numpy_dtype(spec[0])), None
-        except (IndexError, ValueError, KeyError):
-            raise click.BadParameter(f"{text!r}: expected dev:DTYPE:COUNT (e.g. dev:f32:1024)") from None
-    return parse_arg(text)
-
-
 @main.command()
-@launch_options("A kernel argument (see `ptxvm run --help`; dev:DTYPE:COUNT too).")
+@launch_options()
 @click.option("--tool", type=click.Choice(["memcheck", "racecheck", "initcheck", "synccheck"]), default="memcheck",
               show_default=True, help="The checker (compute-sanitizer's --tool).")
 @click.option("--leak-check", type=click.Choice(["no", "full"]), default="no", show_default=True,
@@ -46,10 +31,10 @@ def sanitize(files, kernel, grid, block, shared, args, max_instructions, cluster
     import numpy as np
 
     import ptxvm
-    from .cli_run import _dims
+    from .cli_run import _dims, parse_arg
 
     try:
-        values, back = zip(*[_parse(a) for a in args]) if args else ((), ())
+        values, back = zip(*[parse_arg(a) for a in args]) if args else ((), ())
         k = ptxvm.load(files[0] if len(files) == 1 else list(files)).kernel(kernel)
         report = k.sanitize(_dims(grid), _dims(block), list(values), tool=tool, leak_check=leak_check == "full",
                             shared_mem=shared, cluster=_dims(cluster) if cluster else None,
