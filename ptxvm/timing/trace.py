@@ -255,13 +255,17 @@ def sector_byte_masks(addr: np.ndarray, act: np.ndarray, size: int, c) -> np.nda
     if w.size == 0:  # no lane stores (a guarded store whose guard holds nowhere)
         return np.zeros(len(c.sectors), np.uint64)
     a = addr[w, lane].astype(np.uint64)
-    key = (w.astype(np.uint64) << np.uint64(40)) | (a >> np.uint64(5))
+    # (warp, sector) as one key: sectors counted from the request's lowest one (a request spans
+    # far less than 2^40 sectors), so no address bit reaches the warp's (global addresses have
+    # bits 40-46 set, local ones bit 56: packed whole, warps 0-3 of a store shared one key)
+    base = (a >> np.uint64(5)).min()
+    key = (w.astype(np.uint64) << np.uint64(40)) | ((a >> np.uint64(5)) - base)
     bits = ((np.uint64(1) << np.uint64(size)) - np.uint64(1)) << (a & np.uint64(31))
     order = np.argsort(key, kind="stable")
     key, bits = key[order], bits[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
     keys, masks = key[starts], np.bitwise_or.reduceat(bits, starts)
-    want = (c.warp.astype(np.uint64) << np.uint64(40)) | (c.sectors >> np.uint64(5))
+    want = (c.warp.astype(np.uint64) << np.uint64(40)) | ((c.sectors >> np.uint64(5)) - base)
     return masks[np.searchsorted(keys, want)]
 
 
@@ -580,11 +584,13 @@ def _access_memory(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, s
     res.l1_waves[sel] = bank_conflicts(addr, act, size)
     if "sector_level" in last and len(c.sectors):
         miss = np.asarray(last["sector_level"]) >= 1
-        if miss.any():
-            lk = np.unique(c.warp[miss].astype(np.uint64) << np.uint64(48) | (c.sectors[miss] >> np.uint64(7)))
+        if miss.any():  # distinct 128-B lines per warp (c is sorted by warp, then sector)
+            w, line = c.warp[miss], c.sectors[miss] >> np.uint64(7)
+            new = np.ones(w.size, bool)
+            new[1:] = (w[1:] != w[:-1]) | (line[1:] != line[:-1])
             if res.l2_lines is None:
                 res.l2_lines = np.zeros(res.mkind.size, np.int64)
-            res.l2_lines[sel] = np.bincount((lk >> np.uint64(48)).astype(np.int64), minlength=c.n_warps)
+            res.l2_lines[sel] = np.bincount(w[new], minlength=c.n_warps)
     if "sector_level" in last and policy.op not in (CacheOp.CG, CacheOp.CV):
         keys = fills.keys(c.sectors, c.warp, last["sector_level"], dram_time, c.n_warps)
         if res.keys is None:

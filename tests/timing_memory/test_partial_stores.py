@@ -54,3 +54,47 @@ def test_sector_byte_masks():
     assert sector_byte_masks(addr, act, 32, c).tolist() == [0xFFFFFFFF] * len(c.sectors)
     none = np.zeros((2, 32), bool)  # a store whose guard holds in no lane
     assert len(sector_byte_masks(addr, none, 4, coalesce(addr, none, 4))) == 0
+
+
+@pytest.mark.parametrize("base", [0, 0x7F0000000000, 0x0100000000000000])
+def test_sector_byte_masks_keep_warps_apart_at_real_addresses(base):
+    """Global memory lives at 0x7f0000000000 (address bits 40-46) and local memory at 2^56: the
+    (warp, sector) key must not let those bits reach the warp's. Packed whole, warps 0-3 of one
+    store shared a key and their byte masks were OR-ed together."""
+    addr = np.zeros((4, 32), np.uint64)
+    for w in range(4):  # warp w writes bytes 4w..4w+3 of the same 32 sectors
+        addr[w] = np.uint64(base) + np.arange(32, dtype=np.uint64) * 32 + np.uint64(4 * w)
+    act = np.ones((4, 32), bool)
+    c = coalesce(addr, act, 4)
+    masks = sector_byte_masks(addr, act, 4, c)
+    for w in range(4):
+        assert masks[c.warp == w].tolist() == [0xF << (4 * w)] * 32
+
+
+def test_local_loads_of_several_warps_that_miss_profile():
+    """Local-memory loads of two warps missing the L1 (a line no store brought in): the L2-lines
+    count per warp of the memory pass packed local addresses, 2^56 and up, into the warp's bits
+    and failed with a NumPy shape error (found profiling LLVM output with a .local depot)."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .local .align 8 .b8 depot[64];
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %tid.x;
+    st.local.u32 [depot], %r1;
+    ld.local.u32 %r2, [depot+32];
+    add.u32 %r2, %r2, %r1;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"""
+    out = np.zeros(64, np.int32)
+    prof = ptxvm.loads(src, "local.ptx").kernel("k").profile(1, 64, [out], warm_l2=False)
+    assert prof.cycles > 0 and out.tolist() == list(range(64))
