@@ -304,9 +304,11 @@ def _source_name(sym: str) -> Optional[str]:
 
 @functools.lru_cache(maxsize=1)
 def _cxxfilt() -> Optional[str]:
-    return shutil.which("cu++filt") or (os.path.join(os.path.dirname(_nvcc_path()), "cu++filt")
-                                         if _nvcc_path() and os.path.isfile(os.path.join(
-                                             os.path.dirname(_nvcc_path()), "cu++filt")) else None)
+    """cu++filt (a CUDA toolkit's, ptxvm.toolchain), else binutils' c++filt: nvcc and NVRTC mangle
+    kernel names by the Itanium C++ ABI, which both demangle alike."""
+    from .. import toolchain
+
+    return toolchain.find("cu++filt", toolkit_first=True) or shutil.which("c++filt")
 
 
 def _demangle_all(symbols: Iterable[str]) -> dict[str, str]:
@@ -332,7 +334,7 @@ class CudaModule(Module):
     """A Module compiled from CUDA C++: kernels can also be named as in the C++ source.
 
     `kernel(name)` tries, in order: the PTX name itself; the full demangled signature (when
-    cu++filt is installed, e.g. 'add(int*, int*, int*)'); the C++ name read from the mangled
+    cu++filt or c++filt is installed, e.g. 'add(int*, int*, int*)'); the C++ name read from the mangled
     symbol's `_Z<len><name>` / `_ZN...E` prefix ('add', 'ns::add'). A C++ name that matches several
     kernels (overloads, template instances) is an error listing their symbols.
     """
@@ -358,8 +360,9 @@ class CudaModule(Module):
         if len(hits) == 1:
             return super().kernel(hits[0])
         if len(hits) > 1:
-            raise KeyError(f"{name!r} names several kernels in {self.file}: {', '.join(hits)}; "
-                           f"pass the PTX symbol")
+            listed = ", ".join(f"{h} ({full[h]})" if h in full else h for h in hits)
+            raise KeyError(f"{name!r} names several kernels in {self.file}: {listed}; "
+                           f"pass the PTX symbol{' or the C++ signature' if full else ''}")
         return super().kernel(name)  # the usual KeyError listing the kernels
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ptxvm
+from ptxvm.frontdoor import cuda as cuda_frontdoor
 from ptxvm.frontdoor.cuda import (CudaCompileError, CudaModule, available_compilers, cxx_name,
                                   parse_compiler_log)
 
@@ -214,6 +215,21 @@ def test_kernels_by_cxx_name(good):
     good.kernel("_Z5twicePi")
     with pytest.raises(KeyError, match="no kernel named"):
         good.kernel("nope")
+
+
+@needs_compiler
+@pytest.mark.skipif(cuda_frontdoor._cxxfilt() is None, reason="neither cu++filt nor c++filt is installed")
+def test_template_instances_by_signature():
+    """Template instances share a C++ name; their full signatures (demangled by cu++filt, or by
+    binutils' c++filt where the CUDA toolkit has none) pick one, and the ambiguity lists them."""
+    m = ptxvm.compile_cuda("template <int B> __global__ void k(int *p) { p[threadIdx.x] = B; }\n"
+                           "template __global__ void k<16>(int *); template __global__ void k<32>(int *);",
+                           name="tpl.cu")
+    out = np.zeros(2, np.int32)
+    m.kernel("void k<32>(int*)")[1, 2](out)
+    assert out.tolist() == [32, 32]
+    with pytest.raises(KeyError, match=r"several kernels.*\(void k<16>\(int\*\)\).*or the C\+\+ signature"):
+        m.kernel("k")
 
 
 def test_cxx_name_parser():
