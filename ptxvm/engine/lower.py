@@ -679,6 +679,7 @@ class Lowerer:
         unpack_parts = 0
         carry_in = instr.opcode in ("addc", "subc", "madc")
         carry_out = m.has("cc")
+        elementwise = bool(m.values.get("vec"))  # mov.v2/.v4: braced lists of whole elements, not parts
         for spec, node in zip(m.operands, instr.operands):
             t = spec.type.name if spec.type is not None else "b64"
             if spec.kind is Kind.PAIR or spec.spec.second is not None:
@@ -688,6 +689,13 @@ class Lowerer:
                 writers.append(self.writer(second, "pred", scope) if second is not None else sink_writer)
                 continue
             if isinstance(node, ast.VectorOperand):
+                if elementwise:
+                    if spec.role is Role.SRC:
+                        readers.extend(self.reader(el, t, scope) for el in node.elements)
+                        lane_arrays = lane_arrays or any(self._is_register_array(el, scope) for el in node.elements)
+                    else:
+                        writers.extend(self.writer(el, t, scope) for el in node.elements)
+                    continue
                 if spec.role is Role.SRC:
                     part = _part_type(t, len(node.elements))
                     for el in node.elements:

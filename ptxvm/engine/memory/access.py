@@ -44,13 +44,21 @@ def _norm_space(v: str) -> str:
 
 def address_reader(lowerer, node, scope):
     """(space of a named base or None, reader of the address as uint64 in that space)."""
+    from ...syntax.constexpr import evaluate
+
     if isinstance(node, ast.Address):
         base, offset = node.base, node.offset
     elif isinstance(node, ast.Immediate):
         base, offset = None, node.expr
+    elif isinstance(node, ast.ArrayElement):  # `a[i]` (ISA "Arrays as Operands"): [a + i * element size]
+        from ..core.layout import type_size
+
+        sym = lowerer.lookup(node.base.name, scope)
+        if sym is None or sym.decl is None:
+            raise LoweringError(f"{node.base.name}[...]: not an array variable")
+        base, offset = node.base, ast.IntLit(int(evaluate(node.index)) * type_size(sym.decl))
     else:
         raise LoweringError("expected an address operand")
-    from ...syntax.constexpr import evaluate
 
     off = 0
     if offset is not None:

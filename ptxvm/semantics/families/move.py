@@ -1,8 +1,8 @@
 """The pure part of mov (PTX ISA 9.7.9.1): copies, and packing / unpacking of vector operands.
 
-The engine resolves special registers and addresses itself; what is left here is `mov d, a`
-and the vector forms `mov.b64 %rd, {%r1, %r2}` (pack) and `mov.b64 {%r1, %r2}, %rd` (unpack),
-whose first element is the least significant part.
+The engine resolves special registers and addresses itself; what is left here is `mov d, a`,
+the vector forms `mov.b64 %rd, {%r1, %r2}` (pack) and `mov.b64 {%r1, %r2}, %rd` (unpack),
+whose first element is the least significant part, and `mov.v2/.v4` (one copy per element).
 """
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def unpack(wide, part_bits: int, n: int) -> tuple:
 
 @semantic("mov")
 def mov(spec):
+    if spec.values.get("vec"):  # mov.v2/.v4 {d0, d1, ...}, {a0, a1, ...}: element by element
+        return lambda *src: tuple(np.array(s, copy=True) for s in src)
+
     def lanes(*src):
         """mov d, a copies a; mov d, {a, b, ...} packs the parts into d."""
         if len(src) == 1:
