@@ -787,11 +787,11 @@ ENGINE_TARGET = "sm_90a"  # what the virtual GPU is: an H200
 
 
 def _refuse_beyond_sm90(m) -> None:
-    """Forms that PTX ISA 9.1+ added for later GPUs (the sm_100 family, sm_120, ...) verify against
+    """Forms for later GPUs (the sm_100 family, sm_120, ...: 256-bit loads, PTX ISA 9.1+ forms) verify against
     their module's target, but an H200 has no such instruction: a kernel that reaches one faults
     with a message naming the form and the target it needs (as the driver would refuse its cubin)."""
     req = m.requirement
-    if tuple(req.ptx) > (9, 0) and req.problems((9, 5), ENGINE_TARGET):
+    if req.problems((9, 5), ENGINE_TARGET):
         kind = {"a": " (architecture-specific)", "f": " or a later target of its family"}.get(req.suffix, " or later")
         raise LoweringError(f"{m.name} needs .target {req.target}{kind}: ptxvm runs kernels as an H200 "
                             f"({ENGINE_TARGET}), which does not have it")

@@ -91,3 +91,25 @@ def test_array_elements_as_memory_operands():
 def test_ptxas_takes_them(version, source):
     ok, err = ptxas_accepts(version, source)
     assert ok, err
+
+
+def test_a_256_bit_load_faults_as_the_h200_has_none():
+    """ld.global.v8.u32 (PTX ISA 8.8, sm_100 and later; ZLUDA's `vector8` at .target sm_120) verifies
+    against its module's target, but a kernel that reaches it faults naming the target it needs:
+    an H200 has no 256-bit load (it ran as if it had one)."""
+    src = """.version 8.8
+.target sm_120
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .u64 a;
+    .reg .u32 d<8>;
+    ld.param.u64 a, [p];
+    ld.global.v8.u32 {d0, d1, d2, d3, d4, d5, d6, d7}, [a];
+    st.global.u32 [a], d7;
+    ret;
+}
+"""
+    k = ptxvm.loads(src, "v8.ptx").kernel("k")
+    with pytest.raises(ptxvm.KernelFault, match="needs .target sm_100 or later"):
+        k[1, 1](np.arange(8, dtype=np.uint32))
