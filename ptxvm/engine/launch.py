@@ -17,7 +17,7 @@ from .core import sregs
 from .core.budget import human
 from .core.device import DeviceArray, default_device
 from .core.machine import EXITED, Context, Fault, run
-from .core.memory import FlatMemory, WindowedMemory, host_refused
+from .core.memory import RESERVED_SHARED, FlatMemory, WindowedMemory, host_refused
 
 SMS = 132  # H100 SXM / H200
 THREADS_PER_SM = 2048
@@ -143,7 +143,8 @@ class Launch:
         self.shared_dynamic = int(shared_mem)
         prog = self.module.program
         self.shared_static = self.info.shared_static  # what this kernel reaches (engine/shared_layout.py)
-        self.shared_total = self.shared_static + self.shared_dynamic
+        self.shared_total = self.shared_static + self.shared_dynamic  # the kernel's bytes
+        self.shared_window = RESERVED_SHARED + self.shared_total  # a CTA's: with the system's reserved KiB
         launch_limits.check_shared(self.shared_static, self.shared_dynamic)
         self.max_instructions = max_instructions
         # True when no CTA's result can depend on which CTAs share a wave (the caller decides:
@@ -220,7 +221,7 @@ class Launch:
     def wave_capacity(self, bytes_per_thread: int) -> int:
         by_threads = SMS * (THREADS_PER_SM // self.threads_per_cta) if self.threads_per_cta <= THREADS_PER_SM else SMS
         by_ctas = SMS * CTAS_PER_SM
-        by_shared = SMS * (SHARED_PER_SM // self.shared_total) if self.shared_total else by_ctas
+        by_shared = SMS * (SHARED_PER_SM // self.shared_window)
         by_state = max(1, STATE_BUDGET // max(1, bytes_per_thread * self.threads_per_cta))
         by_cache = CACHE_WAVE_THREADS // self.threads_per_cta if self.regroup else by_ctas
         return max(1, min(by_threads, by_ctas, by_shared, by_state, by_cache))
@@ -378,7 +379,7 @@ class Launch:
         """(CTAs per wave, bytes the wave holds): the wave shrinks, in whole clusters, to what the
         device's memory budget has free; OutOfDeviceMemory when not even one cluster fits."""
         self.device.memory.collect()  # unloaded modules' memory first
-        per_cta = self.shared_total + per_thread * self.threads_per_cta
+        per_cta = self.shared_window + per_thread * self.threads_per_cta
         size = int(np.prod(self.cluster))
         capacity = max(size, min(capacity, -(-max(total_ctas, 1) // size) * size))
         fits = self.device.budget.free // max(per_cta, 1) // size * size
@@ -460,13 +461,13 @@ class Launch:
             laneid=geo.laneid32,
             warpid=geo.warpid,
             nwarpid=geo.warps_per_cta,
-            smem_total=self.shared_total,
+            smem_static=self.shared_static,
             smem_dynamic=self.shared_dynamic,
             derived=geo.derived,
         )
         cluster_ops.fill_sregs(ctx, ctas, self.grid, self.cluster, self.explicit_cluster, slot)
         ctx.gmem = self.device.memory
-        ctx.shared = WindowedMemory("shared", ctas.size, self.shared_total)
+        ctx.shared = WindowedMemory("shared", ctas.size, self.shared_window)
         ctx.local = WindowedMemory("local", n, local_size)
         ctx.const = const
         ctx.kparams = kparams

@@ -27,6 +27,7 @@ from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, compon
 from . import shared_layout
 from .compiled.emit import EMITTERS as FUSIBLE_OPCODES
 from .core.machine import Context, Fault, Op
+from .core.memory import RESERVED_SHARED
 from ..isa.sregs import SREGS
 from .core.operands import (FUNC_ADDRESS_BASE, alu_runner, symbol_plus_offset, LoweringError, UnresolvedReference,
     constant_reader, literal, register_reader, register_writer, sink_writer)
@@ -290,16 +291,17 @@ class Lowerer:
         kernels = [users(sym) for sym in symbols]
         offsets = shared_layout.place([(sym.size, var_align(sym.decl)) for sym in symbols], kernels)
         for sym, off in zip(symbols, offsets):
-            sym.offset = off
-        for k in reach:
+            sym.offset = RESERVED_SHARED + off  # after the system's reserved 1 KiB, as on the H200
+        for k in reach:  # a kernel's static bytes: its own variables (the reserved KiB not counted)
             ends = [off + sym.size for sym, off, ks in zip(symbols, offsets, kernels) if k in ks]
             self.functions[k].shared_static = -(-max(ends, default=0) // 16) * 16
         dynamic = {sym.name for sym in self.globals.values() if sym.space == "shared" and sym.dynamic}
         takers = [k for k, names in reach.items() if names & dynamic]
         # one address for the extern array, after the static variables of every kernel that names it
-        self._dynamic_base = max((self.functions[k].shared_static for k in takers), default=0)
+        static = max((self.functions[k].shared_static for k in takers), default=0)
+        self._dynamic_base = RESERVED_SHARED + static
         for k in takers:
-            self.functions[k].shared_static = self._dynamic_base
+            self.functions[k].shared_static = static
 
     def dynamic_shared_offset(self) -> int:
         return self._dynamic_base

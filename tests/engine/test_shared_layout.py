@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ptxvm
+from ptxvm.engine.core.memory import RESERVED_SHARED
 from ptxvm.engine import shared_layout
 
 HERE = os.path.dirname(__file__)
@@ -51,7 +52,7 @@ def test_each_kernel_pays_for_its_own_shared_variables():
         assert m.program.functions[f"k{i}"].shared_static == 40960
         out = np.zeros(2, np.uint32)
         m[f"k{i}"].launch(1, 1, [out])  # 120 KiB for each would be refused (48 KiB static limit)
-        assert out[1] == 0  # no other kernel's array before its own
+        assert out[1] == RESERVED_SHARED  # no other kernel's array before its own (after the system's KiB)
         if i < 2:
             assert out[0] == 0  # thread 0 stored its %tid.x at the array's end and read it back
 
@@ -69,8 +70,8 @@ def test_variables_two_kernels_reach_never_overlap_theirs():
     for k in ("ka", "kb"):
         out = np.zeros(4, np.uint32)
         m[k].launch(1, 32, [out], shared_mem=64)
-        assert out[0] == 0 and out[1] == 40000
-    assert m.program.dynamic_shared_base == 40016
+        assert out[0] == RESERVED_SHARED and out[1] == RESERVED_SHARED + 40000
+    assert m.program.dynamic_shared_base == RESERVED_SHARED + 40016
 
 
 def test_unused_variables_take_no_space():

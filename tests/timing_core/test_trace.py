@@ -2,6 +2,7 @@
 import numpy as np
 
 import ptxvm
+from ptxvm.engine.core.memory import RESERVED_SHARED  # the H200's reserved KiB before a CTA's variables
 from ptxvm.engine.trace.events import LOCAL_REGION, Tracer
 
 from .ptx_cases import HEADER
@@ -85,10 +86,10 @@ def test_addresses_by_space():
     by_text = {t.info(s.pc).opcode + "." + t.info(s.pc).mem.space: s for s in t.steps if t.info(s.pc).mem is not None
                and t.info(s.pc).op_class != "uniform"}
     st_shared = by_text["st.shared"]
-    assert st_shared.addr[0, :4].tolist() == [0, 4, 8, 12]
+    assert st_shared.addr[0, :4].tolist() == [RESERVED_SHARED + a for a in (0, 4, 8, 12)]
     generic = by_text["ld.generic"]
     assert generic.space.tolist() == [1, 1]  # generic addresses that fall in the shared window
-    assert generic.addr[0, :3].tolist() == [0, 4, 8]
+    assert generic.addr[0, :3].tolist() == [RESERVED_SHARED + a for a in (0, 4, 8)]
     local = by_text["st.local"].addr
     # interleaved: word 1 of consecutive lanes are 4 bytes apart, in the local region
     assert (local[0, 1] - local[0, 0]) == 4 and local[0, 0] >= LOCAL_REGION

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ptxvm
+from ptxvm.engine.core.memory import RESERVED_SHARED  # the H200's reserved KiB before a CTA's variables
 from ptxvm import Debugger, DebuggerError
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "ptx"
@@ -269,7 +270,7 @@ def test_barrier_shared_memory_and_focus():
         d.set_focus(cta=(0, 0, 0))
         b0 = np.concatenate([x[:256], np.zeros(0, np.float32)])
         b0[:88] += x[512:600]
-        s0 = np.frombuffer(d.read_memory(0, 8, "shared"), np.float32)  # block 0 is one step behind (s = 128 done)
+        s0 = np.frombuffer(d.read_memory(RESERVED_SHARED, 8, "shared"), np.float32)  # block 0 is one step behind (s = 128 done)
         np.testing.assert_array_equal(s0, (b0[:128] + b0[128:])[:2])
         assert d.read_memory("_ZZ14block_tree_sumIfET_S0_E5sdata", 8) == s0.tobytes()
         d.set_focus(cta=(1, 0, 0), thread=(0, 0, 0))

@@ -140,16 +140,16 @@ delete
 cuda block (1,0,0) thread (0,0,0)
 watch _ZZ14block_tree_sumIfET_S0_E5sdata 4
 continue
-x/2fw @shared 0
+x/2fw @shared 1024
 quit
 """)
     assert code == 0
     assert "3 0x00000000 0x00000000 0xffffffff 0x00000000 25" in _words(out)  # warp 3 waits at __syncthreads
     assert "* (0,0,0) 256 256 168 0" in _words(out)
     assert "$1 = 0.0" in out  # v = x[0] before its second trip adds x[512]
-    assert "Hardware watchpoint 2: _ZZ14block_tree_sumIfET_S0_E5sdata (4 bytes of .shared at 0x0)" in out
+    assert "Hardware watchpoint 2: _ZZ14block_tree_sumIfET_S0_E5sdata (4 bytes of .shared at 0x400)" in out
     assert "Old value = 0x" in out and "written by reduce_partial_f32 at" in out
-    assert "0x0:\t" in out
+    assert "0x400:\t" in out
     assert "Traceback" not in out
 
 

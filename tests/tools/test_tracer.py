@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import ptxvm
+from ptxvm.engine.core.memory import RESERVED_SHARED  # the H200's reserved KiB before a CTA's variables
 from ptxvm.cli import main
 
 PTX = Path(__file__).with_name("trace_kernel.ptx")
@@ -92,7 +93,7 @@ def test_addresses_values_and_lines(kernel):
     assert ld.source == ("k.cu", 6) and ld.ptx_line == 19
     sts = next(r for r in t if r.text.startswith("st.shared"))
     lds = next(r for r in t if r.text.startswith("ld.shared"))
-    assert sts.space == "shared" and sts.addresses.tolist() == (4 * tid).tolist()
+    assert sts.space == "shared" and sts.addresses.tolist() == (RESERVED_SHARED + 4 * tid).tolist()
     assert lds.addresses.tolist() == sts.addresses.tolist()
     stg = [r for r in t if r.text.startswith("st.global")]
     got = {}
@@ -168,7 +169,7 @@ def test_cli(tmp_path):
     recs = [json.loads(line) for line in run.stdout.splitlines()]
     assert [r["pc"] for r in recs] == [0, 1, 5, 8]
     assert all(r["cta"] == [1, 0, 0] and r["warp"] == 1 for r in recs)
-    assert recs[3]["space"] == "shared" and _hex(recs[3]["addresses"]) == list(range(128, 256, 4))
+    assert recs[3]["space"] == "shared" and _hex(recs[3]["addresses"]) == list(range(RESERVED_SHARED + 128, RESERVED_SHARED + 256, 4))
     run = CliRunner().invoke(main, ["trace", str(PTX), "-k", "nope"])
     assert run.exit_code == 1 and "nope" in run.output
     run = CliRunner().invoke(main, base + ["--pc-range", "x"])

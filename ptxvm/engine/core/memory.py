@@ -28,6 +28,12 @@ WINDOW_SIZE = 1 << 32
 # the 227 KB a CTA can have, and rank 15 (the largest non-portable cluster) still fits in 32 bits,
 # so .shared::cluster addresses are valid in 32-bit registers as on the hardware. A generic
 # address of either kind is SHARED_WINDOW plus it.
+# The first 1 KiB of every CTA's shared memory is the system's: the H200 reports
+# %reserved_smem_offset_begin 0, _end 288, _cap 1024 and places a kernel's first static .shared
+# variable at 1024 (tools/device/probe_reserved_smem.py, docs/hardware-notes.md). CUDA's cooperative
+# groups keep block-tile state there (through %reserved_smem_offset_1).
+RESERVED_SHARED = 1024
+RESERVED_SHARED_END = 288
 CLUSTER_RANK_SHIFT = 24
 CLUSTER_OFFSET_MASK = (1 << CLUSTER_RANK_SHIFT) - 1
 GLOBAL_BASE = 0x7F00_0000_0000

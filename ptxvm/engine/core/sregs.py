@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.dtypes import numpy_dtype
+from .memory import RESERVED_SHARED, RESERVED_SHARED_END
 
 _TYPES = {
     "%tid": "u32", "%ntid": "u32", "%laneid": "u32", "%warpid": "u32", "%nwarpid": "u32",
@@ -73,7 +74,7 @@ def lane_registers(cta_slot: np.ndarray, laneid: np.ndarray) -> dict:
             "%lanemask_gt": (~((one << (lane + one)) - one)).astype(np.uint32)}
 
 
-def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_total, smem_dynamic, cluster=None,
+def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_static, smem_dynamic, cluster=None,
          derived=None):
     """Set every special register of the wave from its geometry arrays (`derived`: lane_registers'
     values, when the caller keeps them)."""
@@ -89,9 +90,16 @@ def fill(ctx, *, tid, ntid, ctaid, nctaid, laneid, warpid, nwarpid, smem_total, 
     s.update(derived if derived is not None else lane_registers(ctx.cta_slot, laneid))
     s["%nsmid"] = np.uint32(132)
     s["%gridid"] = np.uint64(1)
-    s["%total_smem_size"] = np.uint32(smem_total)
-    s["%aggr_smem_size"] = np.uint32(smem_total)
+    # as the H200 reports them (tools/device/probe_reserved_smem.py): 100 static + 256 dynamic bytes
+    # give total 384 (in 128-byte units), aggregate 1392 (the reserved KiB + 112 + 256)
+    s["%total_smem_size"] = np.uint32(-(-(smem_static + smem_dynamic) // 128) * 128)
+    s["%aggr_smem_size"] = np.uint32(RESERVED_SHARED + smem_static + smem_dynamic)
     s["%dynamic_smem_size"] = np.uint32(smem_dynamic)
+    s["%reserved_smem_offset_begin"] = np.uint32(0)
+    s["%reserved_smem_offset_end"] = np.uint32(RESERVED_SHARED_END)
+    s["%reserved_smem_offset_cap"] = np.uint32(RESERVED_SHARED)
+    s["%reserved_smem_offset_0"] = np.uint32(0)
+    s["%reserved_smem_offset_1"] = np.uint32(0)
     cl = cluster or {}
     s["%is_explicit_cluster"] = np.bool_(cl.get("explicit", False))
     for i, c in enumerate("xyz"):
