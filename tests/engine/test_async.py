@@ -342,3 +342,88 @@ W:  mbarrier.test_wait.b64 %p2, [%rd3], %rd4;
     ptxvm.loads(ptx)["k"].launch(1, 64, [out])
     # the second arrivals (phase 1) see pending counts 64 .. 1 before them, plus the parity bit
     assert sorted(out.tolist()) == [1 + k for k in range(1, 65)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_complete_tx_of_many_lanes_is_lane_by_lane(seed):
+    """MB.update's all-objects-at-once complete-tx (bulk copies issued by every thread:
+    cuda::memcpy_async with a cuda::barrier) leaves the words and returns the tokens that the
+    lane-by-lane rule does: phases that complete at the last lane, ones that would complete
+    mid-group (the general path takes those), out-of-range tx-counts."""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        objects = int(rng.integers(1, 4))
+        words = MB.pack(rng.integers(0, 4, objects), rng.integers(0, 3, objects), 3,
+                        rng.integers(0, 200, objects))
+        n = int(rng.integers(2, 12))
+        idx = rng.integers(0, objects, n)
+        tx = rng.choice([0, 16, 32, 64], n)
+        fast, slow = words.copy(), words.copy()
+        try:
+            got = MB.update(fast, idx, complete_tx=tx)
+        except MB.MbarrierError:
+            got = None
+        want = np.empty(n, words.dtype)
+        try:
+            for i in range(n):  # the general path, one lane per call
+                want[i] = MB.update(slow, idx[i:i + 1], complete_tx=tx[i:i + 1])[0]
+        except MB.MbarrierError:
+            want = None
+        if want is None:
+            assert got is None
+            continue
+        assert got is not None and got.tolist() == want.tolist() and fast.tolist() == slow.tolist()
+
+
+BULK_PER_THREAD = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 in, .param .u64 out, .param .u32 skew)
+{
+    .shared .align 16 .b8 buf[4096];
+    .shared .align 8 .b64 bar;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra READY;
+    mbarrier.init.shared.b64 [bar], 256;
+READY:
+    bar.sync 0;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r2, [skew];
+    mul.wide.u32 %rd3, %r1, 16;
+    add.s64 %rd4, %rd1, %rd3;
+    setp.eq.u32 %p, %r1, 77;
+    @%p cvt.u64.u32 %rd7, %r2;
+    @%p add.s64 %rd4, %rd4, %rd7;
+    mov.u32 %r3, buf;
+    cvt.u32.u64 %r4, %rd3;
+    add.u32 %r3, %r3, %r4;
+    mov.u32 %r5, bar;
+    mbarrier.arrive.expect_tx.shared.b64 _, [%r5], 16;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd4], 16, [%r5];
+WAIT:
+    mbarrier.try_wait.parity.shared.b64 %p, [%r5], 0;
+    @!%p bra WAIT;
+    ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r3];
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};
+    ret;
+}
+"""
+
+
+def test_bulk_copies_issued_by_every_thread():
+    """One 16-byte cp.async.bulk per thread, all on one mbarrier (what cuda::memcpy_async with a
+    cuda::barrier compiles to on sm_90): every thread's bytes land (all of a warp's copies run at
+    once, engine/async_copy/copies.py _copy_all), and a misaligned source faults naming its thread."""
+    k = ptxvm.loads(BULK_PER_THREAD, "bulk_per_thread.ptx").kernel("k")
+    x = np.arange(1024, dtype=np.uint32)
+    out = np.zeros(1024, np.uint32)
+    k[1, 256](x, out, np.uint32(0))
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(ptxvm.KernelFault, match=r"not 16-byte aligned.*thread \(77, 0, 0\)"):
+        k[1, 256](x, np.zeros(1024, np.uint32), np.uint32(4))

@@ -159,6 +159,36 @@ def _write_bulk(acc, ctx, lane, addr, data):
     acc.store(ctx, lanes, a, data.reshape(pieces, BULK_ALIGN), U8, BULK_ALIGN)
 
 
+def _copy_all(ctx, group, src_acc, src, dst_acc, dst, size, bar_acc, bar) -> bool:
+    """Every lane's bulk copy at once (cuda::memcpy_async with a cuda::barrier issues one per
+    thread: lane by lane they cost ~65 us each), then each lane's complete-tx in lane order, as
+    the lane loop below would leave them. False, having done nothing, when a size or an address is
+    invalid (the loop reports the first lane's fault) or the copies are large."""
+    if ((size % BULK_ALIGN) != 0).any() or (size < 0).any() or ((dst % np.uint64(BULK_ALIGN)) != 0).any() \
+            or ((src % np.uint64(BULK_ALIGN)) != 0).any():
+        return False
+    pieces = size // BULK_ALIGN
+    total = int(pieces.sum())
+    if total > BULK_CHUNK:
+        return False
+    if total:
+        starts = np.repeat(np.cumsum(pieces) - pieces, pieces)
+        step = (np.arange(total, dtype=np.int64) - starts).astype(np.uint64) * np.uint64(BULK_ALIGN)
+        lanes = np.repeat(group, pieces)
+        try:
+            data = src_acc.load(ctx, lanes, np.repeat(src, pieces) + step, U8, BULK_ALIGN)
+            dst_acc.store(ctx, lanes, np.repeat(dst, pieces) + step, data.reshape(total, BULK_ALIGN), U8, BULK_ALIGN)
+        except AccessFault as e:
+            raise Fault(e.reason, int(lanes[e.position]), e.address) from None
+    if bar_acc is not None:
+        try:
+            view, idx = _words(bar_acc, ctx, group, bar)
+            MB.update(view, idx, complete_tx=size)
+        except (AccessFault, MB.MbarrierError) as e:
+            raise Fault(e.reason, int(group[e.position]), getattr(e, "address", None)) from None
+    return True
+
+
 def _remote(addr, rank):
     """The .shared::cluster address of the same CTA-relative offset in CTA `rank`."""
     off = int(addr) & CLUSTER_OFFSET_MASK
@@ -334,7 +364,10 @@ def lower_cp_async_bulk(lowerer, instr, m, scope):
         masks = _lane_values(mask_of, ctx, lanes, group, np.int64) if multicast else None
         if ignore:
             ends = (_lane_values(left_of, ctx, lanes, group, np.int64), _lane_values(right_of, ctx, lanes, group, np.int64))
-        for i in range(group.size):  # lane order: bulk copies are issued by one thread or few
+        elif not multicast and ctx.hooks is None and group.size > 1 and _copy_all(
+                ctx, group, src_acc, src, dst_acc, dst, size, bar_acc if mbar else None, bar):
+            return
+        for i in range(group.size):  # lane order (a fault names the first lane that has one)
             lane = group[i:i + 1]
             s = int(size[i])
             if s % BULK_ALIGN or s < 0:

@@ -156,6 +156,10 @@ def update(view: np.ndarray, idx: np.ndarray, *, arrive=None, drop: bool = False
         fast = _arrive_fast(view, idx, arrive, no_complete)
         if fast is not None:
             return fast
+    if n > 1 and arrive is None and expect_tx is None and complete_tx is not None:
+        fast = _complete_tx_fast(view, idx, complete_tx)
+        if fast is not None:
+            return fast
     for i in range(n):  # general case: one lane at a time, in lane order
         k = int(idx[i])
         w = view[k]
@@ -180,6 +184,36 @@ def update(view: np.ndarray, idx: np.ndarray, *, arrive=None, drop: bool = False
                 raise MbarrierError("mbarrier .noComplete arrival would complete the current phase", i)
         phase, pending, expected, tx = _complete(phase, pending, expected, tx)
         view[k] = pack(phase, pending, expected, tx)[()]
+    return states
+
+
+def _complete_tx_fast(view, idx, complete_tx):
+    """complete-tx of many lanes (bulk copies issued by every thread) for every object at once,
+    where each object's tx-count, lowered lane by lane, neither completes its phase before the
+    group's last lane nor leaves its range (the general path's result). None when it would."""
+    order = np.argsort(idx, kind="stable")
+    sidx, sc = idx[order], complete_tx[order]
+    start = np.ones(sidx.size, dtype=bool)
+    start[1:] = sidx[1:] != sidx[:-1]
+    heads = np.flatnonzero(start)
+    seg = np.cumsum(start) - 1
+    uniq = sidx[heads]
+    phase, pending, expected, tx = unpack(view[uniq])
+    csum = np.cumsum(sc)
+    done_before = csum - (csum[heads] - sc[heads])[seg]  # each lane's running total within its object
+    after = tx[seg] - done_before  # the object's tx-count after each lane
+    if (after < -TX_MAX).any() or (after > TX_MAX).any():
+        return None
+    last = np.ones(sidx.size, dtype=bool)
+    last[:-1] = start[1:]
+    if ((pending[seg] == 0) & (after == 0) & ~last).any():  # a phase would complete mid-group
+        return None
+    states = np.empty(idx.size, dtype=_U)
+    states[order] = pack(phase[seg], pending[seg], expected[seg], after + sc)
+    tx = tx - np.add.reduceat(sc, heads)
+    done = (pending == 0) & (tx == 0)
+    view[uniq] = pack(np.where(done, phase + 1, phase), np.where(done, expected, pending), expected,
+                      np.where(done, 0, tx))
     return states
 
 
