@@ -55,8 +55,10 @@ def _x_1_2(bits: int):
 
 
 def _x_1_4(bits: int):
-    k = np.arange(1 << (bits + 1), dtype=np.int64)
-    return (1.0 + (k & ((1 << bits) - 1)) * 2.0 ** -bits) * (1 + (k >> bits)).astype(np.float64)
+    """[1, 2) then [2, 4) in steps of 2**-bits and 2**(1 - bits) (the binade's float64s, exactly; built
+    from one [1, 2) array: through int64 arrays the sqrt table's base took 1.3 s here, now 0.03)."""
+    half = _x_1_2(bits)
+    return np.concatenate([half, 2.0 * half])
 
 
 def _f32(v):
