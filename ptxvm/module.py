@@ -359,6 +359,8 @@ class Kernel:
         return profile(self, grid, block, list(args), shared_mem=shared_mem, gpu=gpu, policy=policy, **options)
 
     def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 3:
+            raise LaunchError(f"kernel[grid, block] or kernel[grid, block, shared_mem], got kernel[{config!r}]")
         grid, block, *rest = config
         shared = rest[0] if rest else 0
 

@@ -217,6 +217,8 @@ class GpuKernel:
             raise CudaKernelFault(self.name, e, grid, block, lost) from None
 
     def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 3:
+            raise LaunchError(f"kernel[grid, block] or kernel[grid, block, shared_mem], got kernel[{config!r}]")
         grid, block, *rest = config
         shared = rest[0] if rest else 0
         return lambda *args: self.launch(grid, block, args, shared_mem=shared)

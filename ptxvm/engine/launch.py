@@ -67,7 +67,12 @@ def host_array(a, where: str) -> np.ndarray:
 def dim3(v, what: str) -> tuple[int, int, int]:
     if isinstance(v, (int, np.integer)):
         v = (int(v),)
-    v = tuple(int(x) for x in v)
+    try:
+        if not all(isinstance(x, (int, np.integer)) for x in v):
+            raise TypeError
+        v = tuple(int(x) for x in v)
+    except TypeError:
+        raise LaunchError(f"{what} must be a positive int or a tuple of 1-3 positive ints, got {v!r}") from None
     if not 1 <= len(v) <= 3 or any(x < 1 for x in v):
         raise LaunchError(f"{what} must be a positive int or a tuple of 1-3 positive ints, got {v!r}")
     return v + (1,) * (3 - len(v))
@@ -202,6 +207,8 @@ class Launch:
                 raise LaunchError(f"{where}: an array needs a 64-bit pointer parameter")
             if not a.flags.c_contiguous:
                 raise LaunchError(f"{where}: the array must be C-contiguous")
+            if a.dtype.hasobject:
+                raise LaunchError(f"{where}: an array of Python objects ({a.dtype}) has no device representation")
             dev = seen.get(id(a))
             if dev is None:
                 dev = self.device.to_device(a, what=f"the copy of {where}")

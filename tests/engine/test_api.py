@@ -252,3 +252,15 @@ def test_a_read_only_array_is_an_input_and_refuses_results(workers, monkeypatch)
     with pytest.raises(ptxvm.LaunchError, match=r"wrote to argument 0 \(src, \.u64\), a read-only array"):
         k.launch(1, 1, [src, dst, 1], workers=workers)
     assert dst[0] == 7 and src[0] == 41
+
+
+def test_launch_configuration_and_argument_mistakes_are_launch_errors():
+    """What a user may get wrong says so as a LaunchError (a raw TypeError escaped for these)."""
+    k = ptxvm.loads(READ_WRITE, "rw.ptx").kernel("k")
+    src, dst = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    with pytest.raises(ptxvm.LaunchError, match=r"kernel\[grid, block\]"):
+        k[1](src, dst, 0)
+    with pytest.raises(ptxvm.LaunchError, match="grid must be a positive int"):
+        k.launch(1.5, 1, [src, dst, 0])
+    with pytest.raises(ptxvm.LaunchError, match="array of Python objects"):
+        k.launch(1, 1, [np.array([None]), dst, 0])
