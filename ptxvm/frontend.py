@@ -17,6 +17,9 @@ def parse(text: str, name: str = "<string>") -> ast.Module:
 
     Raises PtxSyntaxError (with every diagnostic) for text that is not PTX; never anything else.
     """
+    binary = _binary(text)
+    if binary:
+        raise _failure(name, binary)
     try:
         return _parse(text, name)
     except PtxSyntaxError:
@@ -32,6 +35,17 @@ def parse_file(path: Union[str, os.PathLike]) -> ast.Module:
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     return parse(text, os.fspath(path))
+
+
+def _binary(text: str) -> str:
+    """Why `text` is not PTX text at all (a cubin, a fatbin, other binary data), or ''. Its first
+    4 KiB decide: a NUL, or bytes that were not UTF-8 (read with errors='replace')."""
+    head = text[:4096]
+    if head.startswith("\x7fELF") or head.startswith("\ufffdELF"):
+        return "binary data, not PTX text: an ELF file (a cubin? ptxvm reads the PTX, e.g. nvcc -ptx)"
+    if "\x00" in head or head.count("\ufffd") > 8:
+        return "binary data, not PTX text"
+    return ""
 
 
 def _failure(name: str, message: str) -> PtxSyntaxError:

@@ -65,8 +65,13 @@ def test_unreadable_and_binary_input(tmp_path):
     r = run("check", str(tmp_path / "missing.ptx"), str(junk))
     assert r.exit_code == 1
     assert "missing.ptx:1:1: error: cannot read file" in r.stdout
-    assert "junk.ptx:" in r.stdout
+    assert "junk.ptx:1:1: error: binary data, not PTX text" in r.stdout
+    assert r.stdout.count("junk.ptx:") == 1  # one diagnostic, not one per undecodable character
     assert "Traceback" not in r.output
+    cubin = tmp_path / "k.ptx"
+    cubin.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))
+    r = run("check", str(cubin))
+    assert r.exit_code == 1 and "an ELF file (a cubin?" in r.stdout
 
 
 def test_stdin():
