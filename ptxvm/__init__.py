@@ -79,13 +79,15 @@ def load(path_or_text, *, verify: bool = True, device: str = "cpu", contract: Op
             if isinstance(item, str) and "\n" in item:
                 parts.append((item, f"<string {len(parts) + 1}>"))
             else:
-                with open(item, encoding="utf-8", errors="replace") as f:
-                    parts.append((f.read(), os.fspath(item)))
+                from .frontend import read_source
+
+                parts.append((read_source(item), os.fspath(item)))
         return _load_several(parts, verify, device, contract)
     if isinstance(path_or_text, str) and "\n" in path_or_text:
         return loads(path_or_text, verify=verify, device=device, contract=contract)
-    with open(path_or_text, encoding="utf-8", errors="replace") as f:
-        text = f.read()
+    from .frontend import read_source
+
+    text = read_source(path_or_text)
     return loads(text, os.fspath(path_or_text), verify=verify, device=device, contract=contract)
 
 

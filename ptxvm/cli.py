@@ -15,7 +15,7 @@ from typing import Optional
 
 import click
 
-from .errors import Diagnostic, Span
+from .errors import Diagnostic, PtxError, Span
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -67,8 +67,11 @@ def _read(path: str) -> tuple[Optional[str], Optional[Diagnostic]]:
     try:
         if path == "-":
             return sys.stdin.read(), None
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(), None
+        from .frontend import read_source
+
+        return read_source(path), None
+    except PtxError as exc:  # binary data, not PTX text
+        return None, exc.diagnostics[0]
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return None, Diagnostic(Span(path, 1, 1), f"cannot read file: {reason}")

@@ -17,9 +17,6 @@ def parse(text: str, name: str = "<string>") -> ast.Module:
 
     Raises PtxSyntaxError (with every diagnostic) for text that is not PTX; never anything else.
     """
-    binary = _binary(text)
-    if binary:
-        raise _failure(name, binary)
     try:
         return _parse(text, name)
     except PtxSyntaxError:
@@ -31,10 +28,19 @@ def parse(text: str, name: str = "<string>") -> ast.Module:
 
 
 def parse_file(path: Union[str, os.PathLike]) -> ast.Module:
-    """Parse the PTX file at `path` (read as UTF-8, undecodable bytes replaced)."""
+    """Parse the PTX file at `path` (read_source)."""
+    return parse(read_source(path), os.fspath(path))
+
+
+def read_source(path: Union[str, os.PathLike]) -> str:
+    """The text of the PTX file at `path` (UTF-8, undecodable bytes replaced); PtxSyntaxError
+    with one diagnostic when the file holds binary data (a cubin, a fatbin, ...), not text."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    return parse(text, os.fspath(path))
+    binary = _binary(text)
+    if binary:
+        raise _failure(os.fspath(path), binary)
+    return text
 
 
 def _binary(text: str) -> str:
