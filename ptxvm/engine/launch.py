@@ -545,6 +545,8 @@ def _scalar_bytes(ptx_type: str, value, where: str) -> bytes:
             return np.asarray(value).astype(dt).tobytes() if dt.kind == "f" else np.asarray(value).view(np.dtype(f"u{dt.itemsize}")).tobytes()
     if isinstance(value, bool):
         value = int(value)
+    if value is None and dt.kind in "ui" and bits_of(ptx_type) == 64:  # a null pointer (C's NULL)
+        value = 0
     if isinstance(value, int):
         bits = bits_of(ptx_type)
         if dt.kind == "f":

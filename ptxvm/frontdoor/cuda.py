@@ -189,8 +189,8 @@ def _compile_cached(source: str, name: str, options: tuple, arch: str, backend: 
             if ptx is None and backend is None and _missing_header(log) and _nvcc_path() is not None:
                 # NVRTC has no host C++ headers (<cstdio>, <cassert>, <cmath>...) that nvcc finds: try nvcc
                 nvcc_ptx, nvcc_log = _compile_nvcc(_nvcc_path(), source, name, options, arch)
-                if nvcc_ptx is not None:
-                    return nvcc_ptx, nvcc_log, "nvcc"
+                # nvcc's verdict either way: NVRTC's only says that it lacks the host header
+                return nvcc_ptx, nvcc_log, "nvcc"
             return ptx, log, "nvrtc"
         if b == "nvcc":
             nvcc = _nvcc_path()

@@ -264,3 +264,30 @@ def test_launch_configuration_and_argument_mistakes_are_launch_errors():
         k.launch(1.5, 1, [src, dst, 0])
     with pytest.raises(ptxvm.LaunchError, match="array of Python objects"):
         k.launch(1, 1, [np.array([None]), dst, 0])
+
+
+def test_none_is_a_null_pointer():
+    """None passes 0 to a 64-bit parameter, as NULL would (cuda-samples' quasirandomGenerator
+    passes NULL for an output it does not want); elsewhere it is an error."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 maybe, .param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [maybe];
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd2, %rd2;
+    setp.eq.u64 %p, %rd1, 0;
+    selp.u64 %rd1, 7, 9, %p;
+    st.global.u64 [%rd2], %rd1;
+    ret;
+}
+"""
+    k = ptxvm.loads(src, "null.ptx").kernel("k")
+    out = np.zeros(1, np.uint64)
+    k[1, 1](None, out)
+    assert out[0] == 7
+    with pytest.raises(ptxvm.LaunchError, match="NoneType"):
+        ptxvm.loads(READ_WRITE, "rw.ptx").kernel("k").launch(1, 1, [np.zeros(1, np.int32), np.zeros(1, np.int32), None])

@@ -419,3 +419,14 @@ def test_host_headers_compile_through_nvcc_when_nvrtc_lacks_them(capfd):
         assert mod.compiler == "nvcc"
         with pytest.raises(CudaCompileError, match="cstdio"):
             ptxvm.compile_cuda(HOST_HEADERS, name="host_headers.cu", compiler="nvrtc")  # asked for: its error
+
+
+@pytest.mark.skipif(not {"nvrtc", "nvcc"} <= set(COMPILERS), reason="needs both NVRTC and nvcc")
+def test_when_the_nvcc_fallback_fails_too_its_errors_are_shown():
+    """A source with a host header goes to nvcc after NVRTC; if nvcc rejects it as well, the
+    diagnostics are nvcc's (the real mistake), not NVRTC's missing header."""
+    with pytest.raises(CudaCompileError) as err:
+        ptxvm.compile_cuda("#include <cstdio>\n__global__ void k(int *p) { p[0] = undefined_name; }\n",
+                           name="typo.cu")
+    assert 'identifier "undefined_name" is undefined' in str(err.value)
+    assert "cstdio" not in str(err.value)
