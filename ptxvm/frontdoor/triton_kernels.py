@@ -21,6 +21,7 @@ ptxvm and ranks them by the timing model's predicted time for an H200.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -59,19 +60,38 @@ class DeviceTensor:
 
         self.host = host
         self.dtype = DTypeName(dtype_name, host.itemsize)
-        self.device_array = to_device(np.ascontiguousarray(host))
         self.shape = host.shape
+        # the bytes the view spans, as laid out in its buffer: a kernel given the view's strides
+        # (b.T, a slice) addresses them as on a GPU, where a tensor is a view of its storage
+        self.span, self.offset = _span(host)
+        self.device_array = to_device(self.span)
 
     def data_ptr(self) -> int:
-        return self.device_array.address
+        return self.device_array.address + self.offset
 
     def stride(self, dim: Optional[int] = None):
-        strides = tuple(s // self.host.itemsize for s in np.ascontiguousarray(self.host).strides)
+        strides = tuple(s // self.host.itemsize for s in self.host.strides)
         return strides if dim is None else strides[dim]
 
     def copy_back(self) -> None:
-        if self.host.flags.writeable:
-            self.host[...] = self.device_array.copy_to_host()
+        if self.span.flags.writeable:
+            self.device_array.copy_to_host(out=self.span)
+
+
+def _span(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """(the bytes from `a`'s lowest to its highest element as a uint8 array over its memory, the
+    offset of a[0, ...] in them); a contiguous array is its own bytes. The caller keeps `a` alive
+    while it uses them."""
+    if a.flags.c_contiguous or a.size == 0:
+        return np.ascontiguousarray(a).reshape(-1).view(np.uint8), 0
+    if any(s % a.itemsize for s in a.strides):
+        raise LaunchError(f"ptxvm.triton: an array whose strides {a.strides} are not whole elements of "
+                          f"{a.itemsize} bytes")
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(a.shape, a.strides))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(a.shape, a.strides)) + a.itemsize
+    span = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(a.ctypes.data + lo))
+    span.flags.writeable = a.flags.writeable
+    return span, -lo
 
 
 class DTypeName(str):
@@ -194,11 +214,42 @@ class _Utils:
     """The part of a Triton driver's `utils` that a launch reaches."""
 
     def load_binary(self, name, kernel, shared, device):
-        return name, name, 0, 0, 1024  # module, function, registers, spills, max threads per CTA
+        # module, function, registers, spills, max threads per CTA (CompiledKernel._init_handles).
+        # No module: a collected CompiledKernel unloads it only if it has one, and Triton's driver is
+        # ptxvm only during a launch (its __del__ outside one asked for a CUDA driver and printed
+        # a traceback)
+        return None, name, _registers(bytes(kernel) if isinstance(kernel, (bytes, bytearray)) else b""), 0, 1024
+
+    def unload_module(self, module):
+        """Nothing to unload (Triton calls it as a CompiledKernel is collected)."""
 
     def get_device_properties(self, device):
         return {"max_shared_mem": MAX_SHARED, "multiprocessor_count": SM_COUNT, "max_num_regs": 65536,
                 "warpSize": 32, "sm_clock_rate": 1980000, "mem_clock_rate": 3201000, "mem_bus_width": 6144}
+
+
+@functools.lru_cache(maxsize=256)
+def _registers(cubin: bytes) -> int:
+    """Registers per thread of a kernel's cubin, as cuobjdump -res-usage reports them (Triton
+    bundles cuobjdump; ptxvm.toolchain finds it); 0 when no cuobjdump answers."""
+    import re
+    import subprocess
+    import tempfile
+
+    from .. import toolchain
+
+    tool = toolchain.find("cuobjdump")
+    if not cubin or tool is None:
+        return 0
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        try:
+            out = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return 0
+    m = re.search(r"REG:(\d+)", out)
+    return int(m.group(1)) if m else 0
 
 
 def _driver_class():
@@ -410,9 +461,24 @@ def _tensor_map_parameters(desc, meta) -> list:
     strides = [int(s) for s in desc.strides]
     box = [int(b) for b in meta["block_size"]]
     itemsize = base.host.itemsize
-    tmap = tensor_map(base.device_array, box=box, swizzle=swizzle, shape=shape,
+    tmap = tensor_map(base.device_array, box=box, swizzle=swizzle, shape=shape, dtype=_tma_dtype(desc, meta),
                       strides=[s * itemsize for s in strides], oob_fill="nan" if desc.padding == "nan" else "none")
     return [tmap, *[np.int32(s) for s in shape], *[np.int64(s) for s in strides]]
+
+
+def _tma_dtype(desc, meta):
+    """The tensor map's data type as Triton's CUDA driver picks it: the kernel's element type (its
+    metadata's device-side code: fp8 and int8 go as u8), tf32 when the descriptor rounds f32;
+    None (the array's dtype) when the metadata has none."""
+    from ..engine.async_copy.tensor_map import BY_CODE
+
+    if getattr(desc, "round_f32_to_tf32", False):
+        return "tf32"
+    code = meta.get("elem_type")
+    if code is None:
+        return None
+    host = {8: 10, 9: 8, 10: 9}.get(int(code), int(code))  # device codes differ from host ones at 8-10
+    return BY_CODE.get(host)
 
 
 def _predicted_time_ms(kernel_call, quantiles=None, **_):
@@ -453,6 +519,21 @@ class TritonKernel:
                 compiled = self.fn[grid](*targs, **tmeta)
             self.last_stats = _LAST.stats
             conv.copy_back()
+            return compiled
+        finally:
+            conv.free()
+
+    def warmup(self, *args, grid, **meta):
+        """Compile without launching, as the kernel's own `warmup` does on a GPU: the Triton
+        CompiledKernel (`n_regs` after `_init_handles()`, `metadata.shared`...), e.g. to size a
+        persistent grid as Triton's fused-softmax tutorial does."""
+        conv = _Arguments()
+        try:
+            targs = [conv.convert(a) for a in args]
+            tmeta = {k: conv.convert(v) for k, v in meta.items()}
+            with _active():
+                compiled = self.fn.warmup(*targs, grid=grid, **tmeta)
+                compiled._init_handles()
             return compiled
         finally:
             conv.free()

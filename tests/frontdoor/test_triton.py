@@ -161,3 +161,75 @@ def test_bf16_torch_tensors_give_the_numpy_bits():
     pt.jit(case.kernel)[case.grid](ta, tb, tc, *args[3:], **C.launch_meta(case))
     pt.jit(case.kernel)[case.grid](*args, **C.launch_meta(case))
     assert np.array_equal(tc.view(torch.uint16).numpy(), args[2].view(np.uint16))
+
+
+@C.triton.jit
+def _copy2d(src, dst, s0, s1, d0, d1, M: C.tl.constexpr, N: C.tl.constexpr):
+    i = C.tl.arange(0, M)[:, None]
+    j = C.tl.arange(0, N)[None, :]
+    C.tl.store(dst + i * d0 + j * d1, C.tl.load(src + i * s0 + j * s1))
+
+
+@pytest.mark.parametrize("view", ["transpose", "column_slice", "reversed"])
+def test_strided_views_are_addressed_as_on_a_gpu(view):
+    """A view (b.T, a slice) passed with its own strides: the kernel addresses the view's
+    storage, as on a GPU (the array was copied contiguously while the kernel was given the
+    view's strides, so b.T came back untransposed: Triton's matmul tutorial, fp8 path)."""
+    base = np.arange(64, dtype=np.float32).reshape(8, 8)
+    src = {"transpose": base.T, "column_slice": base[:, ::2][:4], "reversed": base[::-1, :4][:4]}[view]
+    src = src[:4, :4]
+    dst = np.zeros((4, 4), np.float32)
+    s = [x // 4 for x in src.strides]
+    pt.run(_copy2d, (1,), src, dst, s[0], s[1], 4, 1, M=4, N=4)
+    assert np.array_equal(dst, src)
+    out_base = np.zeros((8, 8), np.float32)
+    out = out_base.T[:4, :4]  # written through a transposed view: lands in the base array
+    pt.run(_copy2d, (1,), dst, out, 4, 1, *[x // 4 for x in out.strides], M=4, N=4)
+    assert np.array_equal(out, src) and np.array_equal(out_base[:4, :4].T, src)
+
+
+def test_warmup_gives_the_compiled_kernel_with_its_registers():
+    """Triton's fused-softmax tutorial sizes its grid from warmup(...).n_regs and metadata.shared."""
+    case = C.BY_NAME["vector_add"]
+    x, y, out, n = C.inputs(case)
+    compiled = pt.jit(case.kernel).warmup(x, y, out, n, BLOCK=256, grid=(1,))
+    assert compiled.metadata.shared >= 0 and compiled.n_regs >= 0
+    from ptxvm import toolchain
+
+    if toolchain.find("cuobjdump"):
+        assert compiled.n_regs > 0  # cuobjdump -res-usage of its cubin
+
+
+def test_collected_kernels_print_nothing(capfd):
+    """A CompiledKernel collected after its launch unloads nothing (it asked Triton's default
+    driver, a CUDA one, and printed 'Exception ignored in CompiledKernel.__del__')."""
+    import gc
+
+    for _ in range(2):
+        @C.triton.jit
+        def fresh(x, N: C.tl.constexpr):
+            C.tl.store(x + C.tl.arange(0, N), C.tl.arange(0, N).to(C.tl.float32))
+
+        x = np.zeros(16, np.float32)
+        pt.run(fresh, (1,), x, N=16)
+        del fresh
+        gc.collect()
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_a_host_tensor_descriptor_over_fp8():
+    """Triton's CUDA driver encodes an fp8 (or int8) tensor map as UINT8, from the kernel's element
+    type; ptxvm looked for a data type of the array's dtype and refused float8_e4m3fn."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+
+    @C.triton.jit
+    def widen(a_desc, out, B: C.tl.constexpr):
+        x = a_desc.load([0, 0])
+        r = C.tl.arange(0, B)[:, None]
+        c = C.tl.arange(0, B)[None, :]
+        C.tl.store(out + r * B + c, x.to(C.tl.float32))
+
+    a = np.random.default_rng(0).standard_normal((64, 64)).astype(ml_dtypes.float8_e4m3fn)
+    out = np.zeros((64, 64), np.float32)
+    pt.run(widen, (1,), pt.tensor_descriptor(a, [64, 64]), out, B=64)
+    assert np.array_equal(out, a.astype(np.float32))
