@@ -291,3 +291,24 @@ def test_none_is_a_null_pointer():
     assert out[0] == 7
     with pytest.raises(ptxvm.LaunchError, match="NoneType"):
         ptxvm.loads(READ_WRITE, "rw.ptx").kernel("k").launch(1, 1, [np.zeros(1, np.int32), np.zeros(1, np.int32), None])
+
+
+def test_out_of_bounds_faults_say_where_the_address_lies():
+    """Past an allocation's end: by how much; far from every allocation: that it is no device
+    address (Triton's grouped-GEMM tutorial puts host data_ptr()s in a pointer table)."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [a];
+    st.global.u32 [%rd1+16], 1;
+    ret;
+}
+"""
+    k = ptxvm.loads(src, "where.ptx").kernel("k")
+    with pytest.raises(ptxvm.KernelFault, match=r"\(0 bytes past the end of a 16-byte allocation at 0x7f"):
+        k[1, 1](np.zeros(4, np.uint32))
+    with pytest.raises(ptxvm.KernelFault, match="not a device address: a host pointer"):
+        k[1, 1](np.uint64(0x5555_5555_0000))  # where a Linux process's heap lies

@@ -163,10 +163,12 @@ def _vector_add(tmp_path):
 def test_post_mortem_at_a_fault_exits_1(tmp_path):
     code, out = _debug(_vector_add(tmp_path), "run\nprint %r1\nprint/x %rd8\ncontinue\n")
     assert code == 1
-    assert "Kernel fault: out-of-bounds global access (address 0x7f" in out
+    assert "Kernel fault: out-of-bounds global access (0 bytes past the end of a 256-byte allocation" in out
+    assert ") (address 0x7f" in out
     assert "post-mortem at vector_add_f32 at vector_add.sm_90-lineinfo.ptx:51 (vector_add.cu:10)" in out
     assert "$1 = 0x00000040" in out
-    assert "[Kernel vector_add_f32 faulted: out-of-bounds global access; host arrays left untouched]" in out
+    assert "[Kernel vector_add_f32 faulted: out-of-bounds global access (0 bytes past the end of a 256-byte allocation at 0x7f" in out
+    assert "); host arrays left untouched]" in out
     assert not (tmp_path / "c.npy").exists()
 
 

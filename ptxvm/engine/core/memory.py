@@ -248,7 +248,19 @@ class GlobalMemory:
             ok[:] = False
         if not ok.all():
             p = int(np.argmin(ok))
-            raise AccessFault("out-of-bounds global access", p, int(addr[p]))
+            raise AccessFault("out-of-bounds global access" + self._where(int(addr[p])), p, int(addr[p]))
+
+    def _where(self, a: int) -> str:
+        """Where an address that no allocation holds lies, for the fault's message."""
+        near = [(a - (al.base + al.size), al) for al in self._allocs.values() if al.base + al.size <= a]
+        if near:
+            past, al = min(near, key=lambda t: t[0])
+            if past < 1 << 20:
+                return f" ({past} bytes past the end of a {al.size}-byte allocation at {al.base:#x})"
+        if a < GLOBAL_BASE or a >= GLOBAL_BASE + (1 << 40):
+            return (" (not a device address: a host pointer? Pass the array itself, or "
+                    "ptxvm.to_device(a).address)")
+        return ""
 
     def load(self, addr: np.ndarray, dtype: np.dtype, count: int = 1) -> np.ndarray:
         return gather(self.arena, self.offsets(addr, dtype.itemsize * count), dtype, count)
