@@ -308,7 +308,7 @@ class _RaceWatch(LaunchHooks):
     def issue(self, ctx, pc, op, lanes):
         self.op = op
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
         if kind == "read" or not addr.size:
             return None
         a = addr.astype(np.uint64)[:, None]

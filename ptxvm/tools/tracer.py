@@ -177,7 +177,7 @@ class Tracer(LaunchHooks):
             active = group[~p if negated else p]
         self.pending = [pc, op, group, active, []]
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
         if self.pending is not None:
             self.pending[4].append((lanes, np.asarray(addr, dtype=np.uint64), size, acc))
         return None

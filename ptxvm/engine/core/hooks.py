@@ -39,10 +39,12 @@ class LaunchHooks:
     def issue(self, ctx, pc: int, op, lanes: Optional[np.ndarray]) -> None:
         pass
 
-    def access(self, ctx, lanes: np.ndarray, addr: np.ndarray, size: int, acc, kind: str) -> Optional[np.ndarray]:
+    def access(self, ctx, lanes: np.ndarray, addr: np.ndarray, size: int, acc, kind: str,
+               values: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         """`kind` is "read", "write" or "atomic"; `acc` the instruction's SpaceAccess or
-        GenericAccess. Return None to let every lane go on, or a bool array over `lanes`: the
-        lanes where it is False do not access memory (a load leaves their destination as it was)."""
+        GenericAccess; `values`: for a st, the bytes each lane stores (uint8, [lanes, size]), else
+        None. Return None to let every lane go on, or a bool array over `lanes`: the lanes where it
+        is False do not access memory (a load leaves their destination as it was)."""
         return None
 
     def barrier_arrive(self, ctx, group: np.ndarray, pc: int, barrier: np.ndarray, count: Optional[np.ndarray],

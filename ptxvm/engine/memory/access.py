@@ -219,12 +219,12 @@ def _fault(e: AccessFault, lanes, ctx, space: str = ""):
     return Fault(e.reason, int(lanes[e.position]), e.address)
 
 
-def _observed(ctx, lanes, addr, size, acc, kind):
+def _observed(ctx, lanes, addr, size, acc, kind, values=None):
     """Show an access to the launch's hooks (engine/core/hooks.py); only called when ctx.hooks is set.
     Returns (lanes, addr, keep): `keep` None when every lane goes on, else a bool array over the
     group, and then lanes/addr are the kept ones (lanes as an explicit array)."""
     group = ctx.lanes_or_live(lanes)
-    keep = ctx.hooks.access(ctx, group, addr, size, acc, kind)
+    keep = ctx.hooks.access(ctx, group, addr, size, acc, kind, values=values)
     if keep is None:
         return lanes, addr, None
     return group[keep], addr[keep], keep
@@ -289,7 +289,8 @@ def lower_st(lowerer, instr, m, scope):
         parts = [np.broadcast_to(np.asarray(r(ctx, lanes)).view(dt), (n,)) for r in readers]
         vals = parts[0] if count == 1 else np.stack(parts, axis=1)
         if ctx.hooks is not None:
-            lanes, addr, keep = _observed(ctx, lanes, addr, dt.itemsize * count, acc, "write")
+            lanes, addr, keep = _observed(ctx, lanes, addr, dt.itemsize * count, acc, "write",
+                                          np.ascontiguousarray(vals).view(np.uint8).reshape(n, -1))
             vals = vals if keep is None else vals[keep]
         try:
             acc.store(ctx, lanes, addr, vals, dt, count)
@@ -337,7 +338,8 @@ def _lower_st128(lowerer, instr, m, scope):
         addr = np.broadcast_to(np.asarray(addr_of(ctx, lanes), np.uint64), (n,))
         vals = np.concatenate([wide.halves(r(ctx, lanes), n) for r in readers], axis=1)
         if ctx.hooks is not None:
-            lanes, addr, keep = _observed(ctx, lanes, np.ascontiguousarray(addr), 8 * vals.shape[1], acc, "write")
+            lanes, addr, keep = _observed(ctx, lanes, np.ascontiguousarray(addr), 8 * vals.shape[1], acc, "write",
+                                          np.ascontiguousarray(vals).view(np.uint8).reshape(n, -1))
             vals = vals if keep is None else vals[keep]
         try:
             acc.store(ctx, lanes, np.ascontiguousarray(addr), vals, np.dtype(np.uint64), vals.shape[1])

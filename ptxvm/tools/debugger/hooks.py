@@ -74,10 +74,10 @@ class DebugHooks(LaunchHooks):
             return
         s._consider(ctx, pc, op, lanes)
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
         keep = None
         if self.sanitizer is not None:
-            keep = self.sanitizer.access(ctx, lanes, addr, size, acc, kind)
+            keep = self.sanitizer.access(ctx, lanes, addr, size, acc, kind, values=values)
         s = self.s
         if s.watchpoints and kind != "read":
             self._watch(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, keep)

@@ -117,7 +117,7 @@ class Checker:
     def end_wave(self, ctx) -> None:
         pass
 
-    def access(self, ctx, lanes, addr, size, acc, kind) -> Optional[np.ndarray]:
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None) -> Optional[np.ndarray]:
         return None
 
     def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:

@@ -36,7 +36,7 @@ class InitCheck(Checker):
         self.shared = np.ones(ctx.shared.buf.size, dtype=bool)  # True: never written
         self.local = np.ones(ctx.local.buf.size, dtype=bool)
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
         codes, rel = spaces_of(acc, addr)
         for code in (0, 1, 2):
             sel = codes == code

@@ -20,7 +20,7 @@ class MemCheck(Checker):
         self.heap: dict[int, int] = {}  # live device-heap allocations of this launch: base -> size
         self.freed: dict[int, int] = {}  # freed device-heap allocations: base -> size
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
         codes, rel = spaces_of(acc, addr)
         align = size if size & (size - 1) == 0 else 1
         misaligned = (rel & np.uint64(align - 1)) != 0 if align > 1 else np.zeros(rel.shape, dtype=bool)

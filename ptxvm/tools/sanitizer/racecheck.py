@@ -208,7 +208,7 @@ class RaceCheck(Checker):
             if kind != "write":
                 self.clocks.flag_read(ctx, lanes, acquire)
 
-    def access(self, ctx, lanes, addr, size, acc, kind, async_stamp=None):
+    def access(self, ctx, lanes, addr, size, acc, kind, async_stamp=None, values=None):
         if self.clocks is not None and async_stamp is None:
             self._flags(ctx, lanes, kind)
         if kind == "atomic":
@@ -225,19 +225,26 @@ class RaceCheck(Checker):
             if async_stamp is not None:
                 key = key | ASYNC
         sh = codes == 1
+
+        def part(a, which, ok):
+            return None if a is None else a[which][ok]
+
         if sh.all():
             ok, idx = shared_bytes(ctx, lanes, rel, size)
-            self._check("shared", self.shared, idx, key[ok], kind, None if cur is None else cur[ok])
+            self._check("shared", self.shared, idx, key[ok], kind, None if cur is None else cur[ok],
+                        None if values is None else values[ok], ctx.shared.buf)
         elif sh.any():
             ok, idx = shared_bytes(ctx, lanes[sh], rel[sh], size)
-            self._check("shared", self.shared, idx, key[sh][ok], kind, None if cur is None else cur[sh][ok])
+            self._check("shared", self.shared, idx, key[sh][ok], kind, part(cur, sh, ok), part(values, sh, ok),
+                        ctx.shared.buf)
         gl = codes == 0
         if gl.any():
             if self.glob is None:
                 self.glob = _Shadow(ctx.gmem.arena.size, self.clocked)
             self.glob.grow(ctx.gmem.arena.size)
             ok, idx = global_bytes(ctx, rel[gl], size)
-            self._check("global", self.glob, idx, key[gl][ok], kind, None if cur is None else cur[gl][ok])
+            self._check("global", self.glob, idx, key[gl][ok], kind, part(cur, gl, ok), part(values, gl, ok),
+                        ctx.gmem.arena)
         return None
 
     def _unordered(self, space, other, key):
@@ -306,26 +313,33 @@ class RaceCheck(Checker):
             for p, c in zip(u.tolist(), counts.tolist()):
                 self._count(space, kind, p, pc, c * weight, severity)
 
-    def _check(self, space, sh: _Shadow, at, key, kind, cur=None):
+    def _check(self, space, sh: _Shadow, at, key, kind, cur=None, values=None, memory=None):
         """`at`: the access's bytes in the shadow arrays (checker.Bytes); `key`: per access;
-        `cur`: in clocked kernels, per access (wave warp, clock stamp)."""
+        `cur`: in clocked kernels, per access (wave warp, clock stamp); `values`: a store's bytes
+        per access, or None; `memory`: the bytes the shadows stand for, before the store.
+        A store of the bytes memory already holds races with no earlier write, as
+        compute-sanitizer has it (tools/device/racecheck_same_value: threads of one warp or of
+        two storing one value into one word without a barrier: no hazard; their own ids: one
+        write-after-write hazard per thread but the first)."""
         if at.n == 0:
             return
+        if values is not None and memory is not None:
+            values = (values, (at.get(memory) == values).all(axis=1))
         if at.rows is not None and at.size % 4 == 0:  # aligned whole words
             nw = at.size // 4
             words = at.rows[:, None] * nw + np.arange(nw) if nw > 1 else at.rows[:, None]
             split = sh.split[words]
             if not split.any():
-                return self._check_at(space, sh, _Words(words), key, kind, 4, cur)
+                return self._check_at(space, sh, _Words(words), key, kind, 4, cur, values)
             sh.split_words(words.reshape(-1))
         else:
             first = at.rows * at.size if at.rows is not None else at.idx[:, 0]
             sh.split_words(np.concatenate([first // 4, (first + at.size - 1) // 4]))
             if at.size > 8:
                 sh.split_words((first[:, None] + np.arange(0, at.size, 4)).reshape(-1) // 4)
-        self._check_at(space, sh, at, key, kind, 1, cur)
+        self._check_at(space, sh, at, key, kind, 1, cur, values)
 
-    def _check_at(self, space, sh: _Shadow, at, key, kind, weight, cur=None):
+    def _check_at(self, space, sh: _Shadow, at, key, kind, weight, cur=None, values=None):
         """The check over entries that each stand for `weight` bytes."""
         pc = self.s.pc
         k = key[:, None]
@@ -371,6 +385,9 @@ class RaceCheck(Checker):
                         sub.subset(disagree).set(sh.r_key, (kl[disagree] & ~TID) | MULTI)
             return
         waw = unordered(space, at.get(sh.w_key), "w_clk").any(axis=1)
+        if values is not None:  # (bytes per access, whether memory holds them already)
+            values, unchanged = values
+            waw &= ~unchanged
         if waw.any():
             self._pairs(space, "WAW", at.get(sh.w_pc)[:, 0][waw], pc)
         war = unordered(space, at.get(sh.r_key), "r_clk")
@@ -381,8 +398,23 @@ class RaceCheck(Checker):
         if cur is not None:
             at.set(sh.w_clk, cur[:, 1:2])
         lost = (at.get(sh.w_key) != k).any(axis=1) if at.may_collide() else None  # lanes wrote the same bytes
+        if lost is not None and lost.any() and values is not None:
+            lost &= ~self._same_as_winner(at.get(sh.w_key), k, values, lost)
         if lost is not None and lost.any():
             self._count(space, "WAW", pc, pc, int(np.count_nonzero(lost)))
+
+    @staticmethod
+    def _same_as_winner(landed, k, values, lost):
+        """Per access of one store: whether the lane whose bytes land where it stores (the key that
+        landed on its first entry names it) stores the same bytes. compute-sanitizer reports no
+        hazard there (`_check`): CUDA 13's cooperative groups have every lane of a warp store its
+        tile's reduced value into one word."""
+        same = np.zeros(lost.shape, bool)
+        row_of = {int(t): i for i, t in enumerate((k[:, 0] & TID).tolist())}
+        for i in np.flatnonzero(lost).tolist():
+            w = row_of.get(int(landed[i, 0] & TID))
+            same[i] = w is not None and bool(np.array_equal(values[i], values[w]))
+        return same
 
     def finish(self) -> None:
         for (space, kind, first, second, severity), n in sorted(self.hazards.items(),

@@ -32,7 +32,7 @@ class Sanitizer(LaunchHooks):
         self.checker = _CHECKERS[tool](self)
         self.tracks_initialization = tool == "initcheck"  # else DeviceArray arguments count as written
         if tool == "synccheck":  # it watches no memory
-            self.access = lambda ctx, lanes, addr, size, acc, kind: None
+            self.access = lambda ctx, lanes, addr, size, acc, kind, values=None: None
 
     # -- naming
     def location(self, pc: int) -> Location:
@@ -72,8 +72,8 @@ class Sanitizer(LaunchHooks):
         if pc in self.fence_pcs:
             self.checker.sync_op(ctx, pc, op, lanes)
 
-    def access(self, ctx, lanes, addr, size, acc, kind):
-        return self.checker.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, kind)
+    def access(self, ctx, lanes, addr, size, acc, kind, values=None):
+        return self.checker.access(ctx, lanes, np.asarray(addr, dtype=np.uint64), size, acc, kind, values=values)
 
     def barrier_arrive(self, ctx, group, pc, barrier, count, expected, arrive_only) -> None:
         self.checker.barrier_arrive(ctx, group, pc, barrier, count, expected, arrive_only)

@@ -350,9 +350,10 @@ def test_uninitialized_local_memory(filled, errors):
 def test_several_waves(planted, name, hazards):
     """100 KiB of dynamic shared memory per CTA leaves room for 264 resident CTAs, so 300 CTAs run
     in two waves that reuse CTA slots: shadows and epochs start fresh for the second wave. (Every
-    CTA also writes out[0..63]: write-after-write hazards on global memory between CTAs.)"""
+    CTA also writes out[0..63], every CTA the same values: no write-after-write hazard on global
+    memory, as compute-sanitizer counts none for a store of the bytes memory already holds.)"""
     r = planted.kernel(name).sanitize(300, 64, [np.zeros(128, np.int32), np.arange(64, dtype=np.int32)],
                                       tool="racecheck", shared_mem=100 * 1024)
     shared = [e for e in r.errors if e.space == "shared"]
     assert sum(e.hazards for e in shared) == hazards and len(shared) == (1 if hazards else 0)
-    assert {(e.space, e.access) for e in r.errors if e.space != "shared"} == {("global", "WAW")}
+    assert not [e for e in r.errors if e.space != "shared"]
