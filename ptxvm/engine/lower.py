@@ -579,6 +579,7 @@ class Lowerer:
         written = instr
         if self.vector_registers and instr.opcode != "call":
             instr = self._expand_vector_registers(instr, scope)
+        m = None  # (an instruction the table does not match faults where it runs: its ops carry m = None)
         try:
             try:
                 m = isa_match(instr.opcode, instr.modifiers)

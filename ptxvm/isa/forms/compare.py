@@ -39,9 +39,9 @@ F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMPF, dtype=("f16",), stype=STYPE
   family="half", check=_cmp_checks("stype"))
 F("set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("f16",), stype=STYPE_H,
   since="4.2 sm_53", family="half", check=_cmp_checks("stype"))
-F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("bf16",), stype=STYPE_H, since="7.8 sm_90", family="half",
+F("set.CmpOp.dtype.stype d, a, b", CmpOp=CMPF, dtype=("bf16",), stype=STYPE_H + ("bf16",), since="7.8 sm_90", family="half",
   check=_cmp_checks("stype"))
-F("set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("bf16",), stype=STYPE_H,
+F("set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c", CmpOp=CMPF, BoolOp=BOOL, dtype=("bf16",), stype=STYPE_H + ("bf16",),
   since="7.8 sm_90", family="half", check=_cmp_checks("stype"))
 F("set.CmpOp{.ftz}.dtype.stype d, a, b", CmpOp=CMPF, dtype=("u16", "s16", "u32", "s32"), stype=("f16",),
   since="6.5 sm_53", family="half", check=_cmp_checks("stype"))
