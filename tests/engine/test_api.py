@@ -312,3 +312,26 @@ def test_out_of_bounds_faults_say_where_the_address_lies():
         k[1, 1](np.zeros(4, np.uint32))
     with pytest.raises(ptxvm.KernelFault, match="not a device address: a host pointer"):
         k[1, 1](np.uint64(0x5555_5555_0000))  # where a Linux process's heap lies
+
+
+def test_a_call_into_numbas_runtime_says_it_is_not_supported():
+    """Numba kernels that allocate (arr.copy()) call NRT_*; the fault names Numba's runtime instead
+    of asking the user to link a module they do not have."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.extern .func NRT_incref(.param .b64 p);
+.visible .entry k(.param .u64 a)
+{
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [a];
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd1;
+    call.uni NRT_incref, (param0);
+    }
+    ret;
+}
+"""
+    with pytest.raises(ptxvm.KernelFault, match="Numba's runtime .NRT.*not supported"):
+        ptxvm.loads(src, "nrt.ptx").kernel("k")[1, 1](np.uint64(0))

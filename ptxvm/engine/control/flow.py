@@ -226,6 +226,9 @@ def unresolved_call(name: str) -> str:
     if is_dynamic_parallelism(name):
         return (f"call to '{name}': the CUDA device runtime's dynamic parallelism (libcudadevrt: launching "
                 "kernels from the device) is not supported by ptxvm")
+    if name.startswith("NRT_"):
+        return (f"call to '{name}': Numba's runtime (NRT: arrays a kernel allocates, such as arr.copy() or "
+                "NumPy functions that return a new array) is not supported by ptxvm")
     return (f"call to '{name}', an .extern function that no module of the program defines (link the "
             "module that defines it: ptxvm.link, ptxvm.load([...]), ptxvm run A.ptx B.ptx)")
 
