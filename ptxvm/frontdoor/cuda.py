@@ -162,14 +162,6 @@ def _compile_nvcc(nvcc: str, source: str, name: str, options: tuple, arch: str):
         return proc.stdout, log
 
 
-_MISSING_HEADER = re.compile(r'cannot open source file "[^"]+"')
-
-
-def _missing_header(log: str) -> bool:
-    """Whether NVRTC's log says an #include was not found (its only fatal error then)."""
-    return bool(_MISSING_HEADER.search(log or ""))
-
-
 @functools.lru_cache(maxsize=256)
 def _compile_cached(source: str, name: str, options: tuple, arch: str, backend: Optional[str]):
     """(ptx, log, compiler): cached per source so that the same kernel compiles once per process."""
@@ -186,10 +178,12 @@ def _compile_cached(source: str, name: str, options: tuple, arch: str, backend: 
             except CudaToolchainError as e:
                 tried.append(str(e))
                 continue
-            if ptx is None and backend is None and _missing_header(log) and _nvcc_path() is not None:
-                # NVRTC has no host C++ headers (<cstdio>, <cassert>, <cmath>...) that nvcc finds: try nvcc
+            if ptx is None and backend is None and _nvcc_path() is not None:
+                # NVRTC has no host C++ headers (<cstdio>, <cassert>, <cmath>...) and none of what
+                # nvcc's implicit cuda_runtime.h brings (INFINITY, M_PI, FLT_MAX from math.h): what
+                # NVRTC refuses goes to nvcc, the compiler CUDA sources are written for, and its
+                # verdict stands either way
                 nvcc_ptx, nvcc_log = _compile_nvcc(_nvcc_path(), source, name, options, arch)
-                # nvcc's verdict either way: NVRTC's only says that it lacks the host header
                 return nvcc_ptx, nvcc_log, "nvcc"
             return ptx, log, "nvrtc"
         if b == "nvcc":

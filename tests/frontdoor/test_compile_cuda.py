@@ -430,3 +430,14 @@ def test_when_the_nvcc_fallback_fails_too_its_errors_are_shown():
                            name="typo.cu")
     assert 'identifier "undefined_name" is undefined' in str(err.value)
     assert "cstdio" not in str(err.value)
+
+
+@pytest.mark.skipif(not {"nvrtc", "nvcc"} <= set(COMPILERS), reason="needs both NVRTC and nvcc")
+def test_what_only_nvcc_defines_compiles_through_nvcc():
+    """nvcc's implicit cuda_runtime.h brings math.h's INFINITY; NVRTC has no such name, so the
+    source goes to nvcc (llm.c's softmax kernels use INFINITY with only <stdio.h>... included)."""
+    m = ptxvm.compile_cuda("__global__ void k(float *p) { p[0] = -INFINITY; }\n", name="inf.cu")
+    assert m.compiler == "nvcc"
+    out = np.zeros(1, np.float32)
+    m.kernel("k")[1, 1](out)
+    assert out[0] == -np.inf
