@@ -328,7 +328,8 @@ class CudaModule(Module):
     """A Module compiled from CUDA C++: kernels can also be named as in the C++ source.
 
     `kernel(name)` tries, in order: the PTX name itself; the full demangled signature (when
-    cu++filt or c++filt is installed, e.g. 'add(int*, int*, int*)'); the C++ name read from the mangled
+    cu++filt or c++filt is installed, e.g. 'void add(int*, int*, int*)', with or without 'void', or a
+    template instance's name 'k<float, true>'); the C++ name read from the mangled
     symbol's `_Z<len><name>` / `_ZN...E` prefix ('add', 'ns::add'). A C++ name that matches several
     kernels (overloads, template instances) is an error listing their symbols.
     """
@@ -348,7 +349,11 @@ class CudaModule(Module):
         if name in entries:
             return super().kernel(name)
         full = _demangle_all(entries)
-        hits = [k for k, sig in full.items() if sig == name or sig.replace(" ", "") == name.replace(" ", "")]
+        want = name.replace(" ", "")
+        hits = [k for k, sig in full.items()  # with or without its `void`
+                if want in (sig.replace(" ", ""), sig.replace(" ", "").removeprefix("void"))]
+        if not hits:  # `k<float, true>`: a template instance without its return type and parameters
+            hits = [k for k, sig in full.items() if _without_signature(sig).replace(" ", "") == want]
         if not hits:
             hits = [k for k in entries if _source_name(k) == name]
         if len(hits) == 1:
@@ -358,6 +363,22 @@ class CudaModule(Module):
             raise KeyError(f"{name!r} names several kernels in {self.file}: {listed}; "
                            f"pass the PTX symbol{' or the C++ signature' if full else ''}")
         return super().kernel(name)  # the usual KeyError listing the kernels
+
+
+def _without_signature(sig: str) -> str:
+    """'void k<float, true>(float*, int)' -> 'k<float, true>': a demangled kernel's name with its
+    template arguments, without the return type and the parameter list."""
+    depth, end = 0, len(sig)
+    for i in range(len(sig) - 1, -1, -1):  # the parameter list: the last '(...)' group
+        if sig[i] == ")":
+            depth += 1
+        elif sig[i] == "(":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+    head = sig[:end]
+    return head[5:] if head.startswith("void ") else head
 
 
 _VERSION = re.compile(r"^(\s*\.version\s+)(\d+)\.(\d+)", re.M)

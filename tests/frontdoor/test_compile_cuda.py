@@ -228,6 +228,9 @@ def test_template_instances_by_signature():
     out = np.zeros(2, np.int32)
     m.kernel("void k<32>(int*)")[1, 2](out)
     assert out.tolist() == [32, 32]
+    for name in ("k<16>", "k<16>(int*)", "k< 16 >"):  # without the return type, the parameters, spaces
+        m.kernel(name)[1, 2](out)
+        assert out.tolist() == [16, 16]
     with pytest.raises(KeyError, match=r"several kernels.*\(void k<16>\(int\*\)\).*or the C\+\+ signature"):
         m.kernel("k")
 
