@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import LaunchError
+from ..errors import KernelFault, LaunchError
 from ..module import Module
 
 __all__ = ["jit", "run", "NumbaKernel", "NumbaUnavailable"]
@@ -74,6 +74,7 @@ class NumbaKernel:
         self.py_func = _python_function(kernel)
         self.options = _compile_options(kernel)
         self._compiled: dict[tuple, tuple[Module, str, list]] = {}
+        self._call_helpers: dict[tuple, Any] = {}  # per signature: Numba's exception table (debug=True)
         self.last_stats = None
 
     def __repr__(self) -> str:
@@ -103,10 +104,26 @@ class NumbaKernel:
         if hit is not None:
             return hit
         _, cuda = _numba()
-        with _compiling_for_sm90():
-            codes, _restype = cuda.compile_all(self.py_func, sig, device=False, abi="numba", output="ptx",
-                                               cc=COMPUTE_CAPABILITY,
-                                               **self.options)
+        from numba.cuda import compiler
+
+        seen = []
+        plain = compiler.compile_cuda
+
+        def keeping_the_result(*a, **kw):  # the kernel's compile result: its exception table
+            cres = plain(*a, **kw)
+            seen.append(cres)
+            return cres
+
+        compiler.compile_cuda = keeping_the_result
+        try:
+            with _compiling_for_sm90():
+                codes, _restype = cuda.compile_all(self.py_func, sig, device=False, abi="numba", output="ptx",
+                                                   cc=COMPUTE_CAPABILITY,
+                                                   **self.options)
+        finally:
+            compiler.compile_cuda = plain
+        if seen:
+            self._call_helpers[sig] = getattr(seen[0], "call_helper", None)
         mod = _load(codes, self.py_func.__qualname__)
         entries = list(mod.kernels)
         if len(entries) != 1:
@@ -134,14 +151,52 @@ class NumbaKernel:
         try:
             # a grid group's sync (cudaCGSynchronize) makes numba-cuda launch cooperatively, as here
             cooperative = "cudaCGSynchronize" in (mod.source or "")
+            errcode = f"{entry}__errcode__" if self.options.get("debug") else None
+            if errcode is not None and errcode not in _module_globals(mod):
+                errcode = None
+            if errcode is not None:
+                mod.write_symbol(errcode, np.zeros(1, np.int32))
             self.last_stats = mod.kernel(entry).launch(grid, block, params, shared_mem=int(shared_mem or 0),
                                                       max_instructions=max_instructions, cooperative=cooperative)
             for host, dev in staged:
                 _copy_back(host, dev)
+            if errcode is not None:
+                _raise_kernel_exception(mod, entry, int(mod.read_symbol(errcode, np.int32)[0]),
+                                        self._call_helpers.get(sig))
         finally:
             for _, dev in staged:
                 dev.free()
         return self.last_stats
+
+
+def _module_globals(mod) -> set:
+    return {v.name for v in mod.ast.variables()}
+
+
+def _raise_kernel_exception(mod, entry: str, code: int, call_helper) -> None:
+    """What numba-cuda does after a debug=True launch: a nonzero `<kernel>__errcode__` is the
+    exception a thread raised (ZeroDivisionError, a user's raise...), named by the kernel's
+    exception table, with the raising thread's position from `<kernel>__tid{z,y,x}__` /
+    `__ctaid{z,y,x}__`."""
+    if code == 0:
+        return
+
+    def sym(name):
+        full = f"{entry}__{name}__"
+        return int(mod.read_symbol(full, np.int32)[0]) if full in _module_globals(mod) else 0
+
+    prefix = "tid=%s ctaid=%s" % ([sym("tid" + i) for i in "zyx"], [sym("ctaid" + i) for i in "zyx"])
+    exccls, exc_args, loc = (None, (), None)
+    if call_helper is not None:
+        try:
+            exccls, exc_args, loc = call_helper.get_exception(code)
+        except Exception:  # noqa: BLE001 - an unknown code still raises, below
+            exccls = None
+    if exccls is None:
+        raise KernelFault(f"the kernel raised an exception (Numba error code {code}) at {prefix}")
+    if loc is not None:
+        prefix = "In function %r, file %s, line %s, %s" % (loc[0], loc[1], loc[2], prefix)
+    raise exccls(*((f"{prefix}: {exc_args[0]}",) + tuple(exc_args[1:]) if exc_args else (prefix,)))
 
 
 @contextlib.contextmanager

@@ -227,3 +227,28 @@ def test_grid_sync_without_a_cooperative_launch_is_a_clear_fault():
     for _, dev in staged:
         dev.free()
     assert not a.any()
+
+
+def test_debug_kernel_exceptions_reach_the_host():
+    """debug=True: a thread's ZeroDivisionError or `raise ValueError` comes back as that exception
+    after the launch, as numba-cuda raises it on a GPU, naming the raising thread."""
+    from numba import cuda
+
+    @cuda.jit(debug=True, opt=False)
+    def divide(r, x, y):
+        r[0] = x / y
+
+    @cuda.jit(debug=True, opt=False)
+    def raiser(x):
+        if x[cuda.threadIdx.x] == 1:
+            raise ValueError("bad value")
+
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        pn.run(divide, 1, 1, np.zeros(1, np.float32), np.float32(10), np.float32(0))
+    r = np.zeros(1, np.float32)
+    pn.run(divide, 1, 1, r, np.float32(10), np.float32(4))
+    assert r[0] == 2.5
+    flags = np.array([0, 0, 1, 0], np.int32)
+    with pytest.raises(ValueError, match=r"tid=\[0, 0, 2\].*bad value"):
+        pn.run(raiser, 1, 4, flags)
+    pn.run(raiser, 1, 4, np.zeros(4, np.int32))  # the error code is cleared before each launch
