@@ -69,10 +69,11 @@ class NumbaKernel:
     """A Numba CUDA kernel bound to the CPU engine: `k[grid, block](*args)`,
     `k[grid, block, stream, shared_mem](*args)` or `k.run(grid, block, *args, shared_mem=...)`."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, signature=None):
         self.kernel = kernel
         self.py_func = _python_function(kernel)
         self.options = _compile_options(kernel)
+        self.declared = _declared_signatures(kernel, signature)  # [] = typed from each call's arguments
         self._compiled: dict[tuple, tuple[Module, str, list]] = {}
         self._call_helpers: dict[tuple, Any] = {}  # per signature: Numba's exception table (debug=True)
         self.last_stats = None
@@ -92,7 +93,7 @@ class NumbaKernel:
                 types.append(t)
             except ValueError as e:
                 raise TypeError(f"ptxvm.numba: argument {i} ({type(a).__name__}) has no Numba type: {e}") from None
-        return tuple(types)
+        return _matching_declared(self.declared, tuple(types)) if self.declared else tuple(types)
 
     def ptx(self, args: Sequence[Any]) -> str:
         """The PTX Numba generates for these arguments' types."""
@@ -314,9 +315,75 @@ def _copy_back(host: np.ndarray, dev) -> None:
         host[...] = dev.copy_to_host()
 
 
-def jit(kernel) -> NumbaKernel:
-    """Wrap a `@numba.cuda.jit` kernel (or the plain function) to run on ptxvm."""
-    return NumbaKernel(kernel)
+def jit(kernel=None, signature=None):
+    """Wrap a `@numba.cuda.jit` kernel (or the plain function) to run on ptxvm.
+
+    As with `cuda.jit`, a signature fixes the argument types ("void(int32[:], int32)", or a list of
+    them): `jit(f, "void(float32[:])")` or `jit("void(float32[:])")(f)`. Scalars are then converted
+    to the declared types, as numba-cuda converts them. A kernel compiled eagerly by
+    `cuda.jit("sig")` keeps its signatures."""
+    if kernel is None or _is_signature(kernel):
+        sig = kernel if signature is None else signature
+        return lambda k: NumbaKernel(k, sig)
+    return NumbaKernel(kernel, signature)
+
+
+def _is_signature(x) -> bool:
+    if isinstance(x, (str, list)):
+        return True
+    numba, _ = _numba()
+    return isinstance(x, numba.core.typing.templates.Signature)
+
+
+def _declared_signatures(kernel, signature) -> list[tuple]:
+    """The argument types a signature declares (a user's, or those of a dispatcher numba compiled
+    eagerly and closed to new types), each as a tuple of Numba types."""
+    if signature is None:
+        if getattr(kernel, "_can_compile", True):
+            return []
+        signature = list(kernel.signatures)
+    numba, _ = _numba()
+    from numba.core import sigutils
+
+    declared = []
+    for s in signature if isinstance(signature, list) else [signature]:
+        try:
+            args, ret = sigutils.normalize_signature(s)
+        except Exception as e:  # noqa: BLE001 - numba's own message says what is wrong
+            raise TypeError(f"ptxvm.numba: signature {s!r} is not valid: {e}") from None
+        if ret not in (None, numba.types.void, numba.types.none):
+            raise TypeError(f"ptxvm.numba: a kernel returns nothing; signature {s!r} returns {ret}")
+        for i, t in enumerate(args):
+            if isinstance(t, numba.types.Array) and t.layout == "F" and t.ndim > 1:
+                raise TypeError(f"ptxvm.numba: argument {i} of signature {s!r} is a Fortran-ordered array, "
+                                "which ptxvm.numba does not stage (C-ordered or any-layout arrays are)")
+        declared.append(tuple(args))
+    return declared
+
+
+def _matching_declared(declared: list[tuple], inferred: tuple) -> tuple:
+    """The declared signature these argument types call, as Numba's dispatcher picks it: arrays of
+    the same dtype and rank, scalars converted (preferring the signature with most exact types)."""
+    numba, _ = _numba()
+    T = numba.types
+
+    def accepts(d, t):
+        if isinstance(d, T.Array):
+            return isinstance(t, T.Array) and (d.dtype, d.ndim) == (t.dtype, t.ndim)
+        scalar = (T.Number, T.Boolean)
+        return isinstance(d, scalar) and isinstance(t, scalar)
+
+    best, best_exact = None, -1
+    for d in declared:
+        if len(d) == len(inferred) and all(accepts(a, b) for a, b in zip(d, inferred)):
+            exact = sum(a == b or isinstance(a, T.Array) for a, b in zip(d, inferred))
+            if exact > best_exact:
+                best, best_exact = d, exact
+    if best is None:
+        raise TypeError("ptxvm.numba: no matching definition for argument types (%s); the kernel's "
+                        "signatures are %s" % (", ".join(map(str, inferred)),
+                                               "; ".join("(%s)" % ", ".join(map(str, d)) for d in declared)))
+    return best
 
 
 def run(kernel, grid, block, *args, shared_mem: int = 0, max_instructions=None):

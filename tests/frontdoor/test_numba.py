@@ -252,3 +252,33 @@ def test_debug_kernel_exceptions_reach_the_host():
     with pytest.raises(ValueError, match=r"tid=\[0, 0, 2\].*bad value"):
         pn.run(raiser, 1, 4, flags)
     pn.run(raiser, 1, 4, np.zeros(4, np.int32))  # the error code is cleared before each launch
+
+
+def test_a_declared_signature_fixes_the_argument_types():
+    """As cuda.jit("void(int32[:], int32)") does: scalars are converted to the declared types
+    (a Python int is int64 otherwise), and arguments no signature takes are refused."""
+    def clz(out, c):
+        out[0] = cuda.clz(c)
+
+    out = np.zeros(1, np.int32)
+    pn.jit(clz, "void(int32[:], int32)")[1, 1](out, 0x00100000)
+    assert out[0] == 11  # 43 when typed as int64
+    pn.jit("void(int32[:], int64)")(clz)[1, 1](out, 0x00100000)
+    assert out[0] == 43
+
+    def scale(out, x, f):
+        out[0] = x[0] * f
+
+    k = pn.jit(scale, ["void(float32[:], float32[:], float32)", "void(float64[:], float64[:], float64)"])
+    o32 = np.zeros(1, np.float32)
+    k[1, 1](o32, np.full(1, 3, np.float32), 0.1)  # 0.1 converted to float32, as declared
+    assert o32[0] == np.float32(3) * np.float32(0.1)
+    o64 = np.zeros(1)
+    k[1, 1](o64, np.full(1, 3.0), 0.1)
+    assert o64[0] == 3.0 * 0.1
+    with pytest.raises(TypeError, match="no matching definition"):
+        k[1, 1](o64, np.zeros(1, np.int32), 1)
+    with pytest.raises(TypeError, match="returns nothing"):
+        pn.jit(scale, "int32(float32[:], float32[:], float32)")
+    with pytest.raises(TypeError, match="not valid"):
+        pn.jit(scale, "void(float99[:])")
