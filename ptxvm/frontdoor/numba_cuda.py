@@ -87,10 +87,7 @@ class NumbaKernel:
         types = []
         for i, a in enumerate(_host_arrays(args)):
             try:
-                t = numba.typeof(a)
-                if isinstance(t, numba.types.Array) and t.layout != "C":
-                    t = t.copy(layout="C")  # staged through a C-contiguous copy (see _marshal)
-                types.append(t)
+                types.append(_as_staged(numba.typeof(a)))
             except ValueError as e:
                 raise TypeError(f"ptxvm.numba: argument {i} ({type(a).__name__}) has no Numba type: {e}") from None
         return _matching_declared(self.declared, tuple(types)) if self.declared else tuple(types)
@@ -278,36 +275,81 @@ def _host_arrays(args) -> list:
             for i, a in enumerate(args)]
 
 
+def _as_staged(t):
+    """The type of an argument as _marshal passes it: arrays (in tuples too) through a C-contiguous
+    copy."""
+    numba, _ = _numba()
+    T = numba.types
+    if isinstance(t, T.Array) and t.layout != "C":
+        return t.copy(layout="C")
+    if isinstance(t, T.BaseTuple) and not isinstance(t, T.BaseNamedTuple):
+        return T.Tuple.from_types([_as_staged(e) for e in t])
+    return t
+
+
 def _marshal(args, sig):
     """Kernel parameters for `args` in Numba's calling convention, and the (host, device) pairs to
     copy back."""
+    params: list = []
+    staged: list = []
+    for i, (a, t) in enumerate(zip(args, sig)):
+        _flatten(i, a, t, params, staged)
+    return params, staged
+
+
+def _flatten(i, a, t, params: list, staged: list) -> None:
+    """One argument's parameters, as numba-cuda's dispatcher lays them out: an array as its
+    descriptor, a tuple as its elements in turn, a record as a pointer to a device copy."""
     from .. import to_device
 
     numba, _ = _numba()
-    params: list = []
-    staged = []
-    for i, (a, t) in enumerate(zip(args, sig)):
-        if isinstance(t, numba.types.Array):
-            host = np.asarray(a)
-            staging = np.ascontiguousarray(host)
-            dev = to_device(staging)
-            staged.append((host, dev))
-            params += [np.uint64(0), np.uint64(0),                       # meminfo, parent
-                       np.int64(staging.size), np.int64(staging.itemsize),  # nitems, itemsize
-                       np.uint64(dev.address)]                          # data
-            params += [np.int64(n) for n in staging.shape]
-            params += [np.int64(s) for s in staging.strides]
-        elif isinstance(t, numba.types.Boolean):
-            params.append(np.uint8(bool(a)))
-        elif isinstance(t, (numba.types.Integer, numba.types.Float)):
-            params.append(np.dtype(str(t)).type(a))
-        elif isinstance(t, numba.types.Complex):
-            v = np.dtype(str(t)).type(a)
-            params += [v.real, v.imag]
-        else:
-            raise TypeError(f"ptxvm.numba: argument {i} of Numba type {t} is not supported "
-                            "(arrays, booleans, integers, floats and complex numbers are)")
-    return params, staged
+    T = numba.types
+    if isinstance(t, T.Array):
+        host = np.asarray(a)
+        staging = np.ascontiguousarray(host)
+        dev = to_device(staging)
+        staged.append((host, dev))
+        params += [np.uint64(0), np.uint64(0),                       # meminfo, parent
+                   np.int64(staging.size), np.int64(staging.itemsize),  # nitems, itemsize
+                   np.uint64(dev.address)]                          # data
+        params += [np.int64(n) for n in staging.shape]
+        params += [np.int64(s) for s in staging.strides]
+    elif isinstance(t, T.Boolean):
+        params.append(np.uint8(bool(a)))
+    elif isinstance(t, (T.Integer, T.Float)):
+        params.append(np.dtype(str(t)).type(a))
+    elif isinstance(t, T.Complex):
+        v = np.dtype(str(t)).type(a)
+        params += [v.real, v.imag]
+    elif isinstance(t, (T.NPDatetime, T.NPTimedelta)):
+        params.append(np.int64(np.asarray(a).view(np.int64)))
+    elif isinstance(t, T.EnumMember):
+        _flatten(i, a.value, t.dtype, params, staged)
+    elif isinstance(t, T.BaseTuple):
+        for v, et in zip(a, t):
+            _flatten(i, v, et, params, staged)
+    elif isinstance(t, T.Record):
+        record = np.asarray(a)  # a 0-d structured array: a[0] of a structured array is a view
+        dev = to_device(np.ascontiguousarray(record).reshape(1))
+        staged.append((_RecordView(a), dev))
+        params.append(np.uint64(dev.address))
+    else:
+        raise TypeError(f"ptxvm.numba: argument {i} of Numba type {t} is not supported (arrays, records, "
+                        "tuples, booleans, integers, floats, complex numbers, datetimes and enums are)")
+
+
+class _RecordView:
+    """A record argument (np.void / np.record scalar) written back field by field: indexing a
+    structured array gives a view into it, so the kernel's writes reach the caller's array."""
+
+    def __init__(self, record):
+        self.record = record
+        self.flags = types.SimpleNamespace(writeable=isinstance(record, np.void))
+
+    def __setitem__(self, _key, value):
+        value = np.asarray(value).reshape(())
+        for name in value.dtype.names:
+            self.record[name] = value[name]
 
 
 def _copy_back(host: np.ndarray, dev) -> None:
@@ -370,8 +412,10 @@ def _matching_declared(declared: list[tuple], inferred: tuple) -> tuple:
     def accepts(d, t):
         if isinstance(d, T.Array):
             return isinstance(t, T.Array) and (d.dtype, d.ndim) == (t.dtype, t.ndim)
+        if isinstance(d, T.BaseTuple):
+            return isinstance(t, T.BaseTuple) and len(d) == len(t) and all(map(accepts, d, t))
         scalar = (T.Number, T.Boolean)
-        return isinstance(d, scalar) and isinstance(t, scalar)
+        return (isinstance(d, scalar) and isinstance(t, scalar)) or d == t
 
     best, best_exact = None, -1
     for d in declared:

@@ -282,3 +282,40 @@ def test_a_declared_signature_fixes_the_argument_types():
         pn.jit(scale, "int32(float32[:], float32[:], float32)")
     with pytest.raises(TypeError, match="not valid"):
         pn.jit(scale, "void(float99[:])")
+
+
+def test_tuples_records_and_enums_are_passed_as_numba_passes_them():
+    """Tuples flatten into their elements (arrays in them too), a record (one element of a
+    structured array) is passed by reference and written back, an IntEnum as its value."""
+    import enum
+
+    @cuda.jit
+    def from_tuple(out, t, arrays):
+        out[0] = t[0] + t[1] + arrays[0][1] + arrays[1][0]
+
+    out = np.zeros(1, np.int64)
+    a = np.arange(4, dtype=np.int64)[::2]  # a strided view, in a tuple
+    pn.run(from_tuple, 1, 1, out, (3, 4), (a, np.full(2, 100, np.int64)))
+    assert out[0] == 3 + 4 + 2 + 100
+
+    rt = np.dtype([("a", np.float64), ("b", np.int32)], align=True)
+
+    @cuda.jit
+    def record_io(out, r):
+        out[0] = r.b
+        r.a = 2.5
+
+    rec = np.zeros(2, dtype=rt)
+    rec[1]["b"] = 7
+    pn.run(record_io, 1, 1, out, rec[1])
+    assert out[0] == 7 and rec[1]["a"] == 2.5 and rec[0]["a"] == 0
+
+    class Color(enum.IntEnum):
+        RED = 5
+
+    @cuda.jit
+    def from_enum(out, c):
+        out[0] = c
+
+    pn.run(from_enum, 1, 1, out, Color.RED)
+    assert out[0] == 5
