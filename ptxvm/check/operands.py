@@ -73,7 +73,7 @@ def has_undef(shape) -> bool:
     if tag == "addr":
         return shape[1] is not None and has_undef(shape[1])
     if tag == "elem":
-        return has_undef(shape[1])
+        return has_undef(shape[1]) or has_undef(shape[2])
     return False
 
 
@@ -91,6 +91,7 @@ def undef_names(shape, out: list) -> list:
         undef_names(shape[1], out)
     elif tag == "elem":
         undef_names(shape[1], out)
+        undef_names(shape[2], out)
     return out
 
 
@@ -326,6 +327,8 @@ class OperandRules:
             return [f"a label cannot be used as a value (operand of {self.spelling})"]
         if tag == "vec":
             return [f"vector operand where a scalar is expected (operand of {self.spelling})"]
+        if tag == "elem" and self.sym_ok and shape[1][0] == "sym":  # `mov.u64 r, tab[%i]`: the element's address
+            return self.scalar(ro, shape[1], kind)
         if tag in ("addr", "elem"):
             return [f"address operand where a register or constant is expected (operand of {self.spelling})"]
         if tag in ("brk", "plist", "pair"):

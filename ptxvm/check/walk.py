@@ -517,8 +517,26 @@ class Walker:
         if t is ast.ParamList:
             return ("plist", tuple([self._shape(e) for e in node.elements]))
         if t is ast.ArrayElement:
-            return ("elem", self.symbol_shape(node.base.name), self.expr_shape(node.index))
+            index = node.index
+            if type(index) is _Register:
+                return self.register_index_shape(node.base.name, index)
+            return ("elem", self.symbol_shape(node.base.name), self.expr_shape(index))
         return ("bad", f"unexpected operand {type(node).__name__}")
+
+    def register_index_shape(self, array: str, index) -> tuple:
+        """`a[%r]`, `a[%r+4]`: ptxas 13.0 takes an integer or bit-size register as the index
+        ("Illegal to use symbol '%p' of type .pred as array index. Use integer or bit only")."""
+        shape = self.register_shape(index.name, index.component, False)  # a special register may (`a[%laneid]`)
+        if shape[0] == "reg":
+            t = shape[1].ptype
+            if t is None or t.kind.name in ("FLOAT", "PRED") or t.packed or shape[1].vector:
+                what = f".v{shape[1].vector} vector" if shape[1].vector else f"type .{shape[1].type}"
+                return ("bad", f"'{index.name}' of {what} cannot index an array: an integer or bit-size "
+                        "register can", "elem")
+        off = ("int", 0) if index.offset is None else self.expr_shape(index.offset)
+        if off[0] not in ("int", "undef"):
+            return ("bad", "an array index's offset must be an integer constant", "elem")
+        return ("elem", self.symbol_shape(array), shape if shape[0] == "undef" else off)
 
     def plus_constant_shape(self, shape: tuple, offset) -> tuple:
         """`%r + 4`: the register's shape with the constant's value as a fifth item. ptxas 13.0/13.5

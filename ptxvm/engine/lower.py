@@ -508,8 +508,7 @@ class Lowerer:
         if isinstance(operand, ast.Immediate):
             return self.immediate_reader(operand.expr, ptx_type, scope)
         if isinstance(operand, ast.ArrayElement):
-            sym = self.lookup(operand.base.name, scope)
-            return self.address_of(sym, int(evaluate(operand.index)) * type_size(sym.decl), ptx_type)
+            return self.element_address(operand, scope, ptx_type)
         raise LoweringError(f"unsupported operand {type(operand).__name__} here")
 
     def register_plus_reader(self, operand: ast.Register, ptx_type: str, scope: Scope):
@@ -542,6 +541,31 @@ class Lowerer:
                 raise LoweringError(f"unknown symbol {sym_name}")
             return self.address_of(sym, offset, ptx_type)
         return constant_reader(literal(expr, ptx_type))
+
+    def element_address(self, node: ast.ArrayElement, scope: Scope, ptx_type: str = "u64"):
+        """`a[2]`, `a[%r]`, `a[%r+2]` (ISA "Arrays as Operands"): the array's address plus the index
+        times the array's scalar size; a `.v4 .u32` array steps 4 bytes, as ptxas 13.0 compiles it.
+        A register index goes to 32 bits as its type says (.s16 sign-extends, a 64-bit register
+        truncates); index plus offset times size wraps in 32 bits and is zero-extended (ptxas: one LEA
+        of the 32-bit index, a zero high word). docs/hardware-notes.md, "Array operands"."""
+        sym = self.lookup(node.base.name, scope)
+        if sym is None or sym.decl is None:
+            raise LoweringError(f"{node.base.name}[...]: not an array variable")
+        step = type_size(sym.decl) // (sym.decl.vector or 1)
+        index = node.index
+        if not isinstance(index, ast.Register):
+            return self.address_of(sym, int(evaluate(index)) * step, ptx_type)
+        base = self.address_of(sym, 0, "u64")
+        reg = self.register(index, scope)
+        signed = reg.type.startswith("s") and reg.type != "s64"
+        idx = self.reader(ast.Register(index.name, index.component), "s32" if signed else "u32", scope)
+        off = np.uint64(0 if index.offset is None else int(evaluate(index.offset)) & 0xFFFFFFFF)
+        step64, low, out = np.uint64(step), np.uint64(0xFFFFFFFF), numpy_dtype(ptx_type)
+
+        def read(ctx, lanes):
+            i = np.asarray(idx(ctx, lanes)).astype(np.uint32).astype(np.uint64)
+            return (base(ctx, lanes) + (((i + off) * step64) & low)).astype(out)
+        return read
 
     def address_of(self, sym: Symbol, offset: int, ptx_type: str):
         """A name used as a value: its address in its own state space (ISA 6.4.x: `mov r, var`)."""

@@ -168,7 +168,13 @@ class OperandParser(ExprParser):
         base = ast.SymbolRef(lex.value)
         lex.next()
         lex.next()  # '['
-        index = self.parse_expr()
+        if lex.kind == IDENT and "." not in lex.value and self.scopes.is_register(lex.value):
+            # `a[%r]`, `a[%r+4]` (ISA "Arrays as Operands"; ptxas 13.0 takes no `a[%r-4]`, no `a[4+%r]`)
+            name = lex.value
+            lex.next()
+            index = self._plus_constant(ast.Register(name))
+        else:
+            index = self.parse_expr()
         self.expect("]", "']' after array index")
         return ast.ArrayElement(base, index)
 

@@ -162,10 +162,11 @@ class PredPair:
 
 @node
 class ArrayElement:
-    """`name[index]` used as an operand (an element of an array variable)."""
+    """`name[index]` used as an operand (an element of an array variable): a constant index, or a
+    register (`name[%r]`, `name[%r+4]`: the Register with its offset)."""
 
     base: SymbolRef
-    index: Expr
+    index: Union[Expr, "Register"]
     span: Span = _span()
 
 

@@ -89,7 +89,8 @@ def print_operand(op: ast.Operand) -> str:
     if t is ast.PredPair:
         return f"{print_operand(op.first)}|{print_operand(op.second)}"
     if t is ast.ArrayElement:
-        return f"{op.base.name}[{print_expr(op.index)}]"
+        index = print_operand(op.index) if type(op.index) is ast.Register else print_expr(op.index)
+        return f"{op.base.name}[{index}]"
     raise TypeError(f"not an operand: {op!r}")
 
 

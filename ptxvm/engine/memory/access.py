@@ -50,13 +50,8 @@ def address_reader(lowerer, node, scope):
         base, offset = node.base, node.offset
     elif isinstance(node, ast.Immediate):
         base, offset = None, node.expr
-    elif isinstance(node, ast.ArrayElement):  # `a[i]` (ISA "Arrays as Operands"): [a + i * element size]
-        from ..core.layout import type_size
-
-        sym = lowerer.lookup(node.base.name, scope)
-        if sym is None or sym.decl is None:
-            raise LoweringError(f"{node.base.name}[...]: not an array variable")
-        base, offset = node.base, ast.IntLit(int(evaluate(node.index)) * type_size(sym.decl))
+    elif isinstance(node, ast.ArrayElement):  # `a[i]`, `a[%r+k]` (ISA "Arrays as Operands")
+        return _element_space(lowerer, node, scope), lowerer.element_address(node, scope)
     else:
         raise LoweringError("expected an address operand")
 
@@ -94,6 +89,15 @@ def address_reader(lowerer, node, scope):
     if off == 0:
         return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64, copy=False)
     return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64) + o
+
+
+def _element_space(lowerer, node: ast.ArrayElement, scope):
+    sym = lowerer.lookup(node.base.name, scope)
+    space = {"global": "global", "const": "const", "shared": "shared", "kparam": "kparam", "fparam": "fparam",
+             "flocal": "local", "slocal": "local"}.get(sym.space) if sym is not None else None
+    if space is None:
+        raise LoweringError(f"{node.base.name}[...] cannot be used as an address")
+    return space
 
 
 class SpaceAccess:
