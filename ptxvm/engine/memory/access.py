@@ -84,10 +84,14 @@ def address_reader(lowerer, node, scope):
     if sym.space != "reg":
         r = lowerer.address_of(sym, off, "u64")
         return {"flocal": "local", "fparam": "fparam", "kparam": "kparam"}.get(sym.space), r
-    reg = lowerer.reader(base, "u64" if lowerer.regs.dtypes[sym.offset].itemsize == 8 else "u32", scope)
-    o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+    wide = lowerer.regs.dtypes[sym.offset].itemsize == 8
+    reg = lowerer.reader(base, "u64" if wide else "u32", scope)
     if off == 0:
         return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64, copy=False)
+    if not wide:  # `[%r+24]`: the sum wraps in the register's 32 bits (SASS `LDL R, [R4+0x18]`); libdevice's
+        o32 = np.uint32(off & 0xFFFFFFFF)  # sin/cos slow path addresses its depot from %SPL-12 so
+        return None, lambda ctx, lanes: (np.asarray(reg(ctx, lanes)).astype(np.uint32) + o32).astype(np.uint64)
+    o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
     return None, lambda ctx, lanes: np.asarray(reg(ctx, lanes)).astype(np.uint64) + o
 
 
