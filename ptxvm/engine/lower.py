@@ -22,6 +22,7 @@ from ..semantics import Spec, lane_function
 from ..semantics.dtypes import numpy_dtype
 from ..syntax import ast
 from ..syntax.constexpr import evaluate
+from ..syntax.labels import with_unique_labels
 from .core.layout import (FlatLayout, Frame, RegisterFile, Scope, Symbol, component_index, type_size, var_align,
     var_size, vector_register)
 from . import shared_layout
@@ -371,7 +372,8 @@ class Lowerer:
         labels: dict[str, int] = {}
         self._branch_tables: dict[str, list[str]] = {}
         self._prototypes: dict[str, ast.CallPrototype] = {}
-        self._count_labels(info.decl.body, len(self.code), labels)
+        body = with_unique_labels(info.decl.body)  # labels of inline-asm blocks repeat (syntax/labels.py)
+        self._count_labels(body, len(self.code), labels)
         self.labels = labels
         info.entry_pc = len(self.code)
         self.leaders.update(labels.values())
@@ -380,8 +382,8 @@ class Lowerer:
         if self.contract:  # ptxas's mul+add -> fma fusion, as the GPU runs it (engine/contraction.py)
             from . import contraction
 
-            self.contraction = contraction.plan(info.decl.body)
-        self.lower_block(info.decl.body, scope)
+            self.contraction = contraction.plan(body)
+        self.lower_block(body, scope)
         from .control.flow import lower_implicit_return
 
         self.code.append(lower_implicit_return(self, info))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import toolchain
+from ..syntax.labels import with_unique_labels
 from ..syntax import ast
 
 RESERVED_REGS = 4  # registers ptxas keeps for itself beyond the live values (estimate)
@@ -184,7 +185,7 @@ def estimate_registers(fn: ast.Function) -> int:
 
     if fn is None or fn.body is None:
         return 32
-    walk(fn.body)
+    walk(with_unique_labels(fn.body))
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     for i, names in enumerate(events):
