@@ -97,3 +97,16 @@ def test_internal_errors_are_reported_not_raised(monkeypatch):
     r = run("check", GOOD)
     assert r.exit_code == 1
     assert "internal verifier error: IndexError" in r.stdout and "Traceback" not in r.output
+
+
+def test_a_nul_terminated_ptx_image_is_read_up_to_the_nul(tmp_path):
+    """NVIDIA Warp writes its .ptx files as C strings (a trailing NUL); the driver reads them up to
+    the NUL, and so does ptxvm."""
+    import ptxvm
+
+    text = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n"
+    f = tmp_path / "warp.ptx"
+    f.write_bytes(text.encode() + b"\x00")
+    r = run("check", str(f))
+    assert r.exit_code == 0, r.output
+    assert ptxvm.loads(text + "\x00").kernels == ptxvm.load(str(f)).kernels
