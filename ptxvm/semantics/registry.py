@@ -75,11 +75,24 @@ def semantic(*opcodes: str):
     return register
 
 
+_MADE: dict = {}  # the lane function of each distinct Spec: they are pure, so one serves every use
+
+
 def lane_function(spec: Spec) -> Callable:
     """The lane function for an instruction; a clear error when no family implements it."""
+    key = (spec.opcode, tuple(sorted(spec.values.items())), tuple(sorted(spec.types.items())), spec.modifiers)
+    try:
+        made = _MADE.get(key)
+    except TypeError:  # a value that does not hash: made afresh
+        key, made = None, None
+    if made is not None:
+        return made
     from . import families  # noqa: F401  (importing registers every family)
 
     factory = SEMANTICS.get(spec.opcode)
     if factory is None:
         raise NotImplementedError(f"no semantics for instruction '{spec.opcode}'")
-    return factory(spec)
+    made = factory(spec)
+    if key is not None:
+        _MADE[key] = made
+    return made
