@@ -19,6 +19,15 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "engine", "ptx_gaps"))
 sys.path.insert(0, ROOT)
 
 
+def _module(cp, ptx):
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(), "k.ptx")
+    with open(path, "w") as f:
+        f.write(ptx)
+    return cp.RawModule(path=path)
+
+
 def main():
     import cupy as cp
 
@@ -26,10 +35,10 @@ def main():
     import test_scoped_labels as L
 
     out = cp.zeros(2, np.uint32)
-    cp.RawModule(code=W.PTX).get_function("k")((1,), (1,), (out, np.uint32(12), np.uint32(2044)))
+    _module(cp, W.PTX).get_function("k")((1,), (1,), (out, np.uint32(12), np.uint32(2044)))
     print("address_wrap32:", cp.asnumpy(out).tolist(), "(ptxvm: [41, 43])", flush=True)
     out = cp.zeros(1, np.uint32)
-    cp.RawModule(code=L.PTX).get_function("k")((1,), (1,), (out,))
+    _module(cp, L.PTX).get_function("k")((1,), (1,), (out,))
     print("scoped_labels:", cp.asnumpy(out).tolist(), "(ptxvm: [3103])", flush=True)
     print(cp.cuda.runtime.getDeviceProperties(0)["name"], "driver", cp.cuda.runtime.driverGetVersion())
 
