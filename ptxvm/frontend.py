@@ -9,7 +9,7 @@ from typing import Union
 
 from .errors import Diagnostic, PtxSyntaxError, Span
 from .syntax import ast
-from .syntax.parser import parse as _parse
+from .syntax.parser import parse as _parse, without_terminator
 
 
 def parse(text: str, name: str = "<string>") -> ast.Module:
@@ -18,7 +18,7 @@ def parse(text: str, name: str = "<string>") -> ast.Module:
     Raises PtxSyntaxError (with every diagnostic) for text that is not PTX; never anything else.
     """
     try:
-        return _parse(_without_terminator(text), name)
+        return _parse(text, name)
     except PtxSyntaxError:
         raise
     except RecursionError as exc:
@@ -36,17 +36,11 @@ def read_source(path: Union[str, os.PathLike]) -> str:
     """The text of the PTX file at `path` (UTF-8, undecodable bytes replaced); PtxSyntaxError
     with one diagnostic when the file holds binary data (a cubin, a fatbin, ...), not text."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        text = _without_terminator(f.read())
+        text = without_terminator(f.read())  # a C string's NUL is not binary data
     binary = _binary(text)
     if binary:
         raise _failure(os.fspath(path), binary)
     return text
-
-
-def _without_terminator(text: str) -> str:
-    """PTX kept as a C string ends in NUL bytes (NVIDIA Warp writes its .ptx files so): the driver
-    reads such an image up to the NUL, and so does ptxvm (ptxas 13.0 calls it "Unexpected EOF")."""
-    return text.rstrip("\x00") if text.endswith("\x00") else text
 
 
 def _binary(text: str) -> str:

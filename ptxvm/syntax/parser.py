@@ -28,6 +28,12 @@ MODULE_STARTS = frozenset(
 ) | LINKAGES | (STATE_SPACES - {".reg", ".param"})
 
 
+def without_terminator(text: str) -> str:
+    """PTX kept as a C string ends in NUL bytes (NVIDIA Warp writes its .ptx files so): the driver
+    reads such an image up to the NUL, and so does ptxvm (ptxas 13.0 calls it "Unexpected EOF")."""
+    return text.rstrip("\x00") if text.endswith("\x00") else text
+
+
 def parse(text: str, file: str = "<string>") -> ast.Module:
     """Parse a whole PTX module. Raises PtxSyntaxError listing every syntax error found."""
     with paused_gc():
@@ -49,7 +55,7 @@ def parse_with(parser: "Parser") -> ast.Module:
 
 class Parser(DebugParser):
     def __init__(self, text: str, file: str = "<string>"):
-        super().__init__(text, file)
+        super().__init__(without_terminator(text), file)
         self.scopes = Scopes()
 
     # ------------------------------------------------------------------ module
