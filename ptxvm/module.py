@@ -70,7 +70,15 @@ class Module:
 
     @property
     def program(self) -> Program:
-        """The lowered program, built on first use (a module that only gets printed never pays)."""
+        """The whole program lowered (every function); launches lower only what they reach
+        (`lazy_program`)."""
+        return self.lazy_program.ensure(None)
+
+    @property
+    def lazy_program(self) -> Program:
+        """The program, built on first use (a module that only gets printed never pays), with the
+        functions lowered that launches have needed so far: `.ensure(kernel)` lowers a kernel and
+        what it can call."""
         if self._program is None:
             from .engine.control import syscalls  # noqa: F401  (registers vprintf & co)
             from .engine.core.initializers import write_initializer
@@ -133,7 +141,7 @@ class Module:
 
     # ------------------------------------------------------------------ symbols
     def _symbol(self, name: str):
-        prog = self.program
+        prog = self.lazy_program
         sym = prog.globals.get(name)
         if sym is None or sym.space not in ("global", "const"):
             raise KeyError(f"no .global or .const variable named {name!r}")
@@ -176,7 +184,7 @@ class Module:
         return decl
 
     def _write_handle(self, name: str, obj) -> None:
-        self.program  # noqa: B018  (initializers first, so a binding is not overwritten)
+        self.lazy_program  # noqa: B018  (initializers first, so a binding is not overwritten)
         self._bound[name] = obj
         raw = self.device.memory.view(self._globals[name])
         raw[:8] = np.frombuffer(np.uint64(int(obj)).tobytes(), np.uint8)
@@ -293,7 +301,7 @@ class Kernel:
 
     @property
     def info(self):
-        return self.module.program.functions[self.name]
+        return self.module.lazy_program.ensure(self.name).functions[self.name]
 
     def on(self, device: str):
         """This kernel on `device` ("cpu", "cuda", "cuda:N"): `k.on("cuda").launch(...)`."""

@@ -146,7 +146,7 @@ class Launch:
         self.cluster, self.explicit_cluster = cluster_ops.resolve(self.info.decl, self.grid, self.cluster)
         self.threads_per_cta = int(np.prod(self.block))
         self.shared_dynamic = int(shared_mem)
-        prog = self.module.program
+        prog = self.module.lazy_program
         self.shared_static = self.info.shared_static  # what this kernel reaches (engine/shared_layout.py)
         self.shared_total = self.shared_static + self.shared_dynamic  # the kernel's bytes
         self.shared_window = RESERVED_SHARED + self.shared_total  # a CTA's: with the system's reserved KiB
@@ -248,7 +248,7 @@ class Launch:
     def execute(self) -> tuple[LaunchStats, list]:
         """Run the CTAs (all, or `only_ctas`) in waves against the device's global memory; returns
         the statistics and the printf records. Host arrays are not touched: `finish` copies back."""
-        prog = self.module.program
+        prog = self.module.lazy_program
         code = prog.code
         start = time.perf_counter()
         total_ctas = self.grid[0] * self.grid[1] * self.grid[2]  # Python ints: up to 2^63 CTAs
@@ -442,7 +442,7 @@ class Launch:
                      for v, g in zip((ctas % gx, (ctas // gx) % gy, ctas // (gx * gy)), self.grid))
 
     def _wave(self, ctas, local_size, local_static, const, kparams, needed) -> Context:
-        prog = self.module.program
+        prog = self.module.lazy_program
         T = self.threads_per_cta
         n = ctas.size * T
         ctx = Context(n, prog.regs.dtypes, needed)

@@ -61,6 +61,28 @@ class FunctionInfo:
         return FUNC_ADDRESS_BASE + 16 * self.index
 
 
+def _not_lowered(ctx, lanes, pc=None):
+    raise Fault("internal error: ran code of a function that was not lowered")
+
+
+NOT_LOWERED = Op(_not_lowered, control=True, text="(not lowered)")
+
+
+class _Segment(list):
+    """The ops of one function body while it is lowered: its length counts from the body's place
+    in the whole program, so the PCs lowering reads (len(code)) are the final ones."""
+
+    def __init__(self, start: int):
+        super().__init__()
+        self.start = start
+
+    def __len__(self) -> int:
+        return self.start + super().__len__()
+
+    def ops(self) -> list:
+        return list.__getitem__(self, slice(None))
+
+
 @dataclass
 class Program:
     code: list[Op]
@@ -76,6 +98,15 @@ class Program:
     uses_alloca: bool = False
     dynamic_shared_base: int = 0  # the offset of the extern (dynamic) .shared array (shared_layout.py)
     plan_fused: Optional[Callable] = None  # makes the compiled tier's blocks (once; see Lowerer._plan_fused)
+    lower_for: Optional[Callable] = None  # lowers a kernel and its callees (Lowerer.lower_reachable)
+    version: int = 0  # how many times more code was lowered: analyses cached per program key on it
+
+    def ensure(self, kernel: Optional[str] = None) -> "Program":
+        """This program with `kernel` and everything it can call lowered (done at its first
+        launch); with None, every function."""
+        if self.lower_for is not None:
+            self.lower_for(kernel)
+        return self
 
     def prepare_fused(self) -> None:
         if self.plan_fused is not None:
@@ -193,23 +224,89 @@ class Lowerer:
             self.place_params(info)
         self._collect_shared()
         self._layout_shared()
-        for info in self.functions.values():
-            if info.decl.body is not None:
-                self.lower_function(info)
+        self._declare_body_statics()
+        self._reserve_code()
         const_image = np.zeros(max(self.const.size, 1), dtype=np.uint8)
         from .core.initializers import write_initializer
 
         for off, decl in self.const_inits:
             write_initializer(const_image, off, decl, self.symbol_address_static)
-        recursive = self._recursive_functions()
+        shared_static = max((f.shared_static for f in self.functions.values() if f.kind == "entry"), default=0)
+        self.program = Program(self.code, self.regs, self.functions, shared_static, self.shared.max_align,
+                               const_image, self.local_static.size, set(), self.dynamic_shared, self.globals,
+                               self.uses_alloca, self._dynamic_base, None, self.lower_reachable)
+        return self.program
+
+    # ------------------------------------------------------------------ on demand
+    def _declare_body_statics(self) -> None:
+        """The .const/.global variables declared inside function bodies get their places now, in
+        module order, so the .const image and the variables' addresses do not depend on which
+        functions have been lowered."""
+        self._body_statics: dict[int, Symbol] = {}
+
+        def walk(block):  # in lower_block's order: a block's declarations, then its nested blocks
+            for s in block.statements:
+                if isinstance(s, ast.VarDecl) and s.space.split("::")[0] not in ("reg", "shared", "local", "param"):
+                    self._body_statics[id(s)] = self.declare_static(s)
+            for s in block.statements:
+                if isinstance(s, ast.Block):
+                    walk(s)
+
         for info in self.functions.values():
-            if info.name in recursive or any(c in recursive for c in info.callees):
+            if info.decl.body is not None:
+                walk(info.decl.body)
+
+    def _reserve_code(self) -> None:
+        """Each function body's place in the code, fixed before any is lowered: a launch lowers its
+        kernel and what the kernel can call (`lower_reachable`), and every process of a parallel
+        launch sees the same PCs whatever it lowered first. Unlowered places hold NOT_LOWERED."""
+        self._bodies: dict[str, ast.Block] = {}
+        self._places: dict[str, tuple[int, int]] = {}
+        self._branch_tables, self._prototypes = {}, {}  # (set again per function as it is lowered)
+        self._lowered: set[str] = set()
+        pc = 0
+        for name, info in self.functions.items():
+            if info.decl.body is None:
+                continue
+            body = self._bodies[name] = with_unique_labels(info.decl.body)  # inline-asm labels repeat
+            size = self._count_labels(body, 0, {}) + 1  # and the implicit return
+            self._places[name] = (pc, size)
+            pc += size
+        self.code.extend([NOT_LOWERED] * pc)
+
+    def lower_reachable(self, kernel: Optional[str]) -> None:
+        """Lower `kernel` and every function it can call (shared_layout.reachable_names: an
+        indirect call reaches every function), once each; None: every function."""
+        wanted = self._places if kernel is None else self._reach.get(kernel, {kernel})
+        if any(n in self.aliases for n in wanted):  # a call through `.alias a, b` runs b: all, to be sure
+            wanted = self._places
+        names = [n for n in wanted if n in self._places and n not in self._lowered]
+        if not names:
+            return
+        program, code = self.program, self.code
+        for name in sorted(names, key=lambda n: self._places[n][0]):
+            start, size = self._places[name]
+            self.code = _Segment(start)
+            try:
+                self.lower_function(self.functions[name])
+                if len(self.code) != start + size:
+                    raise LoweringError(f"internal error: {name} lowered to {len(self.code) - start} ops, "
+                                        f"{size} expected")
+                code[start:start + size] = self.code.ops()
+            finally:
+                self.code = code
+            self._lowered.add(name)
+        recursive = self._recursive_functions()
+        for name in names:
+            info = self.functions[name]
+            if info.save_offset < 0 and (name in recursive or any(c in recursive for c in info.callees)):
                 words = sum(2 if self.regs.dtypes[s].itemsize == 16 else 1 for s in info.reg_slots)  # .b128: 2
                 info.save_offset = info.frame.place(8 * words, 8)
-        shared_static = max((f.shared_static for f in self.functions.values() if f.kind == "entry"), default=0)
-        return Program(self.code, self.regs, self.functions, shared_static, self.shared.max_align,
-                       const_image, self.local_static.size, recursive, self.dynamic_shared, self.globals,
-                       self.uses_alloca, self._dynamic_base, self._plan_fused if self.fusible else None)
+        program.recursive = recursive
+        program.uses_alloca = self.uses_alloca
+        program.version += 1
+        if self.fusible:
+            program.plan_fused = self._plan_fused
 
     def _plan_fused(self) -> None:
         """The compiled tier's blocks (engine/compiled), made at the first launch that may use
@@ -277,7 +374,7 @@ class Lowerer:
     def _layout_shared(self) -> None:
         """Final offsets of the static .shared variables, per kernel as ptxas allocates them
         (shared_layout.py); each kernel's static size; where the dynamic shared memory starts."""
-        reach = shared_layout.reachable_names(self.functions)
+        reach = self._reach = shared_layout.reachable_names(self.functions)
         symbols, seen = [], set()
         for sym in list(self.globals.values()) + list(self._shared_in_bodies.values()):
             if sym.space == "shared" and not sym.dynamic and id(sym) not in seen:
@@ -372,7 +469,7 @@ class Lowerer:
         labels: dict[str, int] = {}
         self._branch_tables: dict[str, list[str]] = {}
         self._prototypes: dict[str, ast.CallPrototype] = {}
-        body = with_unique_labels(info.decl.body)  # labels of inline-asm blocks repeat (syntax/labels.py)
+        body = self._bodies[info.name]  # its labels renamed apart (syntax/labels.py)
         self._count_labels(body, len(self.code), labels)
         self.labels = labels
         info.entry_pc = len(self.code)
@@ -435,7 +532,8 @@ class Lowerer:
             kind = "flocal" if space == "local" else "fparam"
             scope.names[decl.name] = Symbol(decl.name, kind, decl.type, var_size(decl), off, decl)
         else:
-            scope.names[decl.name] = self.declare_static(decl)
+            known = self._body_statics.get(id(decl))
+            scope.names[decl.name] = known if known is not None else self.declare_static(decl)
 
     # ------------------------------------------------------------------ names
     def lookup(self, name: str, scope: Scope) -> Optional[Symbol]:

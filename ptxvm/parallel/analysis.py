@@ -105,7 +105,7 @@ def static_work(module, kernel: str) -> int:
 
 
 def _reachable(module, kernel: str) -> list:
-    prog = module.program
+    prog = module.lazy_program.ensure(kernel)
     seen, stack = [], [kernel]
     while stack:
         name = stack.pop()

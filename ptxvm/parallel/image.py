@@ -42,7 +42,7 @@ def image_of(launch) -> LaunchImage:
     mem = launch.device.memory
     bases = module.variable_bases()
     key = program_key(module, bases)
-    const = module.const_image if module.const_image is not None else module.program.const_image
+    const = module.const_image if module.const_image is not None else module.lazy_program.const_image
     return LaunchImage(key, module.ast, module.file, module.contract, bases,
                        [(a.base, a.size, a.label) for a in mem.allocations()], mem.top,
                        np.asarray(const).tobytes(), launch.info.name, launch.grid, launch.block,
@@ -102,7 +102,7 @@ def rebuild(image: LaunchImage):
         device = Device()
         _restore_allocations(device.memory, image, Allocation)
         module = Module(image.tree, device=device, contract=image.contract, placed=image.bases)
-        module.program  # noqa: B018  (lower now; its initializers land in a scratch arena)
+        module.lazy_program  # noqa: B018  (lower now; its initializers land in a scratch arena)
         entry = (device, module)
     _PROGRAMS[image.key] = entry  # the most recent last
     while len(_PROGRAMS) > PROGRAMS_KEPT:

@@ -111,9 +111,9 @@ def run(launch, workers=None, executor=None, on_race=None):
             else:
                 pool.unshare(launch.device.memory)  # workers forked now must not share memory with this process
                 if jit.enabled():  # plan the compiled tier's fused kernels once here: forked workers inherit it
-                    launch.module.program.prepare_fused()
+                    launch.module.lazy_program.prepare_fused()
                 results = run_local(launch, shards, on_done)
-            warm_seconds = warmth.adopt(launch.module.program, results)  # what workers compiled: once, here
+            warm_seconds = warmth.adopt(launch.module.lazy_program, results)  # what workers compiled: once, here
         failed = [r for r in results if r.error is not None]
         conflict = None if failed else merge(launch.device.memory.arena, results)
         if failed or conflict is not None:

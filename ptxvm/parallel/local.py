@@ -57,7 +57,7 @@ def run_local(launch, shards: list[tuple[int, int]], on_done=None) -> list[Shard
             pipes.append((recv, send))
         if method == "fork":  # shard 0 runs here (below; its results need no pipe), the others in a tree of forked workers
             pipes.insert(0, None)
-            before = warmth.snapshot(launch.module.program)  # once here, not in every worker
+            before = warmth.snapshot(launch.module.lazy_program)  # once here, not in every worker
             tree = fork_tree(len(shards) - 1,
                              lambda i, others: _forked(launch, i + 1, shards[i + 1], pipes[i + 1][1], limit, before, others),
                              [c for pair in pipes[1:] for c in pair])
@@ -199,7 +199,7 @@ def _forked(launch, index, positions, conn, limit, before, inherited=()) -> None
         launch.device.budget.limit = limit
         # written in place: the pages a worker stores to become its own (copy-on-write)
         result = run_shard(launch, index, positions, launch.device.memory.arena, copy=False, views=RAW_PIPES)
-        result.learned = warmth.learned(launch.module.program, before)
+        result.learned = warmth.learned(launch.module.lazy_program, before)
         # the whole CPU time of this process since it was forked (Linux starts a child's at zero):
         # the shard, and the forks of the workers it started (fork_tree)
         result.cpu_seconds = max(result.cpu_seconds, time.process_time())

@@ -238,6 +238,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     T = int(np.prod(block3))
     G = int(np.prod(grid3))
     module = kernel.module
+    module.lazy_program.ensure(kernel.name)
     if regs is None:
         n_regs, source = registers_per_thread(module, kernel.name)
     else:
@@ -249,14 +250,14 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     traced = np.array(sorted(c for cs in per_sm for c in cs), dtype=np.int64)
     footprint = Footprint() if functional == "all" and l2_sharing else None
     if footprint is not None:  # count global atomics as the L2 performs them (timing/atomics.py)
-        code = module.program.code
-        footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.program))
+        code = module.lazy_program.code
+        footprint.aggregated = frozenset(id(code[pc]) for pc in aggregated_pcs(module.lazy_program))
         footprint.count_atomics = grid_packets
     # with every CTA run, count each one's work to find an SM busier than the simulated ones
     # (not for a cooperative launch: those CTAs alone would wait at its grid.sync for the others)
     work = WorkCount(G, -(-T // 32)) if functional == "all" and not cooperative else None
     before = snapshot_args(list(args)) if work is not None else None
-    tracers = [Tracer(module.program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None,
+    tracers = [Tracer(module.lazy_program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None,
                       work if k == 0 else None)
                for k, cs in enumerate(per_sm)]
     only = traced if functional == "sampled" else None
@@ -268,7 +269,7 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         if extra:  # run those SMs' CTAs again on the inputs as they were, traced
             more = [sm_ctas(G, spec.sm_count, s) for s in extra]
             fresh, owned = fresh_args(before, module.device)
-            tracers2 = [Tracer(module.program, T, np.array(cs, dtype=np.int64)) for cs in more]
+            tracers2 = [Tracer(module.lazy_program, T, np.array(cs, dtype=np.int64)) for cs in more]
             try:
                 kernel.launch(grid3, block3, fresh, shared_mem=shared_mem, cluster=cluster,
                               max_instructions=max_instructions, tracer=_FanOut(tracers2),

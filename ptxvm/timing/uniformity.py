@@ -55,17 +55,19 @@ class Uniformity:
 
 
 def per_program(analysis):
-    """`analysis(program)` computed once per lowered Program and dropped with it (the timing
-    model asks for the same program's facts at every launch it profiles)."""
-    cache: dict = {}  # id(program) -> result
+    """`analysis(program)` computed once per lowered Program (and again when a launch has lowered
+    more of it: functions are lowered on demand) and dropped with it (the timing model asks for
+    the same program's facts at every launch it profiles)."""
+    cache: dict = {}  # id(program) -> (its version, result)
 
     def cached(program):
-        key = id(program)
+        key, version = id(program), getattr(program, "version", 0)
         got = cache.get(key)
-        if got is None:
-            got = cache[key] = analysis(program)
-            weakref.finalize(program, cache.pop, key, None)
-        return got
+        if got is None or got[0] != version:
+            if got is None:
+                weakref.finalize(program, cache.pop, key, None)
+            got = cache[key] = (version, analysis(program))
+        return got[1]
 
     cached.__name__, cached.__doc__ = analysis.__name__, analysis.__doc__
     return cached

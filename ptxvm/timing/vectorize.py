@@ -32,11 +32,12 @@ _CACHE: dict = {}
 
 def load_groups(trace) -> LoadGroups:
     key = id(trace.program)
+    version = getattr(trace.program, "version", 0)  # functions are lowered on demand
     got = _CACHE.get(key)
-    if got is not None and got[0] is trace.program:
+    if got is not None and got[0] is trace.program and got[2] == version:
         return got[1]
     groups = _find(trace, len(trace.program.code))
-    _CACHE[key] = (trace.program, groups)
+    _CACHE[key] = (trace.program, groups, version)
     return groups
 
 

@@ -101,7 +101,7 @@ class Trace(list):
 class Tracer(LaunchHooks):
     def __init__(self, kernel, ctas=None, warps=None, pc_range=None, opcodes=None):
         module = kernel.module
-        prog = module.program
+        prog = module.lazy_program.ensure(kernel.name)
         self.code = prog.code
         self.prog = prog
         self.records = Trace()

@@ -319,6 +319,8 @@ def lower_call(lowerer, instr, m, scope):
                 ctx.regs[slot][group] = values
             ctx.frame_base[group] = new
             ctx.stack_top[group] = new + np.uint64(callee.frame.size)
+            if callee.entry_pc < 0:  # lower_reachable missed it: never run another function's code
+                raise Fault(f"internal error: {callee.name} was called but not lowered", int(group[0]))
             ctx.pc[group] = callee.entry_pc
 
     def run_back(ctx, lanes, pc):

@@ -1,6 +1,6 @@
 """What the debugger knows of a kernel before it runs: PCs of lines, functions, names.
 
-Everything here is read from the lowered program (`module.program`: the flat list of `Op`s, each
+Everything here is read from the lowered program (`module.lazy_program`: the flat list of `Op`s, each
 with its PTX file and line, and the functions' entry PCs, register slots and variables) and from
 the `.file`/`.loc` directives (CUDA source lines).
 """
@@ -20,7 +20,7 @@ class DebuggerError(Exception):
 class ProgramInfo:
     def __init__(self, kernel):
         module = kernel.module
-        prog = module.program
+        prog = module.lazy_program.ensure(kernel.name)
         self.module = module
         self.prog = prog
         self.code = prog.code

@@ -25,9 +25,9 @@ class Sanitizer(LaunchHooks):
         self.pc = 0
         self.launch = None
         module = kernel.module
-        self.code = module.program.code
+        self.code = module.lazy_program.ensure(kernel.name).code
         self._source = source_lines(module.ast)
-        self.kernel_ops = _reachable_ops(module.program, kernel.name)
+        self.kernel_ops = _reachable_ops(module.lazy_program, kernel.name)
         self.fence_pcs = frozenset(pc for pc, op in enumerate(self.code) if _is_fence(op))
         self.checker = _CHECKERS[tool](self)
         self.tracks_initialization = tool == "initcheck"  # else DeviceArray arguments count as written
