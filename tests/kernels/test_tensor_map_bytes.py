@@ -116,3 +116,24 @@ def test_every_probed_map_encodes_and_decodes_like_the_driver():
         assert TM.decode(raw) == d, name
         done += 1
     assert done >= 50
+
+
+@pytest.mark.skipif(not PROBE.exists(), reason="no layout probe recorded")
+@pytest.mark.parametrize("name", ["stride_0_size1", "stride_0_broadcast", "stride_0_mid", "stride_16_overlapping"])
+def test_strides_the_driver_takes_are_taken(name):
+    """A zero stride (CUTLASS 3.x gives a batch of one stride 0; a broadcast dimension) and rows
+    that overlap: the H200's driver encodes them, and so does ptxvm.tensor_map, to the same bytes
+    but the address. ptxvm refused stride 0, so every CUTLASS 3.x Hopper GEMM with L = 1 failed."""
+    import ptxvm
+
+    rec = json.loads(PROBE.read_text())[name]
+    assert "bytes" in rec, rec["result"]
+    p = rec["params"]
+    dt = _DT[p["dtype"]]
+    size = TM.DATA_TYPES[dt][1]
+    dev = ptxvm.to_device(np.zeros(1 << 16, np.uint8))
+    tm = ptxvm.tensor_map(dev, box=tuple(reversed(p["box"])), shape=tuple(reversed(p["dims"])),
+                          strides=tuple(reversed([size] + p["strides"])), element_strides=tuple(reversed(p["es"])),
+                          dtype=dt)
+    raw = bytes.fromhex(rec["bytes"])
+    assert bytes(tm)[8:] == raw[8:]

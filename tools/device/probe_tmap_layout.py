@@ -65,6 +65,11 @@ def main(argv=None) -> int:
     t("stride_2e36_plus16", strides=[(1 << 36) + 16])
     t("stride_max", strides=[(1 << 40) - 16])
     t("stride_4112", strides=[4112])
+    # a zero stride: CUTLASS 3.x gives a batch of one (L = 1) stride 0; and a broadcast dimension
+    t("stride_0_size1", rank=3, dims=[48, 40, 1], strides=[192, 0], box=[16, 8, 1], es=[1, 1, 1])
+    t("stride_0_broadcast", strides=[0])
+    t("stride_0_mid", rank=3, dims=[48, 40, 7], strides=[0, 192], box=[16, 8, 3], es=[1, 1, 1])
+    t("stride_16_overlapping", strides=[16])
     t("dim_2e32", dims=[48, 1 << 32])
     t("dim_2e31_plus5", dims=[(1 << 31) + 5, 40], strides=[(1 << 33) + 32])
     t("dims_odd", dims=[37, 29], strides=[160])
