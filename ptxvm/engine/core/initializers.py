@@ -67,7 +67,8 @@ def _symbols(expr):
 
 
 def write_initializer(buf: np.ndarray, offset: int, decl: ast.VarDecl, address_of) -> None:
-    """Write `decl`'s initial value into `buf` at `offset` (little-endian, element by element)."""
+    """Write `decl`'s initial value into `buf` at `offset` (little-endian, element after element;
+    what does not fit in `buf` is left out)."""
     if decl.init is None:
         return
     t = decl.type
@@ -80,11 +81,12 @@ def write_initializer(buf: np.ndarray, offset: int, decl: ast.VarDecl, address_o
         except TypeError:
             return address_of(name)
 
-    for i, item in enumerate(_flatten(decl.init)):
-        if isinstance(item, ast.Initializer):
-            continue
-        v = _value_bits(item, t, addr)
-        pos = offset + i * size
-        if pos + size > buf.size:
-            break
-        buf[pos : pos + size] = np.frombuffer(np.array(v, dtype=np.uint64).astype(dt).tobytes(), dtype=np.uint8)
+    items = list(_flatten(decl.init))
+    fits = max(0, min(len(items), (buf.size - offset) // size))
+    mask = (1 << bits_of(t)) - 1 if t not in ("texref", "samplerref", "surfref") else (1 << 64) - 1
+    plain = t not in ("f32", "f64")  # an integer literal of a float type converts numerically
+    values = [it.value & mask if plain and type(it) is ast.IntLit else _value_bits(it, t, addr)
+              for it in items[:fits]]  # one pass in Python, one vectorized write (Warp's tables: MBs)
+    if values:
+        raw = np.array(values, dtype=np.uint64).astype(dt).view(np.uint8)
+        buf[offset : offset + raw.size] = raw
