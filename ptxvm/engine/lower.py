@@ -293,6 +293,10 @@ class Lowerer:
                     raise LoweringError(f"internal error: {name} lowered to {len(self.code) - start} ops, "
                                         f"{size} expected")
                 code[start:start + size] = self.code.ops()
+            except BaseException:  # nothing of a half-lowered body stays planned for the compiled tier
+                for pc in [pc for pc in self.fusible if start <= pc < start + size]:
+                    del self.fusible[pc]
+                raise
             finally:
                 self.code = code
             self._lowered.add(name)
