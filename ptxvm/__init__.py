@@ -23,7 +23,7 @@ __all__ = [
     "to_device", "device_array", "set_device_memory_limit", "device_memory_info",
     "DeviceArray", "texture_object", "surface_object", "tensor_map", "tensor_map_im2col", "TensorMap", "compile_cuda", "inline_asm", "CudaCompileError", "InlineAsmError",
     "compare", "CompareReport", "GpuModule", "CudaKernelFault", "CudaUnavailableError", "Debugger", "DebuggerError",
-    "map_launches", "DataRaceWarning", "DataRaceError",
+    "map_launches", "DataRaceWarning", "DataRaceError", "ArgumentTypeWarning",
 ]
 
 
@@ -290,7 +290,7 @@ def __getattr__(name):
         from .parallel.sweep import map_launches
 
         return map_launches
-    if name in ("DataRaceWarning", "DataRaceError"):
+    if name in ("DataRaceWarning", "DataRaceError", "ArgumentTypeWarning"):
         from . import errors
 
         return getattr(errors, name)

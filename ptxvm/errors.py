@@ -128,6 +128,11 @@ class DataRaceWarning(UserWarning):
     memory without atomics (ptxvm/parallel): the result returned is the single process's."""
 
 
+class ArgumentTypeWarning(UserWarning):
+    """A NumPy array passed for a pointer parameter whose C++ type says other elements (a float64
+    array for a `float*`): the kernel reads its bytes as the parameter's type, as a GPU would."""
+
+
 class DataRaceError(RuntimeError):
     """A data race between CTAs found by a parallel launch run with `on_race="error"`; the
     caller's arrays are left as they were."""

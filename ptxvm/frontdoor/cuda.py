@@ -25,7 +25,7 @@ import tempfile
 from typing import Iterable, Optional, Sequence
 
 from ..errors import Diagnostic, PtxError, PtxVerifyError, Span
-from ..module import Module
+from ..module import Kernel, Module
 
 __all__ = ["compile_cuda", "compile_cuda_to_ptx", "CudaCompileError", "CudaToolchainError", "CudaModule",
            "cxx_name", "available_compilers"]
@@ -345,6 +345,10 @@ class CudaModule(Module):
         return {k: cxx_name(k) for k in self.kernels}
 
     def kernel(self, name: str):
+        k = self._find_kernel(name)
+        return CudaKernel(self, k.name)
+
+    def _find_kernel(self, name: str):
         entries = [f.name for f in self.ast.functions() if f.kind == "entry"]
         if name in entries:
             return super().kernel(name)
@@ -363,6 +367,99 @@ class CudaModule(Module):
             raise KeyError(f"{name!r} names several kernels in {self.file}: {listed}; "
                            f"pass the PTX symbol{' or the C++ signature' if full else ''}")
         return super().kernel(name)  # the usual KeyError listing the kernels
+
+
+_POINTEES = {"float": "f4", "double": "f8", "int": "i4", "unsigned int": "u4", "short": "i2",
+             "unsigned short": "u2", "char": "i1", "signed char": "i1", "unsigned char": "u1", "long": "i8",
+             "unsigned long": "u8", "long long": "i8", "unsigned long long": "u8", "__half": "f2", "half": "f2",
+             "__nv_bfloat16": "bf16", "bool": "?", "float2": "f4", "float4": "f4", "double2": "f8",
+             "int2": "i4", "int4": "i4", "uint2": "u4", "uint4": "u4", "__half2": "f2", "__nv_bfloat162": "bf16"}
+_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict)\b")
+
+
+def parameter_types(sig: str) -> list[str]:
+    """'void k<float>(float*, int const*, int)' -> ['float*', 'int*', 'int']: a demangled kernel's
+    parameter types, qualifiers dropped."""
+    depth, start = 0, None
+    for i in range(len(sig) - 1, -1, -1):  # the parameter list: the last '(...)' group
+        if sig[i] == ")":
+            depth += 1
+            if depth == 1:
+                end = i
+        elif sig[i] == "(":
+            depth -= 1
+            if depth == 0:
+                start = i
+                break
+    if start is None:
+        return []
+    params, depth, cur = [], 0, ""
+    for ch in sig[start + 1 : end]:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            params.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    params.append(cur)
+    out = [" ".join(_QUALIFIERS.sub(" ", p).split()).replace(" *", "*") for p in params]
+    return [] if out == [""] or out == ["void"] else out
+
+
+def pointee_dtype(ctype: str):
+    """The NumPy element type a `T*` parameter's T stands for (float2/float4 by their lanes), or
+    None (not a pointer to a plain type: structs, pointers to pointers, template classes)."""
+    import numpy as np
+
+    if not ctype.endswith("*") or ctype.endswith("**"):
+        return None
+    code = _POINTEES.get(ctype[:-1].strip())
+    if code is None:
+        return None
+    if code == "bf16":
+        return "bf16"
+    return np.dtype(code)
+
+
+def argument_type_warnings(sig: str, args) -> list[str]:
+    """What a GPU would silently get wrong: a NumPy array whose elements are not what the C++
+    pointer parameter says (a float64 array for `float*`: the kernel reads its bytes as floats)."""
+    import numpy as np
+
+    out = []
+    for i, (ctype, a) in enumerate(zip(parameter_types(sig), args)):
+        want = pointee_dtype(ctype)
+        if want is None or not isinstance(a, np.ndarray):
+            continue
+        if want == "bf16":
+            ok = a.dtype.itemsize == 2 and a.dtype.kind in "fuiV" and a.dtype != np.float16
+        else:
+            kinds = {"f": "f", "i": "iu", "u": "iu", "b": "b"}[want.kind]
+            ok = a.dtype.itemsize == want.itemsize and a.dtype.kind in kinds
+        if not ok:
+            out.append(f"argument {i} of {sig}: a {a.dtype} array for a {ctype} parameter; the kernel reads its "
+                       f"bytes as {ctype[:-1].strip()} (pass .astype(...) of the parameter's type)")
+    return out
+
+
+class CudaKernel(Kernel):
+    """A kernel of a CudaModule: a launch warns (ArgumentTypeWarning) when a NumPy array's
+    elements are not those its C++ pointer parameter names (when c++filt or cu++filt is there)."""
+
+    def launch(self, grid, block, args=(), *rest, **kw):
+        if self.name.startswith("_Z"):
+            sig = _demangle_all([self.name]).get(self.name)
+            if sig:
+                import warnings
+
+                from ..errors import ArgumentTypeWarning
+
+                for message in argument_type_warnings(sig, list(args)):
+                    warnings.warn(message, ArgumentTypeWarning, stacklevel=3)
+        return super().launch(grid, block, args, *rest, **kw)
 
 
 def _without_signature(sig: str) -> str:

@@ -235,6 +235,34 @@ def test_template_instances_by_signature():
         m.kernel("k")
 
 
+@needs_compiler
+@pytest.mark.skipif(cuda_frontdoor._cxxfilt() is None, reason="neither cu++filt nor c++filt is installed")
+def test_an_array_of_other_elements_than_the_pointer_says_warns():
+    """A float64 array for a `float*` (llm.c's kernels met it): a GPU reads its bytes as floats and
+    says nothing; ptxvm does the same and warns, naming the argument and the C++ parameter."""
+    import warnings
+
+    m = ptxvm.compile_cuda("__global__ void scale(float *x, const int *n, float f) {"
+                           " if (threadIdx.x < *n) x[threadIdx.x] *= f; }", name="warn.cu")
+    n = np.array([4], np.int32)
+    with pytest.warns(ptxvm.ArgumentTypeWarning, match=r"argument 0 of scale\(float\*, int const\*, "
+                      r"float\): a float64 array for a float\* parameter"):
+        m["scale"][1, 4](np.ones(4), n, np.float32(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = np.ones(4, np.float32)
+        m["scale"][1, 4](x, n.astype(np.uint32), np.float32(2))  # an unsigned array for int*: same bytes
+        assert x.tolist() == [2, 2, 2, 2]
+
+
+def test_parameter_types_of_demangled_signatures():
+    assert cuda_frontdoor.parameter_types("void k<float, 2>(float* __restrict__, Foo<int, 2>, int const*)") == [
+        "float*", "Foo<int, 2>", "int*"]
+    assert cuda_frontdoor.parameter_types("void k()") == []
+    assert cuda_frontdoor.pointee_dtype("unsigned long long*") == np.dtype(np.uint64)
+    assert cuda_frontdoor.pointee_dtype("float**") is None and cuda_frontdoor.pointee_dtype("MyStruct*") is None
+
+
 def test_cxx_name_parser():
     assert cxx_name("_Z3addPiS_S_") == "add"
     assert cxx_name("_ZN2ns5scaleEPff") == "ns::scale"
