@@ -74,3 +74,15 @@ def test_the_whole_program_is_there_when_asked_for():
     out = np.zeros(1, np.uint32)
     m["b"][1, 1](out)
     assert out[0] == 15
+
+
+def test_parallel_workers_lower_on_their_own_and_agree(monkeypatch):
+    """Workers rebuild the module from its syntax tree and lower only what their shard's kernel
+    reaches; each function's fixed place keeps their PCs the parent's."""
+    monkeypatch.setenv("PTXVM_PARALLEL_MIN_WORK", "0")
+    m = ptxvm.loads(PTX, "lazy.ptx")
+    out = np.zeros(1, np.uint32)
+    assert m["b"].launch(4, 32, [out], workers=2).workers == 2
+    assert out[0] == 15
+    assert m["a"].launch(4, 32, [out], workers=2).workers == 2
+    assert out[0] == 42
