@@ -353,11 +353,11 @@ class CudaModule(Module):
         if name in entries:
             return super().kernel(name)
         full = _demangle_all(entries)
-        want = name.replace(" ", "")
+        want = _spelled(name)
         hits = [k for k, sig in full.items()  # with or without its `void`
-                if want in (sig.replace(" ", ""), sig.replace(" ", "").removeprefix("void"))]
+                if want in (_spelled(sig), _spelled(sig).removeprefix("void"))]
         if not hits:  # `k<float, true>`: a template instance without its return type and parameters
-            hits = [k for k, sig in full.items() if _without_signature(sig).replace(" ", "") == want]
+            hits = [k for k, sig in full.items() if _spelled(_without_signature(sig)) == want]
         if not hits:
             hits = [k for k in entries if _source_name(k) == name]
         if len(hits) == 1:
@@ -460,6 +460,15 @@ class CudaKernel(Kernel):
                 for message in argument_type_warnings(sig, list(args)):
                     warnings.warn(message, ArgumentTypeWarning, stacklevel=3)
         return super().launch(grid, block, args, *rest, **kw)
+
+
+_TYPEDEFS = re.compile(r"\b__(half2?|nv_bfloat162?)\b")
+
+
+def _spelled(name: str) -> str:
+    """A C++ name compared without spaces and with CUDA's typedefs as written in sources: `half`
+    and `nv_bfloat16` for the demangler's `__half` and `__nv_bfloat16`."""
+    return _TYPEDEFS.sub(r"\1", name).replace(" ", "")
 
 
 def _without_signature(sig: str) -> str:

@@ -255,6 +255,20 @@ def test_an_array_of_other_elements_than_the_pointer_says_warns():
         assert x.tolist() == [2, 2, 2, 2]
 
 
+@needs_compiler
+@pytest.mark.skipif(cuda_frontdoor._cxxfilt() is None, reason="neither cu++filt nor c++filt is installed")
+def test_template_instances_by_their_source_spelling_of_half():
+    """The demangler writes `__half`; a source writes `half` (cuda_fp16.h's typedef): both name it."""
+    m = ptxvm.compile_cuda("#include <cuda_fp16.h>\ntemplate <typename T, int B> __global__ void k(int *p) "
+                           "{ p[threadIdx.x] = B + sizeof(T); }\n"
+                           "template __global__ void k<half, 4>(int *); template __global__ void k<float, 4>(int *);",
+                           name="half_tpl.cu")
+    out = np.zeros(2, np.int32)
+    for name in ("k<half, 4>", "k<__half, 4>", "void k<half, 4>(int*)"):
+        m.kernel(name)[1, 2](out)
+        assert out.tolist() == [6, 6]
+
+
 def test_parameter_types_of_demangled_signatures():
     assert cuda_frontdoor.parameter_types("void k<float, 2>(float* __restrict__, Foo<int, 2>, int const*)") == [
         "float*", "Foo<int, 2>", "int*"]
