@@ -445,13 +445,19 @@ def argument_type_warnings(sig: str, args) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _demangled(symbol: str) -> Optional[str]:
+    """One symbol's demangled signature, asked of the demangler once (a launch checks it)."""
+    return _demangle_all([symbol]).get(symbol)
+
+
 class CudaKernel(Kernel):
     """A kernel of a CudaModule: a launch warns (ArgumentTypeWarning) when a NumPy array's
     elements are not those its C++ pointer parameter names (when c++filt or cu++filt is there)."""
 
     def launch(self, grid, block, args=(), *rest, **kw):
         if self.name.startswith("_Z"):
-            sig = _demangle_all([self.name]).get(self.name)
+            sig = _demangled(self.name)
             if sig:
                 import warnings
 
