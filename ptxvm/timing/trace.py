@@ -255,12 +255,19 @@ def sector_byte_masks(addr: np.ndarray, act: np.ndarray, size: int, c) -> np.nda
     if w.size == 0:  # no lane stores (a guarded store whose guard holds nowhere)
         return np.zeros(len(c.sectors), np.uint64)
     a = addr[w, lane].astype(np.uint64)
+    bits = ((np.uint64(1) << np.uint64(size)) - np.uint64(1)) << (a & np.uint64(31))
+    # an access of under 32 bytes spans at most two sectors (one straddling a boundary: a
+    # local-memory double, whose lanes sit 4 bytes apart): bits 32 and up are the next sector's
+    spill = (bits >> np.uint64(32)) != 0
+    if spill.any():
+        w = np.concatenate((w, w[spill]))
+        a = np.concatenate((a, ((a[spill] >> np.uint64(5)) + np.uint64(1)) << np.uint64(5)))
+        bits = np.concatenate((bits & np.uint64(_FULL_SECTOR), bits[spill] >> np.uint64(32)))
     # (warp, sector) as one key: sectors counted from the request's lowest one (a request spans
     # far less than 2^40 sectors), so no address bit reaches the warp's (global addresses have
     # bits 40-46 set, local ones bit 56: packed whole, warps 0-3 of a store shared one key)
     base = (a >> np.uint64(5)).min()
     key = (w.astype(np.uint64) << np.uint64(40)) | ((a >> np.uint64(5)) - base)
-    bits = ((np.uint64(1) << np.uint64(size)) - np.uint64(1)) << (a & np.uint64(31))
     order = np.argsort(key, kind="stable")
     key, bits = key[order], bits[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))

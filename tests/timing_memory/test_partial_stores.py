@@ -98,3 +98,47 @@ def test_local_loads_of_several_warps_that_miss_profile():
     out = np.zeros(64, np.int32)
     prof = ptxvm.loads(src, "local.ptx").kernel("k").profile(1, 64, [out], warm_l2=False)
     assert prof.cycles > 0 and out.tolist() == list(range(64))
+
+
+def test_sector_byte_masks_of_accesses_straddling_a_sector_boundary():
+    """A lane's 8 bytes at sector offset 28 are 4 bytes of that sector and 4 of the next: the
+    next sector's bytes were dropped and its mask looked up past the end (IndexError)."""
+    addr = np.arange(32, dtype=np.uint64).reshape(1, 32) * np.uint64(4)  # lanes 4 B apart, 8 B each
+    act = np.ones((1, 32), bool)
+    c = coalesce(addr, act, 8)
+    masks = sector_byte_masks(addr, act, 8, c)
+    assert [hex(int(s)) for s in c.sectors] == ["0x0", "0x20", "0x40", "0x60", "0x80"]
+    assert masks.tolist() == [0xFFFFFFFF] * 4 + [0xF]
+    one = np.zeros((1, 32), bool)
+    one[0, 7] = True  # lane 7 alone: bytes 28-35
+    c1 = coalesce(addr, one, 8)
+    assert sector_byte_masks(addr, one, 8, c1).tolist() == [0xF0000000, 0xF]
+
+
+def test_local_doubles_of_several_warps_profile():
+    """st.local.f64 of two warps: with local memory interleaved a word per lane, a lane's double
+    straddles a sector boundary (found profiling HeCBench's romberg, whose doubles spill)."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .local .align 8 .b8 depot[64];
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<4>;
+    .reg .f64 %fd<4>;
+    mov.u32 %r1, %tid.x;
+    cvt.rn.f64.u32 %fd1, %r1;
+    st.local.f64 [depot+8], %fd1;
+    ld.local.f64 %fd2, [depot+8];
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mul.wide.u32 %rd2, %r1, 8;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.f64 [%rd3], %fd2;
+    ret;
+}
+"""
+    out = np.zeros(64, np.float64)
+    prof = ptxvm.loads(src, "local_f64.ptx").kernel("k").profile(1, 64, [out], warm_l2=False)
+    assert prof.cycles > 0 and out.tolist() == list(range(64))
