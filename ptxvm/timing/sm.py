@@ -793,7 +793,9 @@ class SmSim:
             for key, level, _ in keys:
                 line = key[0] >> 7
                 if line in lines:
-                    f = fill[key]
+                    # a sector of the line that hits with no fill on record (the L1 holds it
+                    # from before this SM's first load of it: written, say) adds no wait
+                    f = fill.get(key, 0.0)
                     if f > back.get(line, 0.0):
                         back[line] = f
             for f in back.values():

@@ -142,3 +142,35 @@ def test_local_doubles_of_several_warps_profile():
     out = np.zeros(64, np.float64)
     prof = ptxvm.loads(src, "local_f64.ptx").kernel("k").profile(1, 64, [out], warm_l2=False)
     assert prof.cycles > 0 and out.tolist() == list(range(64))
+
+
+def test_a_load_whose_line_holds_stored_and_missing_sectors_profiles():
+    """Lanes 0-7 store their word, then the warp loads the whole line: sector 0 hits (the store
+    put it in the L1) while 1-3 miss. The L1-line bookkeeping looked up a fill time for every
+    sector of a missing line, and the stored one had none (KeyError; found profiling
+    HeCBench's sptrsv)."""
+    src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf)
+{
+    .reg .b64 %rd<6>;
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    ld.param.u64 %rd1, [buf];
+    cvta.to.global.u64 %rd1, %rd1;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    setp.lt.u32 %p1, %r1, 8;
+    @%p1 st.global.u32 [%rd3], %r1;
+    ld.global.u32 %r2, [%rd3];
+    add.u32 %r2, %r2, 1;
+    st.global.u32 [%rd3+128], %r2;
+    ret;
+}
+"""
+    buf = np.zeros(64, np.uint32)
+    prof = ptxvm.loads(src, "stored_then_loaded.ptx").kernel("k").profile(1, 32, [buf], warm_l2=False)
+    assert prof.cycles > 0
+    assert buf[:8].tolist() == list(range(8)) and buf[32:40].tolist() == list(range(1, 9))
