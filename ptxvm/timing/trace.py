@@ -447,7 +447,19 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
             k = np.flatnonzero(remote)
             _remote_shared(mem, addr[k], act[k], res, sel[k], stats, size)
         return
+    if space == "local" and size > 4:
+        addr = _local_wide(addr, act, size)
     _access_memory(hier, p, mem, space, addr, act, res, sel, stats, fills, size, live, recent, rows, aggregated, uldc)
+
+
+def _local_wide(addr: np.ndarray, act: np.ndarray, size: int) -> np.ndarray:
+    """A local access of more than 4 bytes a lane. The trace lays local memory out a 32-bit word
+    per lane (word i of lane l at i * 128 + l * 4: engine/trace/events.py), and gives each lane
+    its first word; the lane's other words are 128 bytes on, so a warp's 8-byte access covers the
+    256 bytes of two word rows. Put lane l at l * size in those rows: the sectors are the same,
+    and each lane's bytes are contiguous (read as 4 + 4 bytes at l * 4, the warp covered 132)."""
+    lane = np.arange(32, dtype=np.uint64) * np.uint64(size - 4)
+    return np.where(act, addr + lane, addr)
 
 
 def _remote_shared(mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int) -> None:

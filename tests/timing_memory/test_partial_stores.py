@@ -1,5 +1,6 @@
 """Partly written sectors are read from DRAM before the L2 writes them back (read-modify-write),
 checked against the H200 (h200_counters_partial.json, tools/device/memory_counters.py `partial`)."""
+import hashlib
 import json
 from pathlib import Path
 
@@ -116,8 +117,9 @@ def test_sector_byte_masks_of_accesses_straddling_a_sector_boundary():
 
 
 def test_local_doubles_of_several_warps_profile():
-    """st.local.f64 of two warps: with local memory interleaved a word per lane, a lane's double
-    straddles a sector boundary (found profiling HeCBench's romberg, whose doubles spill)."""
+    """st.local.f64 of two warps (found profiling HeCBench's romberg, whose doubles spill: a
+    lane's double, then given from its first word of a word-per-lane layout, straddled a sector
+    boundary and failed the byte masks)."""
     src = """.version 8.0
 .target sm_90
 .address_size 64
@@ -174,3 +176,28 @@ def test_a_load_whose_line_holds_stored_and_missing_sectors_profiles():
     prof = ptxvm.loads(src, "stored_then_loaded.ptx").kernel("k").profile(1, 32, [buf], warm_l2=False)
     assert prof.cycles > 0
     assert buf[:8].tolist() == list(range(8)) and buf[32:40].tolist() == list(range(1, 9))
+
+
+LOCAL_WIDTH = json.loads((HERE / "h200_local_width.json").read_text())
+
+
+@pytest.mark.parametrize("name,width", [("local_w4", 4), ("local_w8", 8), ("local_w16", 16)])
+def test_local_sectors_of_wide_accesses_follow_the_h200(name, width):
+    """A warp's local access of `width` bytes a lane at one offset covers 32 x width bytes
+    (tools/device/probe_local_width.py under ncu: 4, 8 and 16 sectors per STL, STL.64, STL.128).
+    The trace's word-per-lane layout once gave a lane's 8 or 16 bytes from its first word on:
+    5 sectors a warp. ptxas splits local_w16's ld.v4 into two LDL of the two words used, so
+    only its stores are compared."""
+    measured = LOCAL_WIDTH["kernels"][name]
+    root = Path(__file__).resolve().parents[2]
+    module = ptxvm.load(str(root / "tools" / "device" / "local_width.ptx"))
+    assert hashlib.sha256((root / "tools" / "device" / "local_width.ptx").read_bytes()).hexdigest() \
+        == LOCAL_WIDTH["ptx_sha256"]
+    out = np.zeros(2 * LOCAL_WIDTH["threads"], np.float64)
+    prof = module[name].profile(1, LOCAL_WIDTH["threads"], [out, np.uint32(LOCAL_WIDTH["iterations"])],
+                                warm_l2=False)
+    global_store = 2 * 32 * (8 if width == 8 else 4) // 32  # the results, one store a warp
+    stored = prof.counters["store_sectors"] - global_store
+    assert stored == measured["l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"]
+    if width < 16:
+        assert prof.counters["load_sectors"] == measured["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"]
