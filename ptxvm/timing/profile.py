@@ -183,7 +183,8 @@ def profile(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", policy: 
     regs: registers per thread (default: ptxas -v, else an estimate);
     sms: how many SMs to simulate in detail (SM 0..sms-1; the slowest decides);
     functional: "all" runs every CTA on the engine (outputs complete), "sampled" runs only the
-      CTAs of the simulated SMs (much faster for large grids; outputs are partial);
+      CTAs of the simulated SMs (much faster for large grids; outputs are partial), unless the
+      kernel's CTAs wait on one another (then every CTA runs);
     params: ModelParams (default: the calibrated defaults);
     l2_sharing: with functional="all", count which global sectors the whole grid loads: data that
       other SMs fetched too is an L2 hit for the simulated SM, not a DRAM read (see docs);
@@ -260,7 +261,11 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
     tracers = [Tracer(module.lazy_program, T, np.array(cs, dtype=np.int64), footprint if k == 0 else None,
                       work if k == 0 else None)
                for k, cs in enumerate(per_sm)]
-    only = traced if functional == "sampled" else None
+    # A kernel whose CTAs wait on one another (flags polled across CTAs, say: parallel/analysis.py
+    # lists what its PTX shows) cannot run some of its CTAs alone: they would spin forever on work
+    # the others never do. Such a launch runs every CTA, tracing only the simulated SMs'.
+    alone = not _ctas_interact(module, kernel.name)
+    only = traced if functional == "sampled" and alone else None
     launched = kernel.launch(grid3, block3, args, shared_mem=shared_mem, cluster=cluster,
                              max_instructions=max_instructions, progress=progress, tracer=_FanOut(tracers),
                              only_ctas=only, cooperative=cooperative)
@@ -273,7 +278,8 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
             try:
                 kernel.launch(grid3, block3, fresh, shared_mem=shared_mem, cluster=cluster,
                               max_instructions=max_instructions, tracer=_FanOut(tracers2),
-                              only_ctas=np.array(sorted(c for cs in more for c in cs), dtype=np.int64))
+                              only_ctas=np.array(sorted(c for cs in more for c in cs), dtype=np.int64)
+                              if alone else None)
             finally:
                 for d in owned:
                     d.free()
@@ -397,6 +403,14 @@ def _share_l2(mem, hier, expected_bytes: float, sector: int, reuse: float = 1.0,
     n["l2_hits"] = n.get("l2_hits", 0) + moved
     n["l2_misses"] = max(0, n.get("l2_misses", 0) - moved)
     n["l2_shared_hits"] = moved
+
+
+def _ctas_interact(module, kernel: str) -> bool:
+    """Whether the kernel's PTX shows CTAs whose outcome depends on other CTAs' global-memory
+    operations (the reasons a launch of it is not split over processes)."""
+    from ..parallel.analysis import facts
+
+    return bool(facts(module, kernel)[0])
 
 
 class _FanOut:

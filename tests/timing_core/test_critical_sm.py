@@ -121,3 +121,52 @@ def test_critical_sms_rules():
     assert critical_sms(per_warp, 132, [0]) == [7]
     assert critical_sms(per_warp, 132, [0, 1, 2, 3, 4, 5, 6, 7]) == []
     assert critical_sms(np.ones((1, 1), np.int64), 132, [0]) == []
+
+
+# CTAs 0 and 1 spin until CTA 2 sets the flag; CTA 1 then works longest
+WAIT_FOR_LAST = HEADER + """.visible .entry wait_for_last(.param .u64 flag, .param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<8>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [flag];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r1, %ctaid.x;
+    setp.ne.u32 %p1, %r1, 2;
+    @%p1 bra WAIT;
+    st.volatile.global.u32 [%rd1], 7;
+    ret;
+WAIT:
+    ld.volatile.global.u32 %r4, [%rd1];
+    setp.eq.u32 %p2, %r4, 0;
+    @%p2 bra WAIT;
+    mov.u32 %r3, 0;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 bra DONE;
+WORK:
+    add.u32 %r4, %r4, %r3;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p2, %r3, 2000;
+    @%p2 bra WORK;
+DONE:
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd3, %rd2, %rd3;
+    st.global.u32 [%rd3], %r4;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("options", [{}, {"functional": "sampled"}])
+def test_ctas_that_wait_on_others_are_never_run_alone(options):
+    """The critical SM's CTAs were run again alone, and SM 0's alone under functional="sampled":
+    a CTA spinning on a flag another CTA sets then spun forever (found profiling HeCBench's
+    sptrsv, whose rows wait on the rows they depend on). A kernel whose PTX shows CTAs waiting
+    on one another (parallel/analysis.py) now runs every CTA, tracing the simulated SMs' only."""
+    kernel = ptxvm.loads(WAIT_FOR_LAST, "wait_for_last.ptx").kernel("wait_for_last")
+    flag, out = np.zeros(1, np.uint32), np.zeros(3, np.uint32)
+    prof = kernel.profile(3, 32, [flag, out], warm_l2=False, max_instructions=3_000_000, **options)
+    assert out.tolist() == [7, 7 + 1999000, 0]
+    assert prof.seconds > 0
