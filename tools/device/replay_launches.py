@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Time on the GPU the launches some other program makes through ptxvm, and set the timing
+model's predictions of the same launches beside them: a held-out check on kernels nobody wrote
+for the model (a test suite's, a benchmark's, a user's), with their own sizes and data.
+
+Here (any machine), run the program with ptxvm's launches captured:
+    python tools/device/replay_launches.py capture OUTDIR [--per-kernel N] [--max-mib M] SCRIPT [ARGS...]
+  Each captured launch is OUTDIR/NNNN.npz: the module's PTX, kernel, grid, block, dynamic shared
+  memory, every parameter's bytes (a pointer parameter names the array it points at) and the
+  arrays as they were before the launch, with the symbols the program wrote into the module;
+  OUTDIR/NNNN.json holds the model's predictions (cold and warm, timing/accuracy conventions) and
+  what it says bounds the kernel. The launch itself then runs as the program asked.
+On the GPU machine (CuPy):
+    python3 tools/device/replay_launches.py time OUTDIR RESULTS.json
+  cold (L2 flushed by a 256 MiB memset, events around one launch, all queued behind a spin
+  kernel) and warm (back-to-back launches) medians of 30, as tools/device/timing_suite.py measures.
+Anywhere:
+    python tools/device/replay_launches.py compare OUTDIR RESULTS.json
+  per launch measured vs predicted, MAPE, median APE, within 2x, Spearman.
+
+Launches not captured (said on stderr): cooperative or cluster launches, by-value aggregate,
+texture/surface or tensor-map parameters.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import statistics
+import sys
+
+import numpy as np
+
+FLUSH_BYTES = 256 << 20
+SPIN_PTX = """.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry spin(.param .u64 cycles)
+{
+    .reg .b64 %rd<5>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [cycles];
+    mov.u64 %rd2, %clock64;
+L:
+    mov.u64 %rd3, %clock64;
+    sub.s64 %rd4, %rd3, %rd2;
+    setp.lt.s64 %p, %rd4, %rd1;
+    @%p bra L;
+    ret;
+}
+"""
+
+
+# ------------------------------------------------------------------------------------ capture
+def _param_records(kernel, args) -> tuple[list, dict] | str:
+    """Per parameter ("ptr", array key) or ("bytes", raw); the arrays by key. A string: why not."""
+    from ptxvm.engine.core.device import DeviceArray
+    from ptxvm.engine.launch import _scalar_bytes
+    from ptxvm.semantics.dtypes import bits_of
+
+    decl = kernel.module.ast.function(kernel.name)
+    if len(args) != len(decl.params):
+        return "argument count"
+    recs, arrays, keys = [], {}, {}
+    for p, a in zip(decl.params, args):
+        if p.array or p.vector:
+            return "a by-value aggregate parameter"
+        if isinstance(a, DeviceArray):
+            a = a.copy_to_host()
+        if isinstance(a, np.ndarray):
+            if bits_of(p.type) != 64:
+                return "an array for a 32-bit parameter"
+            k = keys.setdefault(id(a), f"a{len(keys)}")
+            arrays[k] = np.ascontiguousarray(a).copy()
+            recs.append(("ptr", k))
+        elif hasattr(a, "handle") or hasattr(a, "address") or hasattr(a, "desc"):
+            return f"a {type(a).__name__} parameter"
+        else:
+            recs.append(("bytes", _scalar_bytes(p.type, a, p.name)))
+    return recs, arrays
+
+
+def _predict(kernel, grid, block, args, shared_mem) -> dict:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from timing_accuracy import explain
+
+    out = {}
+    for conv in ("cold", "warm"):
+        fresh = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        try:
+            p = kernel.profile(grid, block, fresh, shared_mem=shared_mem, warm_l2=conv == "warm")
+        except Exception as e:  # reported, not fatal: the capture goes on
+            out[f"error_{conv}"] = f"{type(e).__name__}: {e}"[:300]
+            continue
+        out[conv] = p.seconds * 1e6
+        if conv == "cold":
+            out.update(explain=explain(p), thread_instructions=int(p.executed_thread_instructions),
+                       limiter=p.occupancy.limiter)
+    return out
+
+
+def capture(outdir: str, script: list, per_kernel: int = 1, max_mib: float = 4.0) -> None:
+    import ptxvm.module as M
+
+    os.makedirs(outdir, exist_ok=True)
+    launch, write_symbol = M.Kernel.launch, M.Module.write_symbol
+    seen: dict = {}
+    symbols: dict = {}  # id(module) -> {name: array}
+    count = [len([f for f in os.listdir(outdir) if f.endswith(".npz")])]
+
+    def on_write_symbol(self, name, array):
+        symbols.setdefault(id(self), {})[name] = np.array(array, copy=True)
+        return write_symbol(self, name, array)
+
+    def on_launch(self, grid, block, args=(), shared_mem=0, cluster=None, **kw):
+        key = (self.module.source, self.name)
+        if seen.get(key, 0) < per_kernel and cluster is None and not kw.get("cooperative"):
+            got = _param_records(self, list(args))
+            if isinstance(got, str):
+                print(f"replay: not captured {self.name}: {got}", file=sys.stderr)
+            elif sum(a.nbytes for a in got[1].values()) > max_mib * (1 << 20):
+                print(f"replay: not captured {self.name}: arrays over {max_mib} MiB", file=sys.stderr)
+            else:
+                seen[key] = seen.get(key, 0) + 1
+                recs, arrays = got
+                syms = symbols.get(id(self.module), {})
+                n = count[0]
+                count[0] += 1
+                meta = {"kernel": self.name, "grid": list(_dim3(grid)), "block": list(_dim3(block)),
+                        "shared": int(shared_mem), "script": os.path.basename(script[0]),
+                        "params": [[k, v if k == "ptr" else v.hex()] for k, v in recs],
+                        "symbols": sorted(syms)}
+                np.savez_compressed(os.path.join(outdir, f"{n:04d}.npz"), ptx=np.array(self.module.source),
+                                    **arrays, **{f"sym_{k}": v for k, v in syms.items()})
+                meta["predicted"] = _predict(self, grid, block, list(args), shared_mem)
+                with open(os.path.join(outdir, f"{n:04d}.json"), "w") as f:
+                    json.dump(meta, f, indent=1)
+                print(f"replay: captured {n:04d} {self.name[:60]} {meta['predicted'].get('cold', '?')}",
+                      file=sys.stderr)
+        return launch(self, grid, block, args, shared_mem, cluster, **kw)
+
+    M.Kernel.launch = on_launch
+    M.Module.write_symbol = on_write_symbol
+    sys.argv = list(script)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script[0])))
+    try:
+        runpy.run_path(script[0], run_name="__main__")
+    except SystemExit:
+        pass
+    finally:
+        M.Kernel.launch, M.Module.write_symbol = launch, write_symbol
+
+
+def _dim3(v) -> tuple:
+    v = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
+    return tuple(int(x) for x in v) + (1,) * (3 - len(v))
+
+
+# ------------------------------------------------------------------------------------ time (GPU)
+def _time(cp, launch, spin, flush, reps: int, cold: bool) -> float:
+    events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
+    spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
+    for a, b in events:
+        if cold:
+            flush()
+        a.record()
+        launch()
+        b.record()
+    events[-1][1].synchronize()
+    return statistics.median(cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in events)
+
+
+def time_all(outdir: str, results: str, reps: int = 30) -> None:
+    import tempfile
+
+    import cupy as cp
+
+    tmp = tempfile.mkdtemp()
+    with open(os.path.join(tmp, "spin.ptx"), "w") as f:
+        f.write(SPIN_PTX)
+    spin = cp.RawModule(path=os.path.join(tmp, "spin.ptx")).get_function("spin")
+    buf = cp.empty(FLUSH_BYTES, dtype=np.uint8)
+
+    def flush():
+        cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, FLUSH_BYTES, cp.cuda.get_current_stream().ptr)
+
+    out = {}
+    for name in sorted(f for f in os.listdir(outdir) if f.endswith(".npz")):
+        case = name[:-4]
+        meta = json.load(open(os.path.join(outdir, case + ".json")))
+        try:
+            data = np.load(os.path.join(outdir, name))
+            path = os.path.join(tmp, case + ".ptx")
+            with open(path, "w") as f:
+                f.write(str(data["ptx"]))
+            mod = cp.RawModule(path=path)
+            for s in meta["symbols"]:
+                arr = data[f"sym_{s}"]
+                ptr = mod.get_global(s)
+                cp.ndarray(arr.shape, arr.dtype, memptr=ptr).set(np.ascontiguousarray(arr))
+            dev = {k: cp.asarray(data[k]) for k in data.files if k.startswith("a")}
+            args = []
+            for kind, v in meta["params"]:
+                if kind == "ptr":
+                    args.append(dev[v])
+                else:
+                    raw = bytes.fromhex(v)
+                    args.append(np.frombuffer(raw, {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[len(raw)])[0])
+            f = mod.get_function(meta["kernel"])
+            if meta["shared"] > 48 * 1024:
+                f.max_dynamic_shared_size_bytes = meta["shared"]
+
+            def launch():
+                f(tuple(meta["grid"]), tuple(meta["block"]), tuple(args), shared_mem=meta["shared"])
+
+            launch()
+            cp.cuda.runtime.deviceSynchronize()
+            out[case] = {"kernel": meta["kernel"], "cold": _time(cp, launch, spin, flush, reps, True),
+                         "warm": _time(cp, launch, spin, flush, reps, False)}
+        except Exception as e:  # a case the GPU rejects is reported, and the context may be gone
+            out[case] = {"kernel": meta["kernel"], "error": f"{type(e).__name__}: {e}"[:300]}
+            print(case, out[case]["error"], flush=True)
+            if "illegal" in str(e).lower() or "launch failed" in str(e).lower():
+                break
+        finally:
+            cp.get_default_memory_pool().free_all_blocks()
+        print(case, json.dumps(out[case]), flush=True)
+    with open(results, "w") as f:
+        json.dump({"reps": reps, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                   "cases": out}, f, indent=1)
+
+
+# ------------------------------------------------------------------------------------ compare
+def _spearman(a, b) -> float:
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1]) if len(a) > 2 else float("nan")
+
+
+def compare(outdir: str, results: str) -> None:
+    measured = json.load(open(results))["cases"]
+    for conv in ("cold", "warm"):
+        rows = []
+        for case, m in sorted(measured.items()):
+            meta = json.load(open(os.path.join(outdir, case + ".json")))
+            pred = meta["predicted"].get(conv)
+            if pred is None or conv not in m:
+                continue
+            rows.append((case, meta["script"], meta["kernel"], m[conv], pred, meta["predicted"].get("explain", "")))
+        if not rows:
+            continue
+        ape = np.array([abs(p / m - 1) for _, _, _, m, p, _ in rows])
+        ratio = np.array([p / m for _, _, _, m, p, _ in rows])
+        print(f"\n## {conv}: {len(rows)} launches  MAPE {100 * ape.mean():.1f} %  median APE "
+              f"{100 * np.median(ape):.1f} %  within 2x {int(((ratio >= 0.5) & (ratio <= 2)).sum())}  "
+              f"within 20 % {int((ape <= 0.2).sum())}  Spearman "
+              f"{_spearman([r[3] for r in rows], [r[4] for r in rows]):.3f}")
+        if conv == "cold":
+            print("| case | script | kernel | measured us | predicted us | error % | model: bound by |")
+            print("| --- | --- | --- | --- | --- | --- | --- |")
+            for case, script, k, m, p, why in sorted(rows, key=lambda r: -abs(r[4] / r[3] - 1)):
+                print(f"| {case} | {script} | {k[:40]} | {m:.2f} | {p:.2f} | {100 * (p / m - 1):+.1f} | {why} |")
+
+
+def main(argv: list) -> None:
+    if not argv or argv[0] not in ("capture", "time", "compare"):
+        raise SystemExit(__doc__)
+    if argv[0] == "capture":
+        rest, per, mib = argv[2:], 1, 4.0
+        while rest and rest[0].startswith("--"):
+            if rest[0] == "--per-kernel":
+                per = int(rest[1])
+            elif rest[0] == "--max-mib":
+                mib = float(rest[1])
+            else:
+                raise SystemExit(f"unknown option {rest[0]}")
+            rest = rest[2:]
+        capture(argv[1], rest, per, mib)
+    elif argv[0] == "time":
+        time_all(argv[1], argv[2])
+    else:
+        compare(argv[1], argv[2])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
