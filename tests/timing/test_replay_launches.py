@@ -70,3 +70,46 @@ def test_capture_keeps_the_launch_as_it_began_and_compare_joins(tmp_path):
     assert cmp.returncode == 0, cmp.stderr
     assert "## cold: 1 launches  MAPE 50.0 %" in cmp.stdout
     assert "## warm: 1 launches  MAPE 0.0 %" in cmp.stdout
+
+
+COPY_SCRIPT = '''
+import numpy as np, ptxvm
+src = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry copy(.param .u64 dst, .param .u64 src)
+{
+    .reg .b64 %rd<6>;
+    .reg .b32 %r<3>;
+    mov.u32 %r1, %tid.x;
+    ld.param.u64 %rd1, [dst];
+    ld.param.u64 %rd2, [src];
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd5];
+    st.global.u32 [%rd4], %r2;
+    ret;
+}
+"""
+k = ptxvm.loads(src, "copy.ptx").kernel("copy")
+dst = ptxvm.to_device(np.zeros(32, np.uint32))
+src_ = ptxvm.to_device(np.arange(32, dtype=np.uint32) + 100)
+k.launch(1, 32, [dst, src_])
+'''
+
+
+def test_capture_keeps_device_arrays_apart(tmp_path):
+    """Device arrays are copied to the host for the capture: keyed by the copy's id, the second
+    copy (made after the first was freed) could take the first one's key and both parameters
+    pointed at one array."""
+    script = tmp_path / "copy_prog.py"
+    script.write_text(COPY_SCRIPT)
+    out = tmp_path / "cap"
+    run = subprocess.run([sys.executable, str(TOOL), "capture", str(out), str(script)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    meta = json.loads((out / "0000.json").read_text())
+    assert meta["params"] == [["ptr", "a0"], ["ptr", "a1"]]
+    data = np.load(out / "0000.npz")
+    assert data["a0"].tolist() == [0] * 32 and data["a1"].tolist() == list(range(100, 132))

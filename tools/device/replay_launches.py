@@ -65,12 +65,13 @@ def _param_records(kernel, args) -> tuple[list, dict] | str:
     for p, a in zip(decl.params, args):
         if p.array or p.vector:
             return "a by-value aggregate parameter"
+        given = a  # keyed by the argument itself: a copy's id can be the previous copy's
         if isinstance(a, DeviceArray):
             a = a.copy_to_host()
         if isinstance(a, np.ndarray):
             if bits_of(p.type) != 64:
                 return "an array for a 32-bit parameter"
-            k = keys.setdefault(id(a), f"a{len(keys)}")
+            k = keys.setdefault(id(given), f"a{len(keys)}")
             arrays[k] = np.ascontiguousarray(a).copy()
             recs.append(("ptr", k))
         elif hasattr(a, "handle") or hasattr(a, "address") or hasattr(a, "desc"):
@@ -171,6 +172,35 @@ def _time(cp, launch, spin, flush, reps: int, cold: bool) -> float:
 
 
 def time_all(outdir: str, results: str, reps: int = 30) -> None:
+    """Each case in order, in child processes: a kernel that faults leaves its CUDA context
+    unusable, so the child stops there and the next child goes on from the case after it."""
+    import subprocess
+
+    cases = sorted(f[:-4] for f in os.listdir(outdir) if f.endswith(".npz"))
+    lines = results + ".jsonl"
+    open(lines, "w").close()
+    start = 0
+    while start < len(cases):
+        subprocess.run([sys.executable, __file__, "time-from", outdir, lines, str(start), str(reps)])
+        done = [json.loads(l)["case"] for l in open(lines) if l.strip()]
+        after = cases.index(done[-1]) + 1 if done else start
+        if after <= start:  # the child recorded nothing: it cannot run here at all
+            break
+        start = after
+    out = {}
+    for l in open(lines):
+        if l.strip():
+            r = json.loads(l)
+            out[r.pop("case")] = r
+    import cupy as cp
+
+    with open(results, "w") as f:
+        json.dump({"reps": reps, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+                   "cases": out}, f, indent=1)
+
+
+def time_from(outdir: str, lines: str, start: int, reps: int) -> None:
+    """Time cases[start:] in this process, a JSON line each; stop at the first that faults."""
     import tempfile
 
     import cupy as cp
@@ -184,12 +214,13 @@ def time_all(outdir: str, results: str, reps: int = 30) -> None:
     def flush():
         cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, FLUSH_BYTES, cp.cuda.get_current_stream().ptr)
 
-    out = {}
-    for name in sorted(f for f in os.listdir(outdir) if f.endswith(".npz")):
-        case = name[:-4]
+    cases = sorted(f[:-4] for f in os.listdir(outdir) if f.endswith(".npz"))
+    for case in cases[start:]:
         meta = json.load(open(os.path.join(outdir, case + ".json")))
+        row = {"case": case, "kernel": meta["kernel"]}
+        faulted = False
         try:
-            data = np.load(os.path.join(outdir, name))
+            data = np.load(os.path.join(outdir, case + ".npz"))
             path = os.path.join(tmp, case + ".ptx")
             with open(path, "w") as f:
                 f.write(str(data["ptx"]))
@@ -215,19 +246,16 @@ def time_all(outdir: str, results: str, reps: int = 30) -> None:
 
             launch()
             cp.cuda.runtime.deviceSynchronize()
-            out[case] = {"kernel": meta["kernel"], "cold": _time(cp, launch, spin, flush, reps, True),
-                         "warm": _time(cp, launch, spin, flush, reps, False)}
-        except Exception as e:  # a case the GPU rejects is reported, and the context may be gone
-            out[case] = {"kernel": meta["kernel"], "error": f"{type(e).__name__}: {e}"[:300]}
-            print(case, out[case]["error"], flush=True)
-            if "illegal" in str(e).lower() or "launch failed" in str(e).lower():
-                break
-        finally:
-            cp.get_default_memory_pool().free_all_blocks()
-        print(case, json.dumps(out[case]), flush=True)
-    with open(results, "w") as f:
-        json.dump({"reps": reps, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-                   "cases": out}, f, indent=1)
+            row.update(cold=_time(cp, launch, spin, flush, reps, True), warm=_time(cp, launch, spin, flush, reps, False))
+        except Exception as e:  # reported; a launch that faulted leaves the context unusable
+            row["error"] = f"{type(e).__name__}: {e}"[:300]
+            faulted = "launch" in locals() or "CUDA_ERROR" in str(e)
+        print(json.dumps(row), flush=True)
+        with open(lines, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        if faulted:
+            os._exit(1)  # the context may be gone; a fresh process goes on
+        cp.get_default_memory_pool().free_all_blocks()
 
 
 # ------------------------------------------------------------------------------------ compare
@@ -262,7 +290,7 @@ def compare(outdir: str, results: str) -> None:
 
 
 def main(argv: list) -> None:
-    if not argv or argv[0] not in ("capture", "time", "compare"):
+    if not argv or argv[0] not in ("capture", "time", "time-from", "compare"):
         raise SystemExit(__doc__)
     if argv[0] == "capture":
         rest, per, mib = argv[2:], 1, 4.0
@@ -277,6 +305,8 @@ def main(argv: list) -> None:
         capture(argv[1], rest, per, mib)
     elif argv[0] == "time":
         time_all(argv[1], argv[2])
+    elif argv[0] == "time-from":
+        time_from(argv[1], argv[2], int(argv[3]), int(argv[4]))
     else:
         compare(argv[1], argv[2])
 
