@@ -117,6 +117,13 @@ class ModelParams:
     # L1/shared data-stage cycles per wavefront of a shared atomic (micro2 atom_shared_ways: 32 warps
     # of red.shared take 1.0 cycle per warp-request conflict-free or all on one address, n per n-way conflict)
     shared_atomic_cycles: float = 1.0
+    # shared atomics that ptxas makes a compare-and-swap loop (64-bit arithmetic, float adds:
+    # timing/shared_cas.py; benchmarks/timing/cas): one trip round the loop (LDS, add, ATOMS.CAST)
+    # for a warp alone, 112-113 cycles (u64/f64, lanes on one word or on 32); each update holds
+    # the words of its request this long per 128 B of them (8 warps on one word: 57 cycles an
+    # update; on the same 32 words of 8 B, a word per lane: 884 cycles a round of the 8 warps)
+    shared_cas_round_cycles: float = 112.0
+    shared_cas_pass_cycles: float = 56.0
     # the SM's constant port (docs/timing-model.md section 3, "Constant memory"; constmem const.cu,
     # results/micro4_const_h200*.json): cycles it is busy with a warp's ld.const (LDC or ULDC)...
     const_first_pass: float = 2.0  # (tput: 32 warps of LDC, one address, 2.02 cycles per request)

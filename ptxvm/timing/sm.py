@@ -146,7 +146,7 @@ class _Warp:
     __slots__ = ("w", "cta", "slot", "sub", "pos", "end", "ready", "ready_kind", "fetch", "sleep", "at_bar",
                  "regs", "done", "last_mem", "reason", "until", "since", "cand", "ahead", "la_key", "la_best",
                  "grp_open", "groups", "cp_open", "cp_groups", "blocked", "cl_arrived", "cl_waited", "cl_until",
-                 "const_until", "dram_fills")
+                 "const_until", "loop_until", "dram_fills")
 
     def __init__(self, w: int, cta: int, slot: int, sub: int, start: int, end: int, now: float):
         self.w = w
@@ -182,6 +182,7 @@ class _Warp:
         self.cl_waited = 0
         self.cl_until = 0.0
         self.const_until = 0.0  # a ULDC's line fetch holds the warp until then
+        self.loop_until = 0.0  # a CAS loop of a shared atomic holds it until then (SmSim.cas_loop)
         # the DRAM fills its loads started that may still be in flight: (cycle the fill is back,
         # its distinct 128-B lines); a new load waits for the slowest line of them all (load_sectors)
         self.dram_fills: list = []
@@ -239,6 +240,7 @@ class SmSim:
         # updates of one word) is free; packets per line of this SM and of the whole grid
         self.slice_free: dict = {}
         self.line_free: dict = {}
+        self.cas_free: dict = {}  # shared word -> cycle its CAS-loop updates so far are done (cas_loop)
         own, grid = atomic_lines if atomic_lines is not None else ({}, {})
         self.atomic_lines = (own, grid or own)
         self.slice_scale = slice_contention(own, grid, params.l2_atomic_slices)
@@ -409,6 +411,8 @@ class SmSim:
             return SYNC, wp.cl_until
         if wp.const_until > t:
             return CONSTANT, wp.const_until
+        if wp.loop_until > t:  # in a CAS loop: waiting on its LDS / ATOMS results
+            return EXEC_DEP, wp.loop_until
         if wp.fetch > t:
             return FETCH, wp.fetch
         if wp.sleep > t:
@@ -699,8 +703,11 @@ class SmSim:
             if type(keys) is PartKeys:  # a warp-matrix load: each machine load its own request
                 return max(self.load_sectors(k, start + wf + extra, wp, wb) for k in keys)
             return self.load_sectors(keys, start + wf + extra, wp, wb)
-        if W.mkind[i] == MK_ATOMIC and W.atom_lines and W.atom_lines[i]:
-            return self.atomics(W.atom_lines[i], start + wf)
+        if W.atom_lines and W.atom_lines[i]:
+            if W.mkind[i] == MK_ATOMIC:
+                return self.atomics(W.atom_lines[i], start + wf)
+            if W.mkind[i] == MK_SHARED:
+                return self.cas_loop(W.atom_lines[i], start + wf, wp)
         done_at = start + wf + W.latency[i] + extra
         n2 = W.l2_sectors[i]
         if n2:
@@ -876,6 +883,26 @@ class SmSim:
                     end = start + busy
             if end + latency > done:
                 done = end + latency
+        return done
+
+    def cas_loop(self, updates, base: float, wp: _Warp | None) -> float:
+        """A shared atomic that ptxas makes a compare-and-swap loop (timing/shared_cas.py): the
+        warp goes round it once per lane on its busiest word, `shared_cas_round_cycles` a trip,
+        and each update holds the words of its request `shared_cas_pass_cycles` per wavefront, so
+        updates of one word from several warps follow each other. The warp is in the loop (it
+        issues nothing else) until its last update is done."""
+        p = self.params
+        most, waves, words = updates
+        done = base + most * p.shared_cas_round_cycles
+        hold = p.shared_cas_pass_cycles * waves
+        free = self.cas_free
+        for word, lanes in words:
+            f = free.get(word, 0.0)
+            end = free[word] = (f if f > base else base) + lanes * hold
+            if end > done:
+                done = end
+        if wp is not None and done > wp.loop_until:
+            wp.loop_until = done
         return done
 
     # ------------------------------------------------------------------ main loop

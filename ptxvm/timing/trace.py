@@ -29,6 +29,7 @@ from .atomics import packets as atomic_packets
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
 from .schedule import block_orders
+from .shared_cas import aggregated_shared_pcs, cas_updates, is_cas_loop
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
                  MK_TEX, PartKeys, SmWork)
 from .static import PIPE_OF_CLASS, StaticTable  # noqa: F401  (PIPE_OF_CLASS: re-exported)
@@ -52,7 +53,9 @@ class MemStep:
     l2_lines: Optional[np.ndarray] = None  # loads: distinct 128-B lines of the request that go to L2
     l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
-    atom: Optional[list] = None  # global atomics, per warp: ((128-B line, packets, float single-word packets), ...)
+    # global atomics, per warp: ((128-B line, packets, float single-word packets), ...); shared
+    # atomics that are CAS loops: (most lanes on a word, wavefronts, ((word, lanes), ...)) (shared_cas.py)
+    atom: Optional[list] = None
     shared_atomic: bool = False
     # shared accesses: per warp DSMEM_OWN (the own CTA through the cluster window) or DSMEM_REMOTE
     # (another CTA's shared memory, distributed shared memory), 0 for plain shared; None: none
@@ -197,7 +200,8 @@ def memory_pass(trace: Trace, hier, write_back: str = WRITE_BACK_FIRST) -> tuple
     recent = RecentSectors()
     p = hier.params
     groups = load_groups(trace)  # scalar shared loads ptxas merges into vector loads (timing/vectorize.py)
-    aggregated = aggregated_pcs(trace.program)  # ptxas's warp-aggregated atomics (timing/atomics.py)
+    # ptxas's warp-aggregated atomics (timing/atomics.py, shared_cas.py)
+    aggregated = aggregated_pcs(trace.program) | aggregated_shared_pcs(trace.program)
     uldc = uldc_pcs(trace.program)  # ld.const at warp-uniform addresses: ULDC (timing/uniformity.py)
     ranks = trace.ranks() if hasattr(trace, "ranks") else None  # each warp's CTA rank in its cluster
     ends_run: dict[int, bool] = {}  # pc -> whether it ends a straight run (RecentSectors)
@@ -431,7 +435,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
     if space == "shared":
         kind = _dsmem_kind(addr, act, ranks, rows, mem.cluster)
         if kind is None:
-            _shared(hier, p, mem, addr, act, res, sel, stats, size, group)
+            _shared(hier, p, mem, addr, act, res, sel, stats, size, group, aggregated)
             return
         # the cluster window: ptxas's generic LD/ST/ATOM, not LDS/STS/ATOMS (build_work gives
         # them their latencies, ModelParams.dsmem_*)
@@ -442,7 +446,7 @@ def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, sta
         remote = kind == DSMEM_REMOTE
         if (~remote).any():
             k = np.flatnonzero(~remote)
-            _shared(hier, p, mem, addr[k], act[k], res, sel[k], stats, size, group)
+            _shared(hier, p, mem, addr[k], act[k], res, sel[k], stats, size, group, aggregated)
         if remote.any():
             k = np.flatnonzero(remote)
             _remote_shared(mem, addr[k], act[k], res, sel[k], stats, size)
@@ -493,9 +497,11 @@ def _dsmem_kind(addr, act, ranks, rows, cluster_instr: bool = False):
     return np.where(remote, DSMEM_REMOTE, np.where(window.any(axis=1), DSMEM_OWN, 0)).astype(np.int8)
 
 
-def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int, group: int = 0) -> None:
+def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats, size: int, group: int = 0,
+            aggregated: bool = False) -> None:
     """A shared-memory access of the CTA's own shared memory: bank conflicts, the data stage.
-    group: lanes served together, if not the default for the size (LDSM / STSM: 8)."""
+    group: lanes served together, if not the default for the size (LDSM / STSM: 8);
+    aggregated: an atomic ptxas performs once per warp (shared_cas.aggregated_shared_pcs)."""
     live = act.any(axis=1)
     if mem.atomic:
         lat = hier.atomic(addr, act, mem.size, space=Space.SHARED, now=_apart(hier, len(addr)))
@@ -507,6 +513,11 @@ def _shared(hier, p, mem: MemInfo, addr, act, res: MemStep, sel, stats: MemStats
 
         waves = bank_conflicts(addr, act, mem.size if mem.atomic else size)
     res.shared_atomic = bool(mem.atomic)
+    if mem.atomic and is_cas_loop(mem.atomic_op):  # the warp loops until each lane's swap held
+        if res.atom is None:
+            res.atom = [None] * res.mkind.size
+        for k, u in zip(np.asarray(sel).tolist(), cas_updates(addr, act, mem.size, aggregated)):
+            res.atom[k] = u
     stats.shared_requests += int(live.sum())
     stats.shared_wavefronts += int(waves.sum())
     stats.shared_ideal += int(np.minimum(_ideal_wavefronts(act, size), waves).sum())

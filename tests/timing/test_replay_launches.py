@@ -113,3 +113,17 @@ def test_capture_keeps_device_arrays_apart(tmp_path):
     assert meta["params"] == [["ptr", "a0"], ["ptr", "a1"]]
     data = np.load(out / "0000.npz")
     assert data["a0"].tolist() == [0] * 32 and data["a1"].tolist() == list(range(100, 132))
+
+
+def test_capture_takes_the_programs_launches_not_the_profiles(tmp_path):
+    """Each capture runs the model's profile, which launches the kernel itself: with several
+    launches per kernel allowed, those nested launches were captured as the program's."""
+    script = tmp_path / "prog.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "cap"
+    run = subprocess.run([sys.executable, str(TOOL), "capture", str(out), "--per-kernel", "3", str(script)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in out.glob("*.json")) == ["0000.json", "0001.json", "0002.json"]
+    firsts = [np.load(out / f"000{i}.npz")["a0"][1] for i in range(3)]
+    assert firsts == [1.0, 2.0, 4.0]  # x before each of the program's three launches

@@ -10,6 +10,8 @@ Here (any machine), run the program with ptxvm's launches captured:
   arrays as they were before the launch, with the symbols the program wrote into the module;
   OUTDIR/NNNN.json holds the model's predictions (cold and warm, timing/accuracy conventions) and
   what it says bounds the kernel. The launch itself then runs as the program asked.
+After a change to the model, its predictions of the captured launches again:
+    python tools/device/replay_launches.py predict OUTDIR
 On the GPU machine (CuPy):
     python3 tools/device/replay_launches.py time OUTDIR RESULTS.json
   cold (L2 flushed by a 256 MiB memset, events around one launch, all queued behind a spin
@@ -113,32 +115,41 @@ def capture(outdir: str, script: list, per_kernel: int = 1, max_mib: float = 4.0
         symbols.setdefault(id(self), {})[name] = np.array(array, copy=True)
         return write_symbol(self, name, array)
 
+    busy = []  # inside a capture: the profile's own launches are not the program's
+
     def on_launch(self, grid, block, args=(), shared_mem=0, cluster=None, **kw):
         key = (self.module.source, self.name)
-        if seen.get(key, 0) < per_kernel and cluster is None and not kw.get("cooperative"):
-            got = _param_records(self, list(args))
-            if isinstance(got, str):
-                print(f"replay: not captured {self.name}: {got}", file=sys.stderr)
-            elif sum(a.nbytes for a in got[1].values()) > max_mib * (1 << 20):
-                print(f"replay: not captured {self.name}: arrays over {max_mib} MiB", file=sys.stderr)
-            else:
-                seen[key] = seen.get(key, 0) + 1
-                recs, arrays = got
-                syms = symbols.get(id(self.module), {})
-                n = count[0]
-                count[0] += 1
-                meta = {"kernel": self.name, "grid": list(_dim3(grid)), "block": list(_dim3(block)),
-                        "shared": int(shared_mem), "script": os.path.basename(script[0]),
-                        "params": [[k, v if k == "ptr" else v.hex()] for k, v in recs],
-                        "symbols": sorted(syms)}
-                np.savez_compressed(os.path.join(outdir, f"{n:04d}.npz"), ptx=np.array(self.module.source),
-                                    **arrays, **{f"sym_{k}": v for k, v in syms.items()})
-                meta["predicted"] = _predict(self, grid, block, list(args), shared_mem)
-                with open(os.path.join(outdir, f"{n:04d}.json"), "w") as f:
-                    json.dump(meta, f, indent=1)
-                print(f"replay: captured {n:04d} {self.name[:60]} {meta['predicted'].get('cold', '?')}",
-                      file=sys.stderr)
+        if not busy and seen.get(key, 0) < per_kernel and cluster is None and not kw.get("cooperative"):
+            busy.append(True)
+            try:
+                _capture_one(self, grid, block, args, shared_mem, key)
+            finally:
+                busy.pop()
         return launch(self, grid, block, args, shared_mem, cluster, **kw)
+
+    def _capture_one(self, grid, block, args, shared_mem, key):
+        got = _param_records(self, list(args))
+        if isinstance(got, str):
+            print(f"replay: not captured {self.name}: {got}", file=sys.stderr)
+        elif sum(a.nbytes for a in got[1].values()) > max_mib * (1 << 20):
+            print(f"replay: not captured {self.name}: arrays over {max_mib} MiB", file=sys.stderr)
+        else:
+            seen[key] = seen.get(key, 0) + 1
+            recs, arrays = got
+            syms = symbols.get(id(self.module), {})
+            n = count[0]
+            count[0] += 1
+            meta = {"kernel": self.name, "grid": list(_dim3(grid)), "block": list(_dim3(block)),
+                    "shared": int(shared_mem), "script": os.path.basename(script[0]),
+                    "params": [[k, v if k == "ptr" else v.hex()] for k, v in recs],
+                    "symbols": sorted(syms)}
+            np.savez_compressed(os.path.join(outdir, f"{n:04d}.npz"), ptx=np.array(self.module.source),
+                                **arrays, **{f"sym_{k}": v for k, v in syms.items()})
+            meta["predicted"] = _predict(self, grid, block, list(args), shared_mem)
+            with open(os.path.join(outdir, f"{n:04d}.json"), "w") as f:
+                json.dump(meta, f, indent=1)
+            print(f"replay: captured {n:04d} {self.name[:60]} {meta['predicted'].get('cold', '?')}",
+                  file=sys.stderr)
 
     M.Kernel.launch = on_launch
     M.Module.write_symbol = on_write_symbol
@@ -155,6 +166,32 @@ def capture(outdir: str, script: list, per_kernel: int = 1, max_mib: float = 4.0
 def _dim3(v) -> tuple:
     v = (v,) if isinstance(v, (int, np.integer)) else tuple(v)
     return tuple(int(x) for x in v) + (1,) * (3 - len(v))
+
+
+def predict_again(outdir: str) -> None:
+    """The model's predictions of captured launches again, from the capture alone (after a
+    change to the model): each case's PTX, symbols and arrays as they were before the launch."""
+    import ptxvm
+    from ptxvm.semantics.dtypes import numpy_dtype
+
+    for name in sorted(f for f in os.listdir(outdir) if f.endswith(".json")):
+        path = os.path.join(outdir, name)
+        meta = json.load(open(path))
+        data = np.load(os.path.join(outdir, name[:-5] + ".npz"))
+        module = ptxvm.loads(str(data["ptx"]), meta["script"] + ".ptx")
+        for s in meta["symbols"]:
+            module.write_symbol(s, data[f"sym_{s}"])
+        kernel = module.kernel(meta["kernel"])
+        decl = module.ast.function(meta["kernel"])
+        arrays = {k: np.array(data[k]) for k in data.files if k.startswith("a")}
+        args = [arrays[v] if kind == "ptr" else
+                (np.frombuffer(bytes.fromhex(v), numpy_dtype(p.type))[0] if p.type != "pred" else bool(int(v, 16)))
+                for (kind, v), p in zip(meta["params"], decl.params)]
+        meta["predicted"] = _predict(kernel, meta["grid"], meta["block"], args, meta["shared"])
+        with open(path, "w") as f:
+            json.dump(meta, f, indent=1)
+        print(f"replay: predicted {name[:-5]} {meta['kernel'][:60]} {meta['predicted'].get('cold', '?')}",
+              file=sys.stderr)
 
 
 # ------------------------------------------------------------------------------------ time (GPU)
@@ -290,7 +327,7 @@ def compare(outdir: str, results: str) -> None:
 
 
 def main(argv: list) -> None:
-    if not argv or argv[0] not in ("capture", "time", "time-from", "compare"):
+    if not argv or argv[0] not in ("capture", "predict", "time", "time-from", "compare"):
         raise SystemExit(__doc__)
     if argv[0] == "capture":
         rest, per, mib = argv[2:], 1, 4.0
@@ -303,6 +340,8 @@ def main(argv: list) -> None:
                 raise SystemExit(f"unknown option {rest[0]}")
             rest = rest[2:]
         capture(argv[1], rest, per, mib)
+    elif argv[0] == "predict":
+        predict_again(argv[1])
     elif argv[0] == "time":
         time_all(argv[1], argv[2])
     elif argv[0] == "time-from":
