@@ -39,6 +39,9 @@ def aggregated_pcs(program) -> frozenset:
     with p and v per lane."""
     code = program.code
     u = warp_uniformity(program)
+    read: dict = {}  # function -> every register some instruction of it reads
+    for info in u.infos:
+        read.setdefault(u.func[info.pc], set()).update(info.reads)
     out = []
     for info in u.infos:
         mem = info.mem
@@ -46,9 +49,12 @@ def aggregated_pcs(program) -> frozenset:
             continue
         op, _, ty = mem.atomic_op.partition(".")
         integer = ty[:1] in ("u", "s", "b")
-        if not integer or (info.opcode == "atom" and not (op == "add" and ty[1:] == "32")):
+        # an atom whose value nothing reads is a red to ptxas (HeCBench atomicPerf's
+        # `atomicAdd(p, 1ull)` at one address: VOTEU/POPC and one REDG.E.ADD.64 per warp)
+        opcode = "red" if info.opcode == "atom" and not read[u.func[info.pc]] & set(info.writes) else info.opcode
+        if not integer or (opcode == "atom" and not (op == "add" and ty[1:] == "32")):
             continue
-        if info.opcode == "red" and not (op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")):
+        if opcode == "red" and not (op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")):
             continue
         if not u.uniform(info.pc, address_registers(code[info.pc])):
             continue

@@ -112,6 +112,32 @@ def test_ptxas_aggregates_integer_atomics_on_provably_uniform_addresses():
     assert [i.mem.atomic_op for i in infos if i.mem and i.mem.atomic][:4] == ["add.u32", "add.u32", "add.f32", "exch.b32"]
 
 
+UNUSED_VALUE = """
+.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<8>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  atom.global.add.u64 %rd3, [%rd2], 1;
+  atom.global.add.u64 %rd4, [%rd2+8], 1;
+  st.global.u64 [%rd2+16], %rd4;
+  atom.global.max.u32 %r1, [%rd2+24], 5;
+  ret;
+}
+"""
+
+
+def test_an_atom_whose_value_nothing_reads_aggregates_as_a_red():
+    """ptxas turns an atom whose result is never read into a red, and a red.add.u64 / max.u32 at
+    a uniform address into one request per warp (HeCBench atomicPerf's atomicAdd(p, 1ull): POPC,
+    one REDG.E.ADD.64); an atom.add.u64 whose value is stored stays a per-lane atom."""
+    program = load(UNUSED_VALUE)["k"].module.program
+    infos = [describe(op, pc) for pc, op in enumerate(program.code)]
+    agg = aggregated_pcs(program)
+    assert [i.pc in agg for i in infos if i.mem and i.mem.atomic] == [True, False, True]
+
+
 def _kernel(op: str, ty: str, value: str, offset: str) -> str:
     """Each warp does `n` atomics; lane address p + 4 x %r4, `offset` computes %r4 from %r2 (the
     lane) and %r5 (the parameter z, 0)."""
