@@ -21,7 +21,7 @@ Anywhere:
   per launch measured vs predicted, MAPE, median APE, within 2x, Spearman.
 
 Launches not captured (said on stderr): cooperative or cluster launches, by-value aggregate,
-texture/surface or tensor-map parameters.
+texture/surface or tensor-map parameters, device addresses passed as integers.
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ L:
 def _param_records(kernel, args) -> tuple[list, dict] | str:
     """Per parameter ("ptr", array key) or ("bytes", raw); the arrays by key. A string: why not."""
     from ptxvm.engine.core.device import DeviceArray
+    from ptxvm.engine.core.memory import GLOBAL_BASE
     from ptxvm.engine.launch import _scalar_bytes
     from ptxvm.semantics.dtypes import bits_of
 
@@ -79,7 +80,10 @@ def _param_records(kernel, args) -> tuple[list, dict] | str:
         elif hasattr(a, "handle") or hasattr(a, "address") or hasattr(a, "desc"):
             return f"a {type(a).__name__} parameter"
         else:
-            recs.append(("bytes", _scalar_bytes(p.type, a, p.name)))
+            raw = _scalar_bytes(p.type, a, p.name)
+            if len(raw) == 8 and GLOBAL_BASE <= int.from_bytes(raw, "little") < GLOBAL_BASE + (1 << 40):
+                return "a device address passed as an integer (the GPU's would differ)"
+            recs.append(("bytes", raw))
     return recs, arrays
 
 
