@@ -32,6 +32,8 @@ ITEMS = [
     ("imad_wide_u32", "rd", "cvt.u32.u64 %r12, {x}; mad.wide.u32 {x}, %r12, %r9, {x};", 1),
     ("imad_wide_s32", "rd", "cvt.u32.u64 %r12, {x}; mul.wide.s32 {x}, %r12, %r9;", 1),
     ("iadd64", "rd", "add.s64 {x}, {x}, %rd9;", 1),
+    ("sel64_iadd64", "rd", "selp.b64 %rd13, {x}, %rd9, %p1; add.s64 {x}, {x}, %rd13;", 1),
+    ("isetp64_sel64_iadd64", "rd", "setp.lt.u64 %p3, {x}, %rd9; selp.b64 %rd13, %rd9, 7, %p3; add.s64 {x}, {x}, %rd13;", 1),
     ("shl64", "rd", "shl.b64 {x}, {x}, %r9;", 1),
     ("popc", "r", "popc.b32 {x}, {x};", 1),
     ("clz_iadd", "r", "clz.b32 {x}, {x}; add.s32 {x}, {x}, %r9;", 1),
