@@ -28,9 +28,14 @@ MEASURED = os.path.join(ROOT, "benchmarks", "timing", "results", "sass_latency_h
 MEASURED_64 = os.path.join(ROOT, "benchmarks", "timing", "results", "sass_latency_64bit_h200.json")
 
 
+# and a third with IEEE fp32 rcp / sqrt / div added (every earlier item again)
+MEASURED_RN = os.path.join(ROOT, "benchmarks", "timing", "results", "sass_latency_rn_h200.json")
+
+
 def measured_items() -> dict:
-    """Every item's measured figures: the first run's, and the later run's for items it lacks."""
-    items = dict(json.load(open(MEASURED_64))["items"])
+    """Every item's measured figures: the first run's, and the later runs' for items it lacks."""
+    items = dict(json.load(open(MEASURED_RN))["items"])
+    items.update(json.load(open(MEASURED_64))["items"])
     items.update(json.load(open(MEASURED))["items"])
     return items
 ITERS = 16  # the GPU ran 512 trips; the per-link figure is a difference, so fewer do here

@@ -39,6 +39,12 @@ LAT_IMAD_HI = 9.0  # imad_hi: IMAD.HI.U32 (ptxas's stall count says 6)
 LAT_IMAD_WIDE_ACC = 12.0  # imad_wide_u32: mad.wide.u32 = IMAD.WIDE.U32 + a 64-bit add
 LAT_SHF64 = 8.0  # shl64: SHF.L.U32 + SHF.L.U64.HI (8.4)
 LAT_REDUX = 44.0  # redux_add: REDUX.SUM to a uniform register + the move back
+# IEEE fp32 rcp / sqrt / div (sqrt_rn, rcp_rn, div_rn of benchmarks/timing/sass/latency.py, results/
+# sass_latency_rn_h200.json): a range check (VIADD, LOP3, ISETP, BRA round a slow-path CALL, BSSY /
+# BSYNC) before the MUFU and its Newton steps, so one link costs far more than the MUFU
+LAT_RCP_RN = 77.0  # MUFU.RCP + FFMA, FADD, FFMA behind the check: 76.7
+LAT_SQRT_RN = 55.0  # MUFU.RSQ + FMULs / FFMAs behind the check: 55.2
+LAT_DIV_RN = 57.0  # FCHK, MUFU.RCP, 5 FFMA: 57.1
 
 # (opcode, type test, required modifiers, forbidden modifiers, sass, fixed[, latency])
 RULES: tuple = (
@@ -73,10 +79,10 @@ RULES: tuple = (
     ("testp", "any", (), (), 2, True),
     # fp32 division, reciprocal, square root: MUFU plus Newton steps and range checks
     ("div", "f32", ("approx",), (), 5, False), ("div", "f32", ("full",), (), 8, False),
-    ("div", "f32", (), (), 10, False),  # the fast path (FCHK, MUFU.RCP, 5 FFMA; the slow path is a call)
+    ("div", "f32", (), (), 10, False, LAT_DIV_RN),  # the fast path (FCHK, MUFU.RCP, 5 FFMA; the slow path is a call)
     ("rcp", "f32", ("approx", "ftz"), (), 1, False), ("rcp", "f32", ("approx",), (), 7, False),
-    ("rcp", "f32", (), (), 9, False),
-    ("sqrt", "f32", ("approx",), (), 4, False), ("sqrt", "f32", (), (), 9, False),
+    ("rcp", "f32", (), (), 9, False, LAT_RCP_RN),
+    ("sqrt", "f32", ("approx",), (), 4, False), ("sqrt", "f32", (), (), 9, False, LAT_SQRT_RN),
     ("rsqrt", "f32", ("ftz",), (), 1, False), ("rsqrt", "f32", (), (), 4, False),
     ("ex2", "f32", ("ftz",), (), 1, False), ("ex2", "f32", (), (), 4, False),
     ("lg2", "f32", ("ftz",), (), 1, False), ("lg2", "f32", (), (), 4, False),
