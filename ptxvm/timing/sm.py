@@ -888,13 +888,13 @@ class SmSim:
     def cas_loop(self, updates, base: float, wp: _Warp | None) -> float:
         """A shared atomic that ptxas makes a compare-and-swap loop (timing/shared_cas.py): the
         warp goes round it once per lane on its busiest word, `shared_cas_round_cycles` a trip,
-        and each update holds the words of its request `shared_cas_pass_cycles` per wavefront, so
-        updates of one word from several warps follow each other. The warp is in the loop (it
+        and each update holds the words of its request `shared_cas_pass_cycles` per 128 bytes of
+        them, so updates of one word from several warps follow each other. The warp is in the loop (it
         issues nothing else) until its last update is done."""
         p = self.params
-        most, waves, words = updates
+        most, passes, words = updates
         done = base + most * p.shared_cas_round_cycles
-        hold = p.shared_cas_pass_cycles * waves
+        hold = p.shared_cas_pass_cycles * passes
         free = self.cas_free
         for word, lanes in words:
             f = free.get(word, 0.0)

@@ -54,7 +54,7 @@ class MemStep:
     l1_waves: Optional[np.ndarray] = None  # loads: L1 data-array wavefronts (bank conflicts, as shared memory)
     keys: Optional[list] = None  # per warp: ((sector, generation), level, dram sectors) of each load sector
     # global atomics, per warp: ((128-B line, packets, float single-word packets), ...); shared
-    # atomics that are CAS loops: (most lanes on a word, wavefronts, ((word, lanes), ...)) (shared_cas.py)
+    # atomics that are CAS loops: (most lanes on a word, 128-B passes, ((word, lanes), ...)) (shared_cas.py)
     atom: Optional[list] = None
     shared_atomic: bool = False
     # shared accesses: per warp DSMEM_OWN (the own CTA through the cluster window) or DSMEM_REMOTE
