@@ -127,3 +127,18 @@ def test_capture_takes_the_programs_launches_not_the_profiles(tmp_path):
     assert sorted(p.name for p in out.glob("*.json")) == ["0000.json", "0001.json", "0002.json"]
     firsts = [np.load(out / f"000{i}.npz")["a0"][1] for i in range(3)]
     assert firsts == [1.0, 2.0, 4.0]  # x before each of the program's three launches
+
+
+def test_capture_leaves_the_programs_device_arrays_alone(tmp_path):
+    """The predictions run the kernel: on the program's own device arrays they doubled x twice
+    more before the program's launch doubled it (an in-place kernel's result came out 8x)."""
+    script = tmp_path / "prog_dev.py"
+    script.write_text(SCRIPT.replace("x = np.arange(64, dtype=np.float32)", "x = ptxvm.to_device(np.arange(64, dtype=np.float32))")
+                      .replace("for _ in range(3):", "for _ in range(1):")
+                      .replace('print("result", x[:3].tolist(), x[63])', 'h = x.copy_to_host(); print("result", h[:3].tolist(), h[63])'))
+    out = tmp_path / "cap"
+    run = subprocess.run([sys.executable, str(TOOL), "capture", str(out), str(script)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "result [0.0, 2.0, 4.0] 63.0" in run.stdout
+    assert np.load(out / "0000.npz")["a0"][:3].tolist() == [0.0, 1.0, 2.0]

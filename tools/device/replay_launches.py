@@ -89,15 +89,25 @@ def _param_records(kernel, args) -> tuple[list, dict] | str:
     return recs, arrays
 
 
+def _args_of(decl, params: list, arrays: dict) -> list:
+    """The launch's arguments from a capture: a fresh copy of each array (one per key, so aliases
+    stay aliases) and each scalar at its parameter's type."""
+    from ptxvm.semantics.dtypes import numpy_dtype
+
+    fresh = {k: np.array(v, copy=True) for k, v in arrays.items()}
+    return [fresh[v] if kind == "ptr" else
+            (np.frombuffer(bytes.fromhex(v), numpy_dtype(p.type))[0] if p.type != "pred" else bool(int(v, 16)))
+            for (kind, v), p in zip(params, decl.params)]
+
+
 def _predict(kernel, grid, block, args, shared_mem) -> dict:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from timing_accuracy import explain
 
     out = {}
     for conv in ("cold", "warm"):
-        fresh = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-        try:
-            p = kernel.profile(grid, block, fresh, shared_mem=shared_mem, warm_l2=conv == "warm")
+        try:  # `args`: a callable making fresh arguments (the profile runs the kernel)
+            p = kernel.profile(grid, block, args(), shared_mem=shared_mem, warm_l2=conv == "warm")
         except Exception as e:  # reported, not fatal: the capture goes on
             out[f"error_{conv}"] = f"{type(e).__name__}: {e}"[:300]
             continue
@@ -151,7 +161,10 @@ def capture(outdir: str, script: list, per_kernel: int = 1, max_mib: float = 4.0
                     "symbols": sorted(syms)}
             np.savez_compressed(os.path.join(outdir, f"{n:04d}.npz"), ptx=np.array(self.module.source),
                                 **arrays, **{f"sym_{k}": v for k, v in syms.items()})
-            meta["predicted"] = _predict(self, grid, block, list(args), shared_mem)
+            params = meta["params"]
+            decl = self.module.ast.function(self.name)
+            # predicted on copies of what was captured: device arrays stay as the program left them
+            meta["predicted"] = _predict(self, grid, block, lambda: _args_of(decl, params, arrays), shared_mem)
             with open(os.path.join(outdir, f"{n:04d}.json"), "w") as f:
                 json.dump(meta, f, indent=1)
             print(f"replay: captured {n:04d} {self.name[:60]} {meta['predicted'].get('cold', '?')}",
@@ -178,7 +191,6 @@ def predict_again(outdir: str) -> None:
     """The model's predictions of captured launches again, from the capture alone (after a
     change to the model): each case's PTX, symbols and arrays as they were before the launch."""
     import ptxvm
-    from ptxvm.semantics.dtypes import numpy_dtype
 
     for name in sorted(f for f in os.listdir(outdir) if f.endswith(".json")):
         path = os.path.join(outdir, name)
@@ -190,10 +202,8 @@ def predict_again(outdir: str) -> None:
         kernel = module.kernel(meta["kernel"])
         decl = module.ast.function(meta["kernel"])
         arrays = {k: np.array(data[k]) for k in data.files if k.startswith("a")}
-        args = [arrays[v] if kind == "ptr" else
-                (np.frombuffer(bytes.fromhex(v), numpy_dtype(p.type))[0] if p.type != "pred" else bool(int(v, 16)))
-                for (kind, v), p in zip(meta["params"], decl.params)]
-        meta["predicted"] = _predict(kernel, meta["grid"], meta["block"], args, meta["shared"])
+        meta["predicted"] = _predict(kernel, meta["grid"], meta["block"],
+                                     lambda: _args_of(decl, meta["params"], arrays), meta["shared"])
         with open(path, "w") as f:
             json.dump(meta, f, indent=1)
         print(f"replay: predicted {name[:-5]} {meta['kernel'][:60]} {meta['predicted'].get('cold', '?')}",
