@@ -229,12 +229,18 @@ def _time(cp, launch, spin, flush, reps: int, cold: bool, restore=None) -> float
     return statistics.median(cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in events)
 
 
+def _cases(outdir: str) -> list:
+    """The captured cases with both their files (a capture cut short leaves an .npz alone)."""
+    names = set(os.listdir(outdir))
+    return sorted(f[:-4] for f in names if f.endswith(".npz") and f[:-4] + ".json" in names)
+
+
 def time_all(outdir: str, results: str, reps: int = 30) -> None:
     """Each case in order, in child processes: a kernel that faults leaves its CUDA context
     unusable, so the child stops there and the next child goes on from the case after it."""
     import subprocess
 
-    cases = sorted(f[:-4] for f in os.listdir(outdir) if f.endswith(".npz"))
+    cases = _cases(outdir)
     lines = results + ".jsonl"
     open(lines, "w").close()
     start = 0
@@ -272,7 +278,7 @@ def time_from(outdir: str, lines: str, start: int, reps: int) -> None:
     def flush():
         cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, FLUSH_BYTES, cp.cuda.get_current_stream().ptr)
 
-    cases = sorted(f[:-4] for f in os.listdir(outdir) if f.endswith(".npz"))
+    cases = _cases(outdir)
     for case in cases[start:]:
         meta = json.load(open(os.path.join(outdir, case + ".json")))
         row = {"case": case, "kernel": meta["kernel"]}
