@@ -31,12 +31,11 @@ from .uniformity import address_registers, per_program, warp_uniformity
 _RED_AGGREGATED = {"add", "min", "max", "and", "or", "xor"}
 
 
-@per_program
-def aggregated_pcs(program) -> frozenset:
-    """PCs of the global atomics ptxas turns into one request per warp (`program`: a lowered
-    Program). The address must be uniform (timing/uniformity.py); the value (REDUX, a scan) and the guard (VOTEU over
-    the lanes that take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v`
-    with p and v per lane."""
+def uniform_atomic_pcs(program, accept) -> frozenset:
+    """PCs of the atomics at a warp-uniform address (timing/uniformity.py) that `accept(space,
+    opcode, op, type)` takes; `opcode` is "red" for an atom whose value no instruction of its
+    function reads (ptxas's rewrite: HeCBench atomicPerf's `atomicAdd(p, 1ull)` at one address
+    is VOTEU/POPC and one REDG.E.ADD.64 per warp)."""
     code = program.code
     u = warp_uniformity(program)
     read: dict = {}  # function -> every register some instruction of it reads
@@ -45,21 +44,30 @@ def aggregated_pcs(program) -> frozenset:
     out = []
     for info in u.infos:
         mem = info.mem
-        if mem is None or not mem.atomic or mem.space not in ("global", "generic") or not mem.atomic_op:
+        if mem is None or not mem.atomic or not mem.atomic_op:
             continue
         op, _, ty = mem.atomic_op.partition(".")
-        integer = ty[:1] in ("u", "s", "b")
-        # an atom whose value nothing reads is a red to ptxas (HeCBench atomicPerf's
-        # `atomicAdd(p, 1ull)` at one address: VOTEU/POPC and one REDG.E.ADD.64 per warp)
         opcode = "red" if info.opcode == "atom" and not read[u.func[info.pc]] & set(info.writes) else info.opcode
-        if not integer or (opcode == "atom" and not (op == "add" and ty[1:] == "32")):
-            continue
-        if opcode == "red" and not (op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")):
-            continue
-        if not u.uniform(info.pc, address_registers(code[info.pc])):
-            continue
-        out.append(info.pc)
+        if accept(mem.space, opcode, op, ty) and u.uniform(info.pc, address_registers(code[info.pc])):
+            out.append(info.pc)
     return frozenset(out)
+
+
+def _global_aggregated(space: str, opcode: str, op: str, ty: str) -> bool:
+    if space not in ("global", "generic") or ty[:1] not in ("u", "s", "b"):
+        return False
+    if opcode == "atom":
+        return op == "add" and ty[1:] == "32"
+    return op in _RED_AGGREGATED and (ty[1:] == "32" or op == "add")
+
+
+@per_program
+def aggregated_pcs(program) -> frozenset:
+    """PCs of the global atomics ptxas turns into one request per warp (`program`: a lowered
+    Program). The address must be uniform (timing/uniformity.py); the value (REDUX, a scan) and the guard (VOTEU over
+    the lanes that take part) need not be: ptxas 13 aggregates `@p red.global.add.u32 [param], v`
+    with p and v per lane."""
+    return uniform_atomic_pcs(program, _global_aggregated)
 
 
 def is_float(mem) -> bool:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .uniformity import address_registers, per_program, warp_uniformity
+from .atomics import uniform_atomic_pcs
+from .uniformity import per_program
 
 _NATIVE_64 = ("exch", "cas")
 _INTEGER_32 = ("u32", "s32", "b32")
@@ -43,23 +44,15 @@ def is_cas_loop(atomic_op: str) -> bool:
     return True
 
 
+def _shared_aggregated(space: str, opcode: str, op: str, ty: str) -> bool:
+    return space == "shared" and op == "add" and ty[:1] in ("u", "s") and is_cas_loop(f"{op}.{ty}")
+
+
 @per_program
 def aggregated_shared_pcs(program) -> frozenset:
     """PCs of the CAS-loop shared atomics that ptxas performs once per warp: integer adds at a
     warp-uniform address (`program`: a lowered Program; timing/uniformity.py)."""
-    code = program.code
-    u = warp_uniformity(program)
-    out = []
-    for info in u.infos:
-        mem = info.mem
-        if mem is None or not mem.atomic or mem.space != "shared" or not mem.atomic_op:
-            continue
-        op, _, ty = mem.atomic_op.partition(".")
-        if op != "add" or ty[:1] not in ("u", "s") or not is_cas_loop(mem.atomic_op):
-            continue
-        if u.uniform(info.pc, address_registers(code[info.pc])):
-            out.append(info.pc)
-    return frozenset(out)
+    return uniform_atomic_pcs(program, _shared_aggregated)
 
 
 def cas_updates(addr: np.ndarray, act: np.ndarray, size: int, aggregated: bool = False) -> list:

@@ -35,7 +35,9 @@ import sys
 
 import numpy as np
 
-FLUSH_BYTES = 256 << 20
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # timing_suite: the suite's timing loop and L2 flush size
+from timing_suite import FLUSH_BYTES, time_launches  # noqa: E402
 SPIN_PTX = """.version 7.0
 .target sm_80
 .address_size 64
@@ -101,7 +103,7 @@ def _args_of(decl, params: list, arrays: dict) -> list:
 
 
 def _predict(kernel, grid, block, args, shared_mem) -> dict:
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    sys.path.insert(0, os.path.join(HERE, ".."))
     from timing_accuracy import explain
 
     out = {}
@@ -211,22 +213,17 @@ def predict_again(outdir: str) -> None:
 
 
 # ------------------------------------------------------------------------------------ time (GPU)
-def _time(cp, launch, spin, flush, reps: int, cold: bool, restore=None) -> float:
-    """Median microseconds of `reps` launches; `restore` puts the arguments back as they were
-    captured before each (on the stream, outside the events): a kernel that updates its inputs
-    in place is timed on the data the model saw, not on what its previous launch left."""
-    events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
-    spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
-    for a, b in events:
-        if restore is not None:
-            restore()
+def _time(cp, launch, spin, flush, reps: int, cold: bool, restore) -> float:
+    """Median microseconds of `reps` launches (timing_suite.time_launches); `restore` puts the
+    arguments back as they were captured before each (on the stream, outside the events): a
+    kernel that updates its inputs in place is timed on the data the model saw, not on what its
+    previous launch left."""
+    def before():
+        restore()
         if cold:
             flush()
-        a.record()
-        launch()
-        b.record()
-    events[-1][1].synchronize()
-    return statistics.median(cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in events)
+
+    return statistics.median(time_launches(cp, np, spin, launch, reps, before=before))
 
 
 def _cases(outdir: str) -> list:
@@ -337,12 +334,10 @@ def time_from(outdir: str, lines: str, start: int, reps: int) -> None:
 
 
 # ------------------------------------------------------------------------------------ compare
-def _spearman(a, b) -> float:
-    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
-    return float(np.corrcoef(ra, rb)[0, 1]) if len(a) > 2 else float("nan")
-
-
 def compare(outdir: str, results: str) -> None:
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    from timing_accuracy import summary  # the suite's figures, computed the same way
+
     measured = json.load(open(results))["cases"]
     for conv in ("cold", "warm"):
         rows = []
@@ -357,12 +352,10 @@ def compare(outdir: str, results: str) -> None:
             rows.append((case, meta["script"], meta["kernel"], m[conv], pred, meta["predicted"].get("explain", "")))
         if not rows:
             continue
-        ape = np.array([abs(p / m - 1) for _, _, _, m, p, _ in rows])
-        ratio = np.array([p / m for _, _, _, m, p, _ in rows])
-        print(f"\n## {conv}: {len(rows)} launches  MAPE {100 * ape.mean():.1f} %  median APE "
-              f"{100 * np.median(ape):.1f} %  within 2x {int(((ratio >= 0.5) & (ratio <= 2)).sum())}  "
-              f"within 20 % {int((ape <= 0.2).sum())}  Spearman "
-              f"{_spearman([r[3] for r in rows], [r[4] for r in rows]):.3f}")
+        s = summary([{"meas": {conv: m}, "pred": {conv: p}} for _, _, _, m, p, _ in rows], conv)
+        sp = f"{s['spearman']:.3f}" if s["spearman"] is not None else "-"
+        print(f"\n## {conv}: {s['n']} launches  MAPE {s['mape']:.1f} %  median APE {s['median_ape']:.1f} %  "
+              f"within 2x {s['within_2x']}  within 20 % {s['within_20pct']}  Spearman {sp}")
         if conv == "cold":
             print("| case | script | kernel | measured us | predicted us | error % | model: bound by |")
             print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -140,17 +140,8 @@ class Runner:
     def time_cold(self, case, f, dev, reps):
         """The default convention: L2 flushed, then events around one launch; all queued behind a
         spin kernel so the host's submission never shows in an interval."""
-        cp, np = self.cp, self.np
-        spin = self.mod.get_function("spin")
-        pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
-        spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
-        for a, b in pairs:
-            self.flush()
-            a.record()
-            self.launch(case, f, dev)
-            b.record()
-        pairs[-1][1].synchronize()
-        times = [cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in pairs]
+        times = time_launches(self.cp, self.np, self.mod.get_function("spin"), lambda: self.launch(case, f, dev),
+                              reps, before=self.flush)
         return {"min": min(times), "median": statistics.median(times), "max": max(times), "reps": reps,
                 "method": "L2 flushed (256 MiB memset) before each launch; events around it; queued behind a spin kernel"}
 
@@ -196,6 +187,23 @@ class Runner:
         del dev
         cp.get_default_memory_pool().free_all_blocks()
         return res
+
+
+def time_launches(cp, np, spin, launch, reps: int, before=None) -> list:
+    """Microseconds of `reps` launches, each between its own pair of events, all queued behind a
+    spin kernel (the host's submission never shows in an interval); `before()` is queued ahead
+    of each pair (the L2 flush of the cold convention; tools/device/replay_launches.py also puts
+    the arguments back)."""
+    pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(reps)]
+    spin((1,), (1,), (np.int64(2 * 1980 * 1000 * (1 + reps // 10)),))
+    for a, b in pairs:
+        if before is not None:
+            before()
+        a.record()
+        launch()
+        b.record()
+    pairs[-1][1].synchronize()
+    return [cp.cuda.get_elapsed_time(a, b) * 1e3 for a, b in pairs]
 
 
 def clock_info(cp) -> dict:
