@@ -18,7 +18,7 @@ _STALL_WORDS = {
     "synchronization": "barriers (bar.sync)",
     "pipe_busy": "a busy functional unit",
     "memory_throttle": "the L1/shared-memory queue",
-    "instruction_fetch": "instruction fetch after taken branches",
+    "instruction_fetch": "instruction fetch (taken branches, instruction-cache misses)",
     "constant": "constant-cache misses",
     "texture": "the texture pipe",
     "sleeping": "nanosleep",

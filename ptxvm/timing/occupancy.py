@@ -10,6 +10,7 @@ import functools
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -109,7 +110,7 @@ def static_shared_bytes(module, kernel: str) -> int:
     return -(-total // 16) * 16
 
 
-def _ptxas_info(module) -> dict[str, tuple[int, int]]:
+def _ptxas_info(module) -> dict[str, tuple[int, int, int]]:
     source = getattr(module, "source", "") or ""
     if source and not os.environ.get("PTXVM_NO_PTXAS") and toolchain.find("ptxas"):
         return _ptxas_registers(source, _arch(module.ast))
@@ -125,8 +126,9 @@ def _arch(tree) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, int]]:
-    """kernel -> (registers per thread, static shared bytes) as `ptxas -v` reports them."""
+def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, int, int]]:
+    """kernel -> (registers per thread, static shared bytes, bytes of machine code) as `ptxas -v`
+    reports them and the cubin's `.text.<kernel>` section holds (0 where that is not found)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "k.ptx")
         with open(path, "w", encoding="utf-8") as f:
@@ -134,9 +136,11 @@ def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, i
         try:
             r = subprocess.run([toolchain.find("ptxas"), f"-arch={arch}", "-v", path, "-o", os.path.join(d, "k.cubin")],
                                capture_output=True, text=True, timeout=120)
+            with open(os.path.join(d, "k.cubin"), "rb") as f:
+                code = text_sizes(f.read())
         except (OSError, subprocess.TimeoutExpired):
             return {}
-    out: dict[str, tuple[int, int]] = {}
+    out: dict[str, tuple[int, int, int]] = {}
     current = None
     for line in (r.stdout + r.stderr).splitlines():
         m = re.search(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?", line)
@@ -145,11 +149,44 @@ def _ptxas_cached(digest: str, source: str, arch: str) -> dict[str, tuple[int, i
         m = re.search(r"Used (\d+) registers", line)
         if m and current is not None:
             smem = re.search(r"(\d+) bytes smem", line)
-            out[current] = (int(m.group(1)), int(smem.group(1)) if smem else 0)
+            out[current] = (int(m.group(1)), int(smem.group(1)) if smem else 0, code.get(current, 0))
     return out
 
 
-def _ptxas_registers(source: str, arch: str) -> dict[str, tuple[int, int]]:
+def text_sizes(elf: bytes) -> dict[str, int]:
+    """function -> bytes of its `.text.<function>` section in a cubin (a 64-bit little-endian ELF);
+    {} for anything else."""
+    if len(elf) < 64 or elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+        return {}
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    if shoff + shnum * shentsize > len(elf) or shstrndx >= shnum:
+        return {}
+
+    def section(k):  # (name offset, file offset, size)
+        base = shoff + k * shentsize
+        name, = struct.unpack_from("<I", elf, base)
+        offset, size = struct.unpack_from("<QQ", elf, base + 0x18)
+        return name, offset, size
+
+    strtab = section(shstrndx)[1]
+    out = {}
+    for k in range(shnum):
+        name_at, _, size = section(k)
+        end = elf.find(b"\0", strtab + name_at)
+        name = elf[strtab + name_at:end].decode("ascii", "replace")
+        if name.startswith(".text."):
+            out[name[len(".text."):]] = int(size)
+    return out
+
+
+def code_bytes(module, kernel: str) -> int:
+    """Bytes of the kernel's machine code as ptxas makes it (0 without ptxas)."""
+    got = _ptxas_info(module).get(kernel)
+    return got[2] if got else 0
+
+
+def _ptxas_registers(source: str, arch: str) -> dict[str, tuple[int, int, int]]:
     return _ptxas_cached(hashlib.sha1(source.encode()).hexdigest(), source, arch)
 
 

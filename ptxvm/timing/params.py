@@ -18,6 +18,18 @@ class ModelParams:
     # costs ~10 (micro2 loop_fma1: a trip of 16 dependent FFMAs takes 64 + 7.2 cycles), but ptxas
     # unrolls simple loops 4x beyond the PTX (loop_fma4: 64 FFMAs a trip), so per PTX trip ~2-4 remain
     fetch_redirect: int = 4
+    # instruction caches (timing/icache.py; benchmarks/timing/ifetch, results/ifetch_h200.json): a
+    # loop body of 32.8 KB issues from the first level at full rate (1.55 cycles an instruction for
+    # one warp, 1.46 for a 4 KB body), 40 KB not (2.78); bodies up to 96 KB stream from the
+    # second level at 2.78 cycles an instruction for one warp, 22 cycles a 128-B line; straight
+    # code of 256-512 KB at 5.0-5.4 (warm: from L2, 44 a line) and 10.3-11.7 (cold: DRAM, 94);
+    # 128 KB once: 2.79 warm, 4.9 cold, which the flush's share of the second level explains
+    icache_bytes: int = 36 * 1024
+    icache_l15_bytes: int = 128 * 1024
+    icache_l15_cycles: float = 22.0
+    icache_l2_cycles: float = 44.0
+    icache_dram_cycles: float = 94.0
+    icache_cold_evict_bytes: int = 32 * 1024
     divergence_cycles: int = 0  # extra cycles when a branch splits a warp's lanes (BSSY/BSYNC bookkeeping)
     sreg_latency: int = 30  # S2R: reading %tid, %ctaid, ... into a register
     # ptxas schedules instructions; PTX order is not SASS order. While a warp's next instruction

@@ -23,7 +23,7 @@ from .critical import critical_sms, fresh_args, snapshot_args
 from .gpu import GpuSpec, load_gpu
 from .memory import MemoryHierarchy
 from .memory.params import driver_carveout, params_from_gpu
-from .occupancy import Occupancy, occupancy, registers_per_thread, static_shared_bytes
+from .occupancy import Occupancy, code_bytes, occupancy, registers_per_thread, static_shared_bytes
 from .params import DEFAULT, ModelParams
 from .slowest import slowest_sm_gpu
 from .sm import STALL_REASONS, SmSim
@@ -223,6 +223,7 @@ class Collected:
     # counters; SMs after them were added for their heavier work (timing/critical.py); None: all
     even: Optional[int] = None
     l1_bytes: Optional[int] = None  # the L1 beside the carveout (lines in flight: SmSim's l1_lines)
+    code_bytes: int = 0  # the kernel's machine code as ptxas made it (0 without ptxas: estimated)
 
 
 def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs: Optional[int] = None, sms: int = 1,
@@ -327,7 +328,8 @@ def collect(kernel, grid, block, args, shared_mem: int = 0, gpu="h200", *, regs:
         out.append((tracer.trace, mem, mstats, counters))
         l1_bytes = hier.params.l1_bytes
     return Collected(kernel.name, spec, grid3, block3, G, occ, per_sm, out, launched.thread_instructions,
-                     time.perf_counter() - t0, cold=not warm_l2, even=n_sim, l1_bytes=l1_bytes)
+                     time.perf_counter() - t0, cold=not warm_l2, even=n_sim, l1_bytes=l1_bytes,
+                     code_bytes=code_bytes(module, kernel.name))
 
 
 def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] = None,
@@ -342,7 +344,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
     # the simulated SM's loads come back as late as the slowest busy SM's (timing/slowest.py)
     sm_spec = slowest_sm_gpu(spec, params, min(spec.sm_count, col.ctas))
     for k, ((trace, mem, mstats, cnt), cs) in enumerate(zip(col.sms, col.per_sm)):
-        work, tstats = build_work(trace, mem, sm_spec, params, cs, col.occ.regs_per_thread)
+        work, tstats = build_work(trace, mem, sm_spec, params, cs, col.occ.regs_per_thread,
+                                  getattr(col, "code_bytes", 0))
         recorder = recorders[k] if recorders else None
         if recorder is not None:
             recorder.begin(work, trace, cs)
@@ -354,7 +357,8 @@ def simulate(col: Collected, policy: str = "gto", params: Optional[ModelParams] 
                     barrier_per_warp=params.barrier_release_per_warp,
                     cta_dispatch=params.cta_dispatch_cycles * min(spec.sm_count, col.ctas), recorder=recorder,
                     atomic_lines=(mstats.atomic_lines, mstats.grid_atomic_lines),
-                    l1_lines=(col.l1_bytes or 0) // spec.l1_line if params.l1_miss_lines else 0)
+                    l1_lines=(col.l1_bytes or 0) // spec.l1_line if params.l1_miss_lines else 0,
+                    cold=bool(getattr(col, "cold", False)))
         results.append(sim.run())
         stats_all.append(tstats)
         mstats_all.append(mstats)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .atomics import line_contention, slice_contention, slice_of
+from .icache import InstructionCache, previous_path
 from .memory.dram import slowest_of
 
 STALL_REASONS = ("selected", "not_selected", "pipe_busy", "instruction_fetch", "synchronization",
@@ -123,6 +124,9 @@ class SmWork:
     # issue slots per warp-instruction: the machine instructions its PTX form expands to
     # (engine/trace/expansion.py); empty: one each
     slots: list = field(default_factory=list)
+    # per warp-instruction: the 128-B line of its machine code (timing/icache.py); empty when the
+    # kernel's code fits in the first-level instruction cache
+    code_line: list = field(default_factory=list)
 
 
 @dataclass
@@ -194,7 +198,7 @@ class SmSim:
     def __init__(self, work: SmWork, *, ctas_per_sm: int, subpartitions: int, policy: str, barrier_latency: int,
                  l2_bytes_per_clk: float, dram_bytes_per_clk: float, sector: int, params, max_warps: int = 64,
                  barrier_per_warp: float = 0.0, cta_dispatch: float = 0.0, recorder=None, atomic_lines=None,
-                 l1_lines: int = 0):
+                 l1_lines: int = 0, cold: bool = False):
         if policy not in ("gto", "lrr"):
             raise ValueError(f"unknown warp scheduling policy {policy!r} (use 'gto' or 'lrr')")
         self.w = work
@@ -244,6 +248,11 @@ class SmSim:
         own, grid = atomic_lines if atomic_lines is not None else ({}, {})
         self.atomic_lines = (own, grid or own)
         self.slice_scale = slice_contention(own, grid, params.l2_atomic_slices)
+        self.icache = None  # the instruction caches, for kernels whose code overflows the first level
+        if work.code_line:
+            first = next((w for w in range(len(work.start)) if work.start[w] < work.end[w]), 0)
+            path = previous_path(work.code_line, work.start[first], work.end[first]) if work.start else []
+            self.icache = InstructionCache(params, cold, max(work.code_line), path)
         self.pending = list(range(len(work.cta_order)))[::-1]  # CTA positions not yet launched
         self.slot_open = [0.0] * min(ctas_per_sm, len(self.pending))  # when free CTA slots open
         # the GPU's CTA dispatcher hands out one CTA per `cta_dispatch_cycles` over all active SMs:
@@ -278,6 +287,8 @@ class SmSim:
                     continue
                 slot = self.warp_slots.pop(0)
                 wp = _Warp(w, c, slot, slot % self.S, self.w.start[w], self.w.end[w], self.t)
+                if self.icache is not None:
+                    wp.fetch = max(self.t, self.icache.fetch(self.w.code_line[wp.pos], self.t))
                 self.head_ready(wp)
                 ws.append(wp)
                 self.sub_warps[wp.sub].append(wp)
@@ -570,6 +581,10 @@ class SmSim:
             finished.append(wp)
             return
         wp.fetch = t + n + W.bank_extra[i] + (self.params.fetch_redirect if W.taken[i] else 0)
+        if self.icache is not None and W.code_line[pos] != W.code_line[i]:
+            got = self.icache.fetch(W.code_line[pos], t)
+            if got > wp.fetch:
+                wp.fetch = got
         self.head_ready(wp)
         if W.barrier[i]:
             wp.at_bar = True

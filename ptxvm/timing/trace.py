@@ -28,6 +28,7 @@ from .atomics import is_float as atomic_is_float
 from .atomics import packets as atomic_packets
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
+from .icache import warp_code_lines
 from .schedule import block_orders
 from .shared_cas import aggregated_shared_pcs, cas_updates, is_cas_loop
 from .sm import (DEP_CONST, DEP_EXEC, DEP_MEM, DEP_TEX, MK_ATOMIC, MK_CONST, MK_GLOBAL, MK_NONE, MK_SHARED, MK_STORE,
@@ -700,9 +701,10 @@ class TraceStats:
 
 
 def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: list[int],
-               registers: Optional[int] = None) -> tuple[SmWork, TraceStats]:
+               registers: Optional[int] = None, code_bytes: int = 0) -> tuple[SmWork, TraceStats]:
     """The SM input for the traced warps, CTAs run in `cta_order` (CTA ids); `registers`: the
-    kernel's registers per thread, the list schedule's register budget (None: no budget)."""
+    kernel's registers per thread, the list schedule's register budget (None: no budget);
+    `code_bytes`: its machine code as ptxas made it (0: estimated; timing/icache.py)."""
     cta, widx, lanes = trace.warps()
     n_rows = cta.size
     steps = trace.steps
@@ -856,6 +858,7 @@ def build_work(trace: Trace, mem: dict[int, MemStep], gpu, params, cta_order: li
         slots=table.slots[pc].tolist() if (table.slots[pc] > 1).any() else [],
         level_latency=(hier_lat(gpu, "l1_hit"), hier_lat(gpu, "l2_hit"), hier_lat(gpu, "dram")),
         pc=pc, holds=holds.tolist() if holds.any() else [],
+        code_line=warp_code_lines(trace, params, pc, row, taken, code_bytes),
     )
     return work, stats
 
