@@ -65,8 +65,8 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
     """Per warp-instruction (`pc`, `row`: its warp, `taken`: the warp's next instruction is not at
     pc+1): the 128-B line of its machine code; [] when the kernel's code fits in the first-level
     cache. `code_bytes`: the kernel's machine code as ptxas made it (0: unknown). Where ptxas made
-    more code than the PTX forms account for, it unrolled loops: the innermost loops every warp
-    runs the same number of trips, smallest first, are laid out unrolled (each trip its own copy)
+    more code than the PTX forms account for, it unrolled loops: the innermost loops whose every
+    run takes the same number of trips, smallest first, are laid out unrolled (each trip its own copy)
     until the estimate reaches ptxas's size; the layout is then scaled to ptxas's size."""
     sizes = pc_sizes(trace)
     pcs = np.unique(pc)
@@ -82,7 +82,7 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
             if est + extra >= code_bytes:
                 break
             inside = (pc >= head) & (pc <= back)
-            copy_of[inside] = _trip_index(pc, row, taken, inside, back)
+            copy_of[inside] = _trip_index(pc, row, taken, head, back)[inside]
             body_of[inside] = body
             offsets[back + 1:] += (trips - 1) * body
             extra += (trips - 1) * body
@@ -95,9 +95,9 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
 
 
 def _unrollable_loops(pc, row, taken, sizes) -> list:
-    """(head pc, back-edge pc, trips per entry, body bytes) of each innermost loop whose every
-    entry by every warp runs the same number of trips (a count ptxas knows), smallest unrolled
-    size first."""
+    """(head pc, back-edge pc, trips per run, body bytes) of each innermost loop whose every run
+    by every warp takes the same number of trips (a count ptxas knows), smallest unrolled size
+    first."""
     same = np.zeros(pc.size, bool)
     same[:-1] = row[1:] == row[:-1]
     back = np.flatnonzero(taken & same & (np.roll(pc, -1) <= pc))
@@ -105,35 +105,37 @@ def _unrollable_loops(pc, row, taken, sizes) -> list:
     inner = [(h, b) for h, b in edges if not any((h2, b2) != (h, b) and h <= h2 and b2 <= b for h2, b2 in edges)]
     out = []
     for h, b in inner:
-        inside = (pc >= h) & (pc <= b)
-        prev = np.concatenate([[False], inside[:-1] & same[:-1]])
-        entries = int((inside & ~prev).sum())
-        taken_back = inside & (pc == b) & taken & same & (np.roll(pc, -1) == h)
-        per_entry = _trips_per_entry(inside, prev, taken_back)
-        if entries and per_entry is not None and per_entry >= 1:
-            body = float(sizes[h:b + 1].sum())
-            out.append((h, b, per_entry + 1, body))
+        _, runs = _loop_runs(pc, row, taken, h, b)
+        if runs.size and (runs == runs[0]).all() and runs[0] >= 1:
+            out.append((h, b, int(runs[0]) + 1, float(sizes[h:b + 1].sum())))
     return sorted(out, key=lambda x: x[2] * x[3])
 
 
-def _trips_per_entry(inside, prev, taken_back) -> Optional[int]:
-    """The back-edges taken per entry into the loop if every entry takes the same number."""
-    starts = np.flatnonzero(inside & ~prev)
-    counts = np.add.reduceat(taken_back.astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
-    # reduceat sums up to the next entry: the stretch after the loop holds no back-edges of it
-    return int(counts[0]) if counts.size and (counts == counts[0]).all() else None
-
-
-def _trip_index(pc, row, taken, inside, back) -> np.ndarray:
-    """For each warp-instruction in the loop: the trips its warp has completed since it entered."""
+def _loop_runs(pc, row, taken, head: int, back: int) -> tuple:
+    """(per warp-instruction: the back-edges its warp took since its current run of the loop began,
+    per run: the back-edges taken). A run ends where the back-edge is passed without going back
+    (or the warp's stream ends); counting from the back-edges, not from where the head first
+    appears, keeps instructions the list schedule moved across the loop's entry in trip 0."""
     same = np.zeros(pc.size, bool)
     same[:-1] = row[1:] == row[:-1]
-    prev = np.concatenate([[False], inside[:-1] & same[:-1]])
-    be = (inside & (pc == back) & taken).astype(np.int64)
-    before = np.cumsum(be) - be
+    at_back = pc == back
+    went_back = at_back & taken & same & (np.roll(pc, -1) == head)
+    left = np.flatnonzero(at_back & ~went_back)
+    before = np.cumsum(went_back) - went_back  # back-edges taken before each position
+    starts = np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))
+    bounds = np.union1d(starts, left + 1)
+    bounds = bounds[bounds < pc.size]
     k = np.arange(pc.size)
-    last_entry = np.maximum.accumulate(np.where(inside & ~prev, k, 0))
-    return np.where(inside, before - before[last_entry], 0)
+    since = before - before[bounds[np.searchsorted(bounds, k, side="right") - 1]]
+    runs = since[left] if left.size else np.zeros(0, np.int64)
+    return since, runs
+
+
+def _trip_index(pc, row, taken, head: int, back: int) -> np.ndarray:
+    """For each warp-instruction inside the loop head..back: the trips its warp has completed in
+    its current run of the loop (0 elsewhere)."""
+    since, _ = _loop_runs(pc, row, taken, head, back)
+    return np.where((pc >= head) & (pc <= back), since, 0)
 
 
 class InstructionCache:

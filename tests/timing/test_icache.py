@@ -101,8 +101,19 @@ def test_a_counted_loop_is_laid_out_unrolled():
     loops = _unrollable_loops(pc, row, taken, sizes)
     assert loops == [(2, 4, 3, 48.0)]
     inside = (pc >= 2) & (pc <= 4)
-    trips = _trip_index(pc, row, taken, inside, 4)
+    trips = _trip_index(pc, row, taken, 2, 4)
     assert trips[inside].tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2] * 2
+
+
+def test_trips_count_from_the_back_edges_not_the_head():
+    # the list schedule put the head (2) before a pre-loop instruction (1): still trip 0
+    seq = [0, 2, 1, 3] + [2, 3] * 3 + [4]
+    pc = np.array(seq)
+    row = np.zeros(pc.size, np.int64)
+    taken = np.zeros(pc.size, bool)
+    taken[:-1] = pc[1:] != pc[:-1] + 1
+    assert _unrollable_loops(pc, row, taken, np.full(5, 16)) == [(2, 3, 4, 32.0)]
+    assert _trip_index(pc, row, taken, 2, 3).tolist() == [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 0]
 
 
 def test_a_loop_whose_trips_differ_is_left_alone():
