@@ -36,6 +36,7 @@ import numpy as np
 LINE_BYTES = 128
 WARMUP_LAUNCHES = 3  # launches run through the caches before the simulated one (a steady state)
 SASS_BYTES = 16
+UNROLL_SLACK = 1.1  # a loop counts as unrolled only while the layout stays within this of ptxas's size
 
 
 def pc_sizes(trace) -> np.ndarray:
@@ -66,8 +67,9 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
     pc+1): the 128-B line of its machine code; [] when the kernel's code fits in the first-level
     cache. `code_bytes`: the kernel's machine code as ptxas made it (0: unknown). Where ptxas made
     more code than the PTX forms account for, it unrolled loops: the innermost loops whose every
-    run takes the same number of trips, smallest first, are laid out unrolled (each trip its own copy)
-    until the estimate reaches ptxas's size; the layout is then scaled to ptxas's size."""
+    run takes the same number of trips, smallest first, are laid out unrolled (each trip its own
+    copy) while the layout stays within UNROLL_SLACK of ptxas's size; the layout is then scaled to
+    ptxas's size."""
     sizes = pc_sizes(trace)
     pcs = np.unique(pc)
     est = _kernel_bytes(trace, sizes, pcs)
@@ -79,8 +81,8 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
     extra = 0
     if code_bytes > est:
         for head, back, trips, body in _unrollable_loops(pc, row, taken, sizes):
-            if est + extra >= code_bytes:
-                break
+            if est + extra + (trips - 1) * body > UNROLL_SLACK * code_bytes:
+                break  # more code than ptxas made: it did not unroll this one (nor larger ones)
             inside = (pc >= head) & (pc <= back)
             copy_of[inside] = _trip_index(pc, row, taken, head, back)[inside]
             body_of[inside] = body
