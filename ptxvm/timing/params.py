@@ -48,9 +48,10 @@ class ModelParams:
     mov_latency: int = 1  # mov of a register or an immediate (usually folded into its consumer)
     # issue interval (per sub-partition) of simple integer instructions: logic, shifts, compares,
     # min/max run on the 16-lane integer pipe (micro2 int_thr: LOP3, SHF, VIMNMX 2.04-2.06 cycles);
-    # adds, subs and moves ptxas spreads over the integer and FMA pipes (IADD3 + IMAD.IADD: 1.07)
+    # adds, subs and moves ptxas puts on it (IADD3) or on the FMA pipe as IMAD.IADD / IMAD.MOV at the
+    # IMAD rate, balancing the two (adds alone: 1.07 cycles; timing/static.py)
     alu_interval: float = 2.0
-    iadd_interval: float = 1.0
+    imad_add_interval: float = 2.0
     # operand collector: registers live in `reg_banks` banks; a third read of one bank costs a cycle,
     # the bank taken from the PTX register number. 1: no conflicts. ptxas allocates around them (2.4 %
     # of three-source FFMA/IMAD/DFMA in the suite's SASS have one, against 12.0 % by PTX numbers:

@@ -76,16 +76,25 @@ class StaticTable:
         reg_id: dict[str, int] = {}
         width = register_units(trace.program.regs)
         lsu = gpu.pipes["lsu"]
+        load = {"alu": 0.0, "int": 0.0}  # issue cycles each pipe has taken in the current straight run
         for p in pcs.tolist():
             info: InstrInfo = trace.info(p)
             name = PIPE_OF_CLASS.get(info.op_class, "int")
             pipe = gpu.pipes.get(name, lsu)
             interval = pipe.issue_interval
             if name == "int" and info.opcode not in _IMAD_OPS:
-                # adds, logic, shifts, compares, moves: ptxas spreads them over the integer and
-                # FMA pipes (IADD3, LOP3, IMAD.MOV...), faster than the IMAD rate
-                name = "alu"
-                interval = params.iadd_interval if info.opcode in _TWO_PIPE_OPS else params.alu_interval
+                # logic, shifts, compares, selects run on the 16-lane integer pipe (LOP3, SHF, ISETP);
+                # adds, subs and moves on it (IADD3) or on the FMA pipe (IMAD.IADD, IMAD.MOV), where
+                # ptxas balances the two over the straight run (benchmarks/timing/ifetch: 132 LOP3,
+                # 124 IMAD.IADD and 12 IADD3/VIADD for 128 xor + 128 add, 1.12 cycles an instruction
+                # with 4 warps per sub-partition)
+                name, interval = "alu", params.alu_interval
+                if info.opcode in _TWO_PIPE_OPS and load["int"] < load["alu"]:
+                    name, interval = "int", params.imad_add_interval
+            if name in load:
+                load[name] += interval * max(info.sass, 1)
+            if info.op_class in ("branch", "barrier", "sync", "sleep"):
+                load = {"alu": 0.0, "int": 0.0}
             self.pipe[p] = pipe_id[name]
             self.issue[p] = interval * max(info.sass, 1)
             expanded = info.op_class in _EXPANDED
