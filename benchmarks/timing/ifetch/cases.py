@@ -8,16 +8,27 @@ tools/device/replay_launches.py:
     python3 tools/device/replay_launches.py time OUT results.json          (on the GPU)
     python tools/device/replay_launches.py compare OUT results.json
 """
+import importlib.util
 import os
 import sys
 import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from build import SIZES, module_text  # noqa: E402
+import ptxvm
 
-import ptxvm  # noqa: E402
+
+def _sibling(name: str):
+    """build.py beside this file, under a name of its own (benchmarks/timing/cas has a build.py too)."""
+    spec = importlib.util.spec_from_file_location(f"ifetch_{name}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                                 f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_build = _sibling("build")
+SIZES, module_text = _build.SIZES, _build.module_text
 
 DYNAMIC = 16384
 SMS = 132
