@@ -154,7 +154,6 @@ class InstructionCache:
         self.miss_cycles = params.icache_dram_cycles if cold else params.icache_l2_cycles
         self.last_line = last_line
         self.free = 0.0  # when the stream from L2 / DRAM takes its next line
-        self.stalled = 0  # lines a warp had to wait for (for reports)
         for _ in range(WARMUP_LAUNCHES):  # earlier launches; everything they fetched has arrived
             if cold:
                 self._intrude()
@@ -165,7 +164,6 @@ class InstructionCache:
             self.a[line] = 0.0
         if cold:
             self._intrude()
-        self.stalled = 0
 
     def fetch(self, line: int, t: float) -> float:
         """A warp enters `line` at cycle t: when the line is there to issue from."""
@@ -177,8 +175,6 @@ class InstructionCache:
         nxt = line + 1
         if nxt <= self.last_line and nxt not in self.a:
             self._fill(nxt, got if got > t else t)  # asked for once its own line is in
-        if got > t:
-            self.stalled += 1
         return got
 
     def _fill(self, line: int, t: float) -> float:
