@@ -39,27 +39,22 @@ SASS_BYTES = 16
 UNROLL_SLACK = 1.1  # a loop counts as unrolled only while the layout stays within this of ptxas's size
 
 
-def pc_sizes(trace) -> np.ndarray:
-    """Bytes of machine code of each PC of the traced program, estimated from the PTX form: its
-    machine instruction count (at least one), none for moves of immediates ptxas folds away."""
-    code = trace.program.code
-    sizes = np.empty(len(code), np.int64)
-    for p in range(len(code)):
-        info = trace.info(p)
-        folded = info.opcode == "mov" and not info.reads and not info.sreg
-        sizes[p] = 0 if folded else max(int(info.sass), 1) * SASS_BYTES
-    return sizes
-
-
-def _kernel_bytes(trace, sizes: np.ndarray, pcs: np.ndarray) -> int:
-    """Estimated bytes of the functions the trace ran (the kernel and what it called)."""
+def pc_sizes(trace, pcs: np.ndarray) -> np.ndarray:
+    """Bytes of machine code of each PC of the functions the trace ran (the ones `pcs` fall in:
+    the kernel and what it called; 0 elsewhere), estimated from the PTX form: its machine
+    instruction count (at least one), none for moves of immediates ptxas folds away."""
     program = trace.program
-    n = len(sizes)
+    n = len(program.code)
     entries = sorted({f.entry_pc for f in program.functions.values() if 0 <= f.entry_pc < n} | {0})
     bounds = np.array(entries + [n])
-    starts = np.concatenate([[0], np.cumsum(sizes)])
     ran = np.unique(np.searchsorted(bounds, pcs, side="right") - 1) if pcs.size else np.zeros(0, np.int64)
-    return int(sum(starts[bounds[k + 1]] - starts[bounds[k]] for k in ran.tolist()))
+    sizes = np.zeros(n, np.int64)
+    for k in ran.tolist():
+        for p in range(int(bounds[k]), int(bounds[k + 1])):
+            info = trace.info(p)
+            folded = info.opcode == "mov" and not info.reads and not info.sreg
+            sizes[p] = 0 if folded else max(int(info.sass), 1) * SASS_BYTES
+    return sizes
 
 
 def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.ndarray, code_bytes: int = 0) -> list:
@@ -70,9 +65,9 @@ def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.nd
     run takes the same number of trips, smallest first, are laid out unrolled (each trip its own
     copy) while the layout stays within UNROLL_SLACK of ptxas's size; the layout is then scaled to
     ptxas's size."""
-    sizes = pc_sizes(trace)
     pcs = np.unique(pc)
-    est = _kernel_bytes(trace, sizes, pcs)
+    sizes = pc_sizes(trace, pcs)
+    est = int(sizes.sum())
     if max(est, code_bytes) <= params.icache_bytes or pc.size == 0:
         return []
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.float64)
