@@ -21,7 +21,7 @@ import traceback
 ITEMS = ["ffma", "iadd", "lop3", "shf", "sel_iadd", "isetp_sel_iadd", "imad", "imad_hi", "vimnmx_iadd", "prmt",
          "imad_wide_u32", "imad_wide_s32", "iadd64", "sel64_iadd64", "isetp64_sel64_iadd64", "shl64", "popc", "clz_iadd", "i2f_fadd_f2i", "f2f16_h2f_fadd",
          "f2f64_dadd_f2f32", "hadd2", "hfma2", "dadd", "mufu_ex2", "sqrt_rn", "rcp_rn", "div_rn", "ex2_full", "shfl_idx", "shfl_bfly", "redux_add",
-         "dp4a", "iadd_ilp8", "lop3_ilp8", "imad_ilp8", "ffma_ilp8", "imad_wide_ilp8", "iadd64_ilp8", "hfma2_ilp8"]
+         "dp4a", "xor3_add64", "chi_add64", "chi_add32", "rot_add64", "chi_add64_ilp8", "iadd_ilp8", "lop3_ilp8", "imad_ilp8", "ffma_ilp8", "imad_wide_ilp8", "iadd64_ilp8", "hfma2_ilp8"]
 
 
 def inputs(np):

@@ -52,6 +52,13 @@ ITEMS = [
     ("shfl_bfly", "r", "shfl.sync.bfly.b32 {x}, {x}, 1, 31, -1; add.s32 {x}, {x}, %r9;", 1),
     ("redux_add", "r", "redux.sync.add.u32 {x}, {x}, -1;", 1),
     ("dp4a", "r", "dp4a.u32.u32 {x}, {x}, %r9, %r10;", 1),
+    # logic trees and rotates ptxas folds (LOP3 per 32-bit half, SHF.L.W for a rotate); each link
+    # ends in an add, or ptxas would fold the whole trip's links into one LOP3 / one rotate
+    ("xor3_add64", "rd", "xor.b64 %rd13, {x}, %rd9; xor.b64 %rd13, %rd13, %rd3; add.s64 {x}, %rd13, %rd9;", 1),
+    ("chi_add64", "rd", "not.b64 %rd13, {x}; and.b64 %rd13, %rd13, %rd9; xor.b64 %rd13, %rd13, %rd3; add.s64 {x}, %rd13, %rd9;", 1),
+    ("chi_add32", "r", "not.b32 %r12, {x}; and.b32 %r12, %r12, %r9; xor.b32 %r12, %r12, %r10; add.s32 {x}, %r12, %r9;", 1),
+    ("rot_add64", "rd", "shl.b64 %rd13, {x}, 7; shr.b64 %rd14, {x}, 57; add.s64 %rd13, %rd13, %rd14; add.s64 {x}, %rd13, %rd9;", 1),
+    ("chi_add64_ilp8", "rd", "not.b64 %rd13, {x}; and.b64 %rd13, %rd13, %rd9; xor.b64 %rd13, %rd13, %rd3; add.s64 {x}, %rd13, %rd9;", 8),
     ("iadd_ilp8", "r", "add.s32 {x}, {x}, %r9;", 8),
     ("lop3_ilp8", "r", "lop3.b32 {x}, {x}, %r9, %r10, 0x96;", 8),
     ("imad_ilp8", "r", "mad.lo.s32 {x}, {x}, %r9, %r10;", 8),
