@@ -43,18 +43,22 @@ def pc_sizes(trace, pcs: np.ndarray) -> np.ndarray:
     """Bytes of machine code of each PC of the functions the trace ran (the ones `pcs` fall in:
     the kernel and what it called; 0 elsewhere), estimated from the PTX form: its machine
     instruction count (at least one), none for moves of immediates ptxas folds away."""
-    program = trace.program
-    n = len(program.code)
-    entries = sorted({f.entry_pc for f in program.functions.values() if 0 <= f.entry_pc < n} | {0})
-    bounds = np.array(entries + [n])
-    ran = np.unique(np.searchsorted(bounds, pcs, side="right") - 1) if pcs.size else np.zeros(0, np.int64)
-    sizes = np.zeros(n, np.int64)
-    for k in ran.tolist():
-        for p in range(int(bounds[k]), int(bounds[k + 1])):
+    sizes = np.zeros(len(trace.program.code), np.int64)
+    for start, end in function_ranges(trace.program, pcs):
+        for p in range(start, end):
             info = trace.info(p)
             folded = info.opcode == "mov" and not info.reads and not info.sreg
             sizes[p] = 0 if folded else max(int(info.sass), 1) * SASS_BYTES
     return sizes
+
+
+def function_ranges(program, pcs: np.ndarray) -> list:
+    """(first PC, end PC) of each function of the program that `pcs` fall in."""
+    n = len(program.code)
+    entries = sorted({f.entry_pc for f in program.functions.values() if 0 <= f.entry_pc < n} | {0})
+    bounds = np.array(entries + [n])
+    ran = np.unique(np.searchsorted(bounds, pcs, side="right") - 1) if pcs.size else np.zeros(0, np.int64)
+    return [(int(bounds[k]), int(bounds[k + 1])) for k in ran.tolist()]
 
 
 def warp_code_lines(trace, params, pc: np.ndarray, row: np.ndarray, taken: np.ndarray, code_bytes: int = 0) -> list:

@@ -42,6 +42,7 @@ class ModelParams:
     # SASS of the Triton fp16 matmul loop at 254 registers: 30 of 64 loads before the first store)
     register_budget: bool = True
     fold_immediate_moves: bool = True  # mov of an immediate: no issue slot (folded or hoisted by ptxas)
+    fold_logic: bool = True  # logic trees into LOP3, shl/shr/add rotates into SHF (timing/fusion.py)
     # shfl.sync: cycles to a dependent instruction (sass/latency.py shfl_idx: one warp's SHFL.IDX chain
     # 26.0 cycles a link, results/sass_latency_h200.json; it was the shared-memory load latency, 23)
     shfl_latency: float = 26.0

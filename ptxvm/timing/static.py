@@ -18,6 +18,7 @@ from ..engine.trace.info import InstrInfo
 from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
                  ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX,
                  DEP_WAIT)
+from .fusion import folded
 from .pressure import register_units, uniform_registers
 from .schedule import space_class
 from .vectorize import load_groups
@@ -77,6 +78,7 @@ class StaticTable:
         width = register_units(trace.program.regs)
         lsu = gpu.pipes["lsu"]
         load = {"alu": 0.0, "int": 0.0}  # issue cycles each pipe has taken in the current straight run
+        fused, fused_reads, rotates = folded(trace, pcs) if params.fold_logic else (set(), {}, {})
         for p in pcs.tolist():
             info: InstrInfo = trace.info(p)
             name = PIPE_OF_CLASS.get(info.op_class, "int")
@@ -147,6 +149,9 @@ class StaticTable:
                 if sfu_fp32:
                     self.issue[p] = pipe.issue_interval
                     lat = pipe.latency + min(sfu_fp32, 3) * gpu.pipes["fp32"].latency
+            if p in rotates:  # a funnel shift: its shift's pipe, issue and latency (timing/fusion.py)
+                q = rotates[p]
+                self.pipe[p], self.issue[p], lat = self.pipe[q], self.issue[q], self.latency[q]
             self.latency[p] = lat
             mem = info.mem
             if mem is not None and info.op_class != "uniform":
@@ -169,7 +174,9 @@ class StaticTable:
                 self.asyn[p] >= ASYNC_CP_COMMIT  # fences, commits, waits, mbarriers: kept in place
             self.lsu[p] = name in ("lsu", "tex")
             self.sleep[p] = int(info.sleep_ns * gpu.clock_hz / 1e9) if info.sleep_ns else 0
-            self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.reads)
+            self.reads[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in fused_reads.get(p, info.reads))
+            if p in fused:  # folded into a LOP3 / funnel shift (timing/fusion.py): no slot of its own
+                self.free[p] = True
             self.writes[p] = tuple(reg_id.setdefault(r, len(reg_id)) for r in info.writes)
             if params.reg_banks > 1 and info.op_class in ("fp32", "int", "fp64", "half") and len(info.reads) >= 3:
                 banks = Counter(int(m.group(1)) % params.reg_banks for r in info.reads
