@@ -18,36 +18,40 @@ from collections import Counter
 
 import numpy as np
 
+from ..syntax import ast
 from .icache import function_ranges
 
 _LOGIC = frozenset(("and", "or", "xor", "not", "lop3"))
-_CONTROL = frozenset(("branch", "barrier", "sync", "sleep"))
+# op classes that end a straight run (static.py's `ctrl`, trace.py and vectorize.py use them too)
+CONTROL_CLASSES = frozenset(("branch", "barrier", "sync", "sleep"))
 _MAX_INPUTS = 3
 
 
-def _width(text: str) -> str:
-    head = text.split()[0] if not text.startswith("@") else text.split()[1]
-    return head.rsplit(".", 1)[-1]
-
-
-def _immediates(text: str) -> int:
-    """Source operands of the form that are not registers."""
-    body = text.split(None, 1)[1] if not text.startswith("@") else text.split(None, 2)[2]
-    ops = [o.strip().rstrip(";") for o in body.split(",")][1:]
-    return sum(1 for o in ops if o and not o.startswith("%"))
+def _shape(op) -> tuple[str, int]:
+    """(type of the form, how many of its sources are immediates) from its PTX instruction."""
+    origin = getattr(op, "origin", None)
+    if origin is None:
+        return "", 0
+    instr = origin[0]
+    width = instr.modifiers[-1] if instr.modifiers else ""
+    return width, sum(isinstance(x, ast.Immediate) for x in instr.operands[1:])
 
 
 def folded(trace, pcs) -> tuple[set, dict, dict]:
     """(PCs ptxas folds into another instruction, {PC: the registers it reads once folded}, {PC of
     a rotate's add/or: PC of its shift, whose pipe and latency the funnel shift has}) for the
     executed `pcs` of the traced program (registers counted over the functions they fall in)."""
+    code = trace.program.code
     infos: dict = {}
+    shapes: dict = {}
     defs, uses = Counter(), Counter()
     for start, end in function_ranges(trace.program, np.asarray(pcs)):
         for p in range(start, end):
             i = infos[p] = trace.info(p)
             defs.update(i.writes)
             uses.update(i.reads)
+            if i.opcode in _LOGIC:
+                shapes[p] = _shape(code[p])
     gone: set = set()
     reads: dict = {}
     shifts: dict = {}
@@ -65,8 +69,7 @@ def folded(trace, pcs) -> tuple[set, dict, dict]:
         if i.opcode not in _LOGIC or not i.writes:
             continue
         srcs = list(reads.get(p, i.reads))
-        extra = _immediates(i.text)
-        width = _width(i.text)
+        width, extra = shapes[p]
         changed = True
         while changed:
             changed = False
@@ -75,11 +78,11 @@ def folded(trace, pcs) -> tuple[set, dict, dict]:
                 if q is None or _only_reader(infos, live, q, r, defs, uses) != p:
                     continue
                 j = infos[q]
-                if j.opcode not in _LOGIC or _width(j.text) != width:
+                if j.opcode not in _LOGIC or shapes[q][0] != width:
                     continue
                 merged = [s for s in srcs if s != r] + [s for s in reads.get(q, j.reads) if s not in srcs or s == r]
                 merged = list(dict.fromkeys(merged))
-                n_imm = extra + _immediates(j.text)
+                n_imm = extra + shapes[q][1]
                 if len(merged) + n_imm > _MAX_INPUTS:
                     continue
                 gone.add(q)
@@ -92,7 +95,7 @@ def folded(trace, pcs) -> tuple[set, dict, dict]:
 def _only_reader(infos, live, q: int, reg: str, defs, uses):
     """The one instruction that reads the value q writes to `reg` (None if several may): the
     readers up to the value's next definition in q's straight run; a value still live where the run
-    ends has one reader only if the register has one definition and one use in the whole program."""
+    ends has one reader only if the register has one definition and one use in its function."""
     reader = None
     k = q + 1
     while k in live:
@@ -103,7 +106,7 @@ def _only_reader(infos, live, q: int, reg: str, defs, uses):
             reader = k
         if reg in j.writes:
             return reader
-        if j.op_class in _CONTROL:
+        if j.op_class in CONTROL_CLASSES:
             break
         k += 1
     return reader if defs[reg] == 1 and uses[reg] == 1 else None
@@ -114,7 +117,7 @@ def _producer(infos, live, gone, p: int, reg: str):
     q = p - 1
     while q >= 0 and q in live:
         j = infos[q]
-        if j.op_class in _CONTROL:
+        if j.op_class in CONTROL_CLASSES:
             return None
         if reg in j.writes:
             return None if q in gone else q

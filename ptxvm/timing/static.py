@@ -18,7 +18,7 @@ from ..engine.trace.info import InstrInfo
 from .sm import (ASYNC_BULK, ASYNC_COMMIT, ASYNC_CP, ASYNC_CP_COMMIT, ASYNC_CP_MBAR, ASYNC_CP_WAIT, ASYNC_MBAR_EVENT,
                  ASYNC_MBAR_WAIT, ASYNC_MMA, ASYNC_WAIT, CL_ARRIVE, CL_ARRIVE_RELAXED, CL_WAIT, DEP_EXEC, DEP_TEX,
                  DEP_WAIT)
-from .fusion import folded
+from .fusion import CONTROL_CLASSES, folded
 from .pressure import register_units, uniform_registers
 from .schedule import space_class
 from .vectorize import load_groups
@@ -95,7 +95,7 @@ class StaticTable:
                     name, interval = "int", params.imad_add_interval
             if name in load:
                 load[name] += interval * max(info.sass, 1)
-            if info.op_class in ("branch", "barrier", "sync", "sleep"):
+            if info.op_class in CONTROL_CLASSES:
                 load = {"alu": 0.0, "int": 0.0}
             self.pipe[p] = pipe_id[name]
             self.issue[p] = interval * max(info.sass, 1)
@@ -169,7 +169,7 @@ class StaticTable:
             # (sm.py SmSim.cluster_barrier) takes the arrival and holds the wait
             self.cluster_bar[p] = _CLUSTER_BAR_CODE.get(info.cluster_bar, 0)
             self.barrier[p] = info.is_barrier and not self.cluster_bar[p]
-            self.ctrl[p] = info.op_class in ("branch", "barrier", "sync", "sleep") or \
+            self.ctrl[p] = info.op_class in CONTROL_CLASSES or \
                 (info.opcode == "wgmma" and self.asyn[p] != ASYNC_MMA) or \
                 self.asyn[p] >= ASYNC_CP_COMMIT  # fences, commits, waits, mbarriers: kept in place
             self.lsu[p] = name in ("lsu", "tex")

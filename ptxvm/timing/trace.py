@@ -28,6 +28,7 @@ from .atomics import is_float as atomic_is_float
 from .atomics import packets as atomic_packets
 from .memory import CacheOp, EvictPriority, Policy, Space, coalesce
 from .asyncs import BULK_ROLES, bulk_step, copy_write_wavefronts, mbarrier_refs
+from .fusion import CONTROL_CLASSES
 from .icache import warp_code_lines
 from .schedule import block_orders
 from .shared_cas import aggregated_shared_pcs, cas_updates, is_cas_loop
@@ -416,7 +417,6 @@ class RecentSectors:
 
 
 _SECTOR_BITS = np.uint64((1 << 40) - 1)
-_RUN_ENDS = frozenset(("branch", "barrier", "sync", "sleep"))  # op classes that end a straight run (static.py ctrl)
 
 
 def _ends_run(info) -> bool:
@@ -425,7 +425,7 @@ def _ends_run(info) -> bool:
     data waits for that data: walk_ldst, a load-compute-store loop unrolled 4x, hits the L1 as
     little as the one-load-per-trip walk, 12 % at 2048 lines per SM, not the 75 % of merges)."""
     mem = info.mem
-    return info.op_class in _RUN_ENDS or (mem is not None and info.op_class != "uniform" and (mem.store or mem.atomic))
+    return info.op_class in CONTROL_CLASSES or (mem is not None and info.op_class != "uniform" and (mem.store or mem.atomic))
 
 
 def _access(hier, p, mem: MemInfo, space: str, addr, act, res: MemStep, sel, stats: MemStats, fills: Fills,

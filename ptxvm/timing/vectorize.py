@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .fusion import CONTROL_CLASSES
+
 _ADDR = re.compile(r"\[\s*([%\w$.]+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+)))?\s*\]")
 
 
@@ -62,7 +64,7 @@ def _find_range(trace, lo: int, hi: int, out: LoadGroups) -> None:
 
     for pc in range(lo, hi):
         info = trace.info(pc)
-        if info.op_class in ("branch", "barrier", "sync", "sleep"):
+        if info.op_class in CONTROL_CLASSES:
             close()
             continue
         mem = info.mem
