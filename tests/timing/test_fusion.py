@@ -109,3 +109,51 @@ def test_folded_chains_follow_the_h200(item):
     chains = 8 if item.endswith("ilp8") else 1
     got, _ = lm.model_cycles_per_link(ptxvm.load(lm.PTX_PATH), item, chains)
     assert got == pytest.approx(measured, rel=0.25)
+
+
+def test_numba_cuda_ptx_runs_and_profiles_through_the_folds():
+    """PTX this project did not write: numba-cuda's for a 64-round 64-bit mixing loop (shifts,
+    and-not, xor, adds; NVVM unrolls it). Its result equals NumPy's, and the model issues fewer
+    machine instructions with the folds than without."""
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (the `numba` extra)")
+    from numba import cuda
+
+    import ptxvm.numba as pn
+    from ptxvm.frontdoor.numba_cuda import _host_arrays, _marshal
+    from ptxvm.timing.params import DEFAULT
+    from ptxvm.timing.profile import collect, simulate
+
+    @cuda.jit
+    def rounds(a, out):
+        i = cuda.grid(1)
+        x = a[i]
+        y = a[i] ^ np.uint64(0x9E3779B97F4A7C15)
+        for r in range(64):
+            x = (x << np.uint64(13)) | (x >> np.uint64(51))
+            x ^= (~y) & (x ^ np.uint64(r * 7919))
+            y = (y + x) ^ (y >> np.uint64(7))
+        out[i] = x ^ y
+
+    kernel = pn.jit(rounds)
+    a = np.arange(2 * 64, dtype=np.uint64)
+    out = np.zeros_like(a)
+    kernel[2, 64](a, out)
+    x, y = a.copy(), a ^ np.uint64(0x9E3779B97F4A7C15)
+    for r in range(64):
+        x = (x << np.uint64(13)) | (x >> np.uint64(51))
+        x ^= (~y) & (x ^ np.uint64(r * 7919))
+        y = (y + x) ^ (y >> np.uint64(7))
+    assert np.array_equal(out, x ^ y)
+
+    args = _host_arrays([a, np.zeros_like(a)])
+    sig = kernel.signature(args)
+    module, entry, _ = kernel.compile(sig)
+    params, staged = _marshal(args, sig)
+    try:
+        col = collect(module.kernel(entry), 2, 64, params)
+    finally:
+        for _, dev in staged:
+            dev.free()
+    on = simulate(col, params=DEFAULT).sass_instructions
+    off = simulate(col, params=DEFAULT.with_(fold_logic=False)).sass_instructions
+    assert 0 < on < off, (on, off)
